@@ -1,0 +1,33 @@
+// Entry point of `deno task admin …`: opens the configured database and runs one operator command.
+import { ConfigError, loadConfig } from "./lib/config.ts";
+import { openDatabase, StartupError } from "./lib/db/open.ts";
+import { migrate, MigrationError } from "./lib/db/migrate.ts";
+import { resolveSecretKey } from "./lib/secret.ts";
+import { runAdmin } from "./lib/admin/cli.ts";
+
+async function main(args: string[]): Promise<number> {
+  let db;
+  try {
+    const config = loadConfig();
+    db = await openDatabase(config, { shareEmbedded: true });
+    await migrate(db.sql);
+    const secretKey = await resolveSecretKey(config);
+    return await runAdmin(args, {
+      sql: db.sql,
+      secretKey,
+      out: (l) => console.log(l),
+      err: (l) => console.error(l),
+    });
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof StartupError || err instanceof MigrationError) {
+      console.error(`admin: ${err.message}`);
+    } else {
+      console.error(`admin: unexpected failure: ${err instanceof Error ? err.message : err}`);
+    }
+    return 1;
+  } finally {
+    await db?.close();
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

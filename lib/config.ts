@@ -1,0 +1,123 @@
+// The one place that reads the environment: a zod schema that fails fast with a clear message.
+import { z } from "zod";
+
+export type McpVariant = "A" | "B";
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface RateLimit {
+  max: number;
+  windowSeconds: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  issuer: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  mcpVariant: McpVariant;
+  /** undefined only in embedded mode before `resolveSecretKey` fills it from DATA_DIR */
+  secretKey: string | undefined;
+  registrationRateLimit: RateLimit;
+  trustedProxies: string[];
+  logLevel: LogLevel;
+}
+
+/** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const port = z.coerce.number({ error: "must be a number" }).int("must be an integer").min(
+  0,
+  "must be between 0 and 65535",
+).max(65535, "must be between 0 and 65535");
+
+const rateLimit = z.string().regex(/^\d+\/\d+$/, "must look like MAX/SECONDS, e.g. 20/3600").transform(
+  (s): RateLimit => {
+    const [max, windowSeconds] = s.split("/").map(Number);
+    return { max, windowSeconds };
+  },
+).refine((r) => r.max >= 1 && r.windowSeconds >= 1, "MAX and SECONDS must both be at least 1");
+
+const url = z.string().refine((s) => {
+  try {
+    const u = new URL(s);
+    return u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    return false;
+  }
+}, "must be an absolute http(s) URL");
+
+const schema = z.object({
+  PORT: port.default(8000),
+  HOST: z.string().min(1, "must not be empty").default("127.0.0.1"),
+  ISSUER: url.refine((s) => {
+    const u = new URL(s);
+    return !u.search && !u.hash;
+  }, "must not carry a query or fragment").optional(),
+  DATABASE_URL: z.string().refine((s) => /^postgres(ql)?:\/\//.test(s), "must start with postgres://")
+    .optional(),
+  DATA_DIR: z.string().min(1, "must not be empty").default("./.data"),
+  MCP_VARIANT: z.enum(["A", "B"], { error: "must be A or B" }).default("A"),
+  SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+  REGISTRATION_RATE_LIMIT: rateLimit.prefault("20/3600"),
+  TRUSTED_PROXIES: z.string().default("").transform((s) =>
+    s.split(",").map((p) => p.trim()).filter((p) => p.length > 0)
+  ),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
+    .default("info"),
+});
+
+/** Parses a plain record of environment variables (empty strings count as unset). */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const cleaned: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== undefined && v !== "") cleaned[k] = v;
+  }
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const name = String(issue.path[0] ?? "configuration");
+    throw new ConfigError(`config error: ${name} ${issue.message}`);
+  }
+  const e = result.data;
+  if (e.DATABASE_URL && !e.SECRET_KEY) {
+    throw new ConfigError(
+      "config error: SECRET_KEY is required when DATABASE_URL is set (at least 32 random characters)",
+    );
+  }
+  const issuer = (e.ISSUER ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    issuer,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    mcpVariant: e.MCP_VARIANT,
+    secretKey: e.SECRET_KEY,
+    registrationRateLimit: e.REGISTRATION_RATE_LIMIT,
+    trustedProxies: e.TRUSTED_PROXIES,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+const NAMES = [
+  "PORT",
+  "HOST",
+  "ISSUER",
+  "DATABASE_URL",
+  "DATA_DIR",
+  "MCP_VARIANT",
+  "SECRET_KEY",
+  "REGISTRATION_RATE_LIMIT",
+  "TRUSTED_PROXIES",
+  "LOG_LEVEL",
+] as const;
+
+/** Reads the process environment. The only caller of Deno.env in the project. */
+export function loadConfig(): Config {
+  const env: Record<string, string | undefined> = {};
+  for (const name of NAMES) env[name] = Deno.env.get(name);
+  return parseConfig(env);
+}

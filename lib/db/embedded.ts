@@ -1,0 +1,28 @@
+// The embedded database: PGlite (Postgres compiled to WASM) under DATA_DIR, served on loopback for postgres.js.
+import { PGlite } from "@electric-sql/pglite";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+
+export interface Embedded {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts PGlite persisted in `dir` (or in memory when `dir` is undefined) and exposes it on an ephemeral
+ * loopback port. PGlite runs one backend, so clients must use a pool of one connection.
+ */
+export async function startEmbedded(dir: string | undefined): Promise<Embedded> {
+  if (dir) await Deno.mkdir(dir, { recursive: true });
+  const db = await PGlite.create(dir ? { dataDir: dir } : {});
+  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 });
+  await server.start();
+  const conn = server.getServerConn();
+  const port = Number(conn.slice(conn.lastIndexOf(":") + 1));
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async close() {
+      await server.stop();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+// Demo data for the first `deno task dev` on an empty embedded database: people, agents, a workspace, a key.
+import type { Db, Sql } from "./db/client.ts";
+import { randomToken } from "./crypto.ts";
+import { createAgent, createUser, subscribeAgent, unlockAgent } from "./accounts.ts";
+import { addMember, createCompany, createWorkspace } from "./workspace/workspaces.ts";
+import { MODULES } from "./workspace/modules.ts";
+import { createApiKey } from "./api_keys.ts";
+
+export interface DemoContext {
+  workspaceId: string;
+  companyIds: [string, string];
+  /** by role: owner (the demo user), admin, accounting, member (limited to the first company) */
+  users: { owner: string; admin: string; accounting: string; member: string };
+  agentIds: string[];
+}
+
+/** Domain seeders add sample records of their own tables; later issues append to this list. */
+export const DEMO_SEEDERS: Array<(db: Db, ctx: DemoContext) => Promise<void>> = [];
+
+export interface DemoResult {
+  email: string;
+  password: string;
+  apiKey: string;
+  ctx: DemoContext;
+}
+
+export async function isEmpty(sql: Sql): Promise<boolean> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from users`;
+  return row.n === 0;
+}
+
+export async function seedDemo(sql: Sql): Promise<DemoResult> {
+  const password = randomToken("", 12);
+  const email = "demo@portico.local";
+  return await sql.begin(async (tx) => {
+    const owner =
+      (await createUser(tx, { email, password, name: "Dana Demo", plan: "pro", credits: 500 })).id;
+    const other = async (name: string, mail: string) =>
+      (await createUser(tx, { email: mail, password: randomToken(), name })).id;
+    const admin = await other("Alex Admin", "alex@portico.local");
+    const accounting = await other("Ada Accounting", "ada@portico.local");
+    const member = await other("Milo Member", "milo@portico.local");
+
+    const research = (await createAgent(tx, "Research Assistant")).id;
+    const sales = (await createAgent(tx, "Sales Coach")).id;
+    await unlockAgent(tx, owner, research);
+    await subscribeAgent(tx, owner, sales, "monthly");
+
+    const workspaceId = (await createWorkspace(tx, "Demo Studio", [...MODULES])).id;
+    const north = (await createCompany(tx, workspaceId, "Demo North Ltd")).id;
+    const south = (await createCompany(tx, workspaceId, "Demo South Ltd")).id;
+    await addMember(tx, workspaceId, owner, "owner", null);
+    await addMember(tx, workspaceId, admin, "admin", null);
+    await addMember(tx, workspaceId, accounting, "accounting", null);
+    await addMember(tx, workspaceId, member, "member", [north]);
+
+    const { key } = await createApiKey(tx, { workspaceId, userId: owner, kind: "user", name: "demo key" });
+    const ctx: DemoContext = {
+      workspaceId,
+      companyIds: [north, south],
+      users: { owner, admin, accounting, member },
+      agentIds: [research, sales],
+    };
+    for (const seed of DEMO_SEEDERS) await seed(tx, ctx);
+    return { email, password, apiKey: key, ctx };
+  });
+}

@@ -1,0 +1,92 @@
+// Portico's entry point: config → database → migrations → app → Deno.serve, and a graceful stop.
+import { ConfigError, loadConfig } from "./lib/config.ts";
+import { type OpenDatabase, openDatabase, StartupError } from "./lib/db/open.ts";
+import { migrate, MigrationError } from "./lib/db/migrate.ts";
+import { createLogger, errorFields } from "./lib/log.ts";
+import { resolveSecretKey } from "./lib/secret.ts";
+import { isEmpty, seedDemo } from "./lib/demo.ts";
+import { createApp } from "./routes/mod.ts";
+
+/** How long in-flight requests get to finish after SIGINT/SIGTERM. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    for (const sig of ["SIGINT", "SIGTERM"] as const) {
+      try {
+        Deno.addSignalListener(sig, () => resolve(sig));
+      } catch {
+        // SIGTERM is not available on every platform
+      }
+    }
+  });
+}
+
+async function main(args: string[]): Promise<number> {
+  const command = args[0] ?? "serve";
+  if (command !== "serve" && command !== "migrate") {
+    console.error(`portico: unknown command "${command}" (use serve or migrate)`);
+    return 2;
+  }
+  let db: OpenDatabase | undefined;
+  try {
+    const config = loadConfig();
+    const log = createLogger(config.logLevel);
+    db = await openDatabase(config, { publishEmbedded: command === "serve" });
+    const applied = await migrate(db.sql);
+    log.info("migrations", { applied });
+    if (command === "migrate") return 0;
+
+    const secretKey = await resolveSecretKey(config);
+    if (db.embedded && await isEmpty(db.sql)) {
+      const demo = await seedDemo(db.sql);
+      console.log(
+        [
+          "",
+          "  Demo data created (shown once):",
+          `    sign in as   ${demo.email}`,
+          `    password     ${demo.password}`,
+          `    MCP API key  ${demo.apiKey}`,
+          "",
+        ].join("\n"),
+      );
+    }
+    const app = createApp({ config, sql: db.sql, log, secretKey });
+    let server: Deno.HttpServer;
+    try {
+      server = Deno.serve({
+        port: config.port,
+        hostname: config.host,
+        onListen: ({ hostname, port }) => log.info("listening", { url: `http://${hostname}:${port}` }),
+      }, app.fetch);
+    } catch (err) {
+      if (err instanceof Deno.errors.AddrInUse) {
+        throw new StartupError(`port ${config.port} on ${config.host} is already in use`);
+      }
+      if (err instanceof Deno.errors.PermissionDenied || err instanceof Deno.errors.AddrNotAvailable) {
+        throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${err.message}`);
+      }
+      throw err;
+    }
+    const signal = await waitForSignal();
+    log.info("shutting down", { signal });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      server.shutdown(),
+      new Promise((resolve) => timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)),
+    ]);
+    clearTimeout(timer);
+    return 0;
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof StartupError || err instanceof MigrationError) {
+      console.error(`portico: ${err.message}`);
+      return 1;
+    }
+    console.error(`portico: start-up failed: ${JSON.stringify(errorFields(err).error)}`);
+    return 1;
+  } finally {
+    await db?.close().catch(() => {});
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -1,0 +1,11 @@
+// The migrations, imported statically so `deno compile` and Deno Deploy embed them. Add new files here in order.
+import m00001 from "./00001_init.sql" with { type: "text" };
+
+export interface Migration {
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  { name: "00001_init.sql", sql: m00001 },
+];

@@ -1,0 +1,15 @@
+// GET /healthz: 200 when the database answers, 503 when it does not.
+import { Hono } from "hono";
+import { ping, type Sql } from "../lib/db/client.ts";
+import type { AppEnv } from "../lib/http/types.ts";
+
+export function createHealthRoutes(deps: { sql: Sql }): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get("/healthz", async (c) => {
+    c.header("Cache-Control", "no-store");
+    if (await ping(deps.sql)) return c.json({ status: "ok" });
+    c.header("Retry-After", "5");
+    return c.json({ status: "unavailable", database: "unreachable" }, 503);
+  });
+  return app;
+}

@@ -1,0 +1,28 @@
+// Builds the Hono app from its dependencies; every surface is a sub-app factory mounted here.
+import { Hono } from "hono";
+import type { Config } from "../lib/config.ts";
+import type { Sql } from "../lib/db/client.ts";
+import type { Logger } from "../lib/log.ts";
+import { limitBody, notFound, onError, requestContext, securityHeaders } from "../lib/http/middleware.ts";
+import type { AppEnv } from "../lib/http/types.ts";
+import { createHealthRoutes } from "./health.ts";
+
+export interface AppDeps {
+  config: Config;
+  sql: Sql;
+  log: Logger;
+  /** SECRET_KEY, resolved (generated into DATA_DIR in embedded mode) */
+  secretKey: string;
+}
+
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestContext(deps.log));
+  app.use("*", securityHeaders({ https: deps.config.issuer.startsWith("https:") }));
+  app.use("*", limitBody());
+  app.onError(onError(deps.log));
+  app.notFound(notFound);
+
+  app.route("/", createHealthRoutes(deps));
+  return app;
+}
