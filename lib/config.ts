@@ -47,7 +47,7 @@ const url = z.string().refine((s) => {
   } catch {
     return false;
   }
-}, "must be an absolute http(s) URL");
+}, { message: "must be an absolute http(s) URL", abort: true });
 
 const schema = z.object({
   PORT: port.default(8000),

@@ -221,7 +221,8 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     const missing = command.required.filter((r) => values[r] === undefined);
     if (missing.length) throw new UsageError(`missing --${missing.join(", --")}`);
   } catch (err) {
-    io.err(`admin: ${err instanceof Error ? err.message : err}`);
+    // node:util's messages run over several lines; the operator gets the first, then the usage.
+    io.err(`admin: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`);
     io.err(`usage: deno task admin ${command.usage}`);
     return 2;
   }
