@@ -5,6 +5,7 @@ import { createAgent, createUser, subscribeAgent, unlockAgent } from "./accounts
 import { addMember, createCompany, createWorkspace } from "./workspace/workspaces.ts";
 import { MODULES } from "./workspace/modules.ts";
 import { createApiKey } from "./api_keys.ts";
+import { seedDemoProjects } from "./workspace/projects.ts";
 
 export interface DemoContext {
   workspaceId: string;
@@ -15,7 +16,7 @@ export interface DemoContext {
 }
 
 /** Domain seeders add sample records of their own tables; later issues append to this list. */
-export const DEMO_SEEDERS: Array<(db: Db, ctx: DemoContext) => Promise<void>> = [];
+export const DEMO_SEEDERS: Array<(db: Db, ctx: DemoContext) => Promise<void>> = [seedDemoProjects];
 
 export interface DemoResult {
   email: string;

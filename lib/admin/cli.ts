@@ -9,6 +9,8 @@ import { type ApiKeyKind, createApiKey, revokeApiKey } from "../api_keys.ts";
 import { type AuthMethod, createClient } from "../oauth/clients.ts";
 import { rotateSigningKey } from "../oauth/keys.ts";
 import { isKnownScope } from "../oauth/scope_names.ts";
+import { recentAudit } from "../audit.ts";
+import { requireUuid } from "../errors.ts";
 
 export interface AdminIo {
   sql: Sql;
@@ -184,6 +186,21 @@ const COMMANDS: Record<string, Command> = {
         : { client_id: created.clientId, client_secret: created.clientSecret };
     },
   },
+  "audit list": {
+    usage: "audit list [--workspace W] [--limit N]  (newest first; default 50, at most 1000)",
+    options: { workspace: S, limit: S },
+    required: [],
+    run: async (v, io) => {
+      const limit = integer(v, "limit") ?? 50;
+      if (limit < 1 || limit > 1000) throw new UsageError("--limit must be between 1 and 1000");
+      const workspace = opt(v, "workspace");
+      const entries = await recentAudit(io.sql, {
+        workspaceId: workspace === undefined ? undefined : requireUuid(workspace, "workspace"),
+        limit,
+      });
+      return { entries };
+    },
+  },
   "keys rotate": {
     usage: "keys rotate",
     options: {},
@@ -198,7 +215,9 @@ export function usage(): string {
 }
 
 function human(result: Record<string, unknown>): string {
-  return Object.entries(result).map(([k, val]) => `${k}: ${val}`).join("\n");
+  return Object.entries(result).map(([k, val]) =>
+    Array.isArray(val) ? `${k}:${val.map((item) => `\n  ${JSON.stringify(item)}`).join("")}` : `${k}: ${val}`
+  ).join("\n");
 }
 
 /** Runs one admin command; returns the process exit code (0 ok, 1 refused, 2 bad command line). */

@@ -1,0 +1,119 @@
+// x-api-key → Caller: key, workspace, member, role and role overrides in one query; rule 1 (key binding).
+import type { ApiKeyKind } from "../api_keys.ts";
+import { API_KEY_PREFIX } from "../api_keys.ts";
+import type { McpVariant } from "../config.ts";
+import { sha256Hex } from "../crypto.ts";
+import type { Db } from "../db/client.ts";
+import type { Logger } from "../log.ts";
+import { errorFields } from "../log.ts";
+import { isRole, type Role } from "../workspace/modules.ts";
+import { allowedAreas, type Area } from "./permissions.ts";
+
+/** Who is calling, derived from the API key once per request. Immutable. */
+export interface Caller {
+  workspaceId: string;
+  keyId: string;
+  keyKind: ApiKeyKind;
+  /** the person the key acts as; absent for `workspace` keys */
+  userId?: string;
+  /** the member's role; null for `workspace` keys, which act for the workspace */
+  role: Role | null;
+  /** enabled workspace modules */
+  modules: readonly string[];
+  /** the member is limited to these companies; absent = every company */
+  companyIds?: readonly string[];
+  /** the key is limited to this company; absent = not limited by the key */
+  companyScope?: string;
+  /** areas the role may use (variant A); every area for `workspace` keys in B is irrelevant: B has no role gating */
+  areas: ReadonlySet<Area>;
+}
+
+export type CallerResult =
+  | { ok: true; caller: Caller }
+  | { ok: false; status: 401 | 403; message: string };
+
+// pak_ + 32 random bytes in base64url (43 characters)
+const KEY_SHAPE = /^pak_[A-Za-z0-9_-]{43}$/;
+/** last_used_at is written at most once per key per this many seconds */
+export const LAST_USED_RESOLUTION_SECONDS = 60;
+
+interface KeyRow {
+  id: string;
+  workspace_id: string;
+  kind: ApiKeyKind;
+  user_id: string | null;
+  company_id: string | null;
+  revoked: boolean;
+  stale: boolean;
+  modules: string[];
+  is_member: boolean;
+  role: string | null;
+  company_ids: string[] | null;
+  overrides: Record<string, string[]> | null;
+}
+
+/** Loads the caller for a raw x-api-key value; a stale last_used_at is refreshed in the background. */
+export async function loadCaller(
+  db: Db,
+  rawKey: string | undefined,
+  variant: McpVariant,
+  log: Logger,
+): Promise<CallerResult> {
+  if (rawKey === undefined || rawKey === "") {
+    return { ok: false, status: 401, message: "missing x-api-key header" };
+  }
+  const key = rawKey.trim();
+  if (!key.startsWith(API_KEY_PREFIX) || !KEY_SHAPE.test(key)) {
+    return { ok: false, status: 401, message: "malformed API key (expected pak_ followed by 43 characters)" };
+  }
+  // One round trip: the key, its workspace, the member row of its user and the workspace's role overrides.
+  const [row] = await db<KeyRow[]>`
+    select k.id, k.workspace_id, k.kind, k.user_id, k.company_id,
+           k.revoked_at is not null as revoked,
+           (k.last_used_at is null
+             or k.last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS})) as stale,
+           w.modules,
+           m.user_id is not null as is_member, m.role, m.company_ids,
+           (select json_object_agg(rp.area, rp.roles) from role_permissions rp
+             where rp.workspace_id = k.workspace_id) as overrides
+      from api_keys k
+      join workspaces w on w.id = k.workspace_id
+      left join workspace_members m on m.workspace_id = k.workspace_id and m.user_id = k.user_id
+     where k.key_hash = ${sha256Hex(key)}`;
+  if (!row) return { ok: false, status: 401, message: "unknown API key" };
+  if (row.revoked) return { ok: false, status: 401, message: "API key revoked" };
+  if (row.kind === "workspace" && variant === "A") {
+    return { ok: false, status: 403, message: "legacy key: create a new key in your profile" };
+  }
+  // Rule 1: a key bound to a person reaches no more than that person could; a person who left reaches nothing.
+  if (row.user_id && !row.is_member) {
+    return { ok: false, status: 401, message: "the key's user is no longer a member of its workspace" };
+  }
+  if (row.stale) touchLastUsed(db, row.id, log);
+  const role = row.role && isRole(row.role) ? row.role : null;
+  const caller: Caller = {
+    workspaceId: row.workspace_id,
+    keyId: row.id,
+    keyKind: row.kind,
+    role,
+    modules: row.modules,
+    areas: allowedAreas(role, row.overrides ?? {}),
+  };
+  if (row.user_id) caller.userId = row.user_id;
+  if (row.company_ids) caller.companyIds = row.company_ids;
+  if (row.company_id) caller.companyScope = row.company_id;
+  return { ok: true, caller: Object.freeze(caller) };
+}
+
+/**
+ * Fire-and-forget: the condition sits in the UPDATE so concurrent requests write at most once per resolution
+ * window, and the answer never waits for it.
+ */
+function touchLastUsed(db: Db, keyId: string, log: Logger): void {
+  db`
+    update api_keys set last_used_at = now()
+     where id = ${keyId}
+       and (last_used_at is null
+            or last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}))`
+    .then(() => {}, (err) => log.warn("api key last_used_at update failed", errorFields(err)));
+}

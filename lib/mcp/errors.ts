@@ -1,0 +1,71 @@
+// JSON-RPC error codes and the shapes of tool results, including errors that name their rule.
+import type { z } from "zod";
+import { AppError } from "../errors.ts";
+
+/** JSON-RPC 2.0 codes, plus the two this server uses for HTTP-level refusals (-32001 401, -32003 403). */
+export const RPC = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  UNAUTHORIZED: -32001,
+  FORBIDDEN: -32003,
+} as const;
+
+/** A JSON-RPC error the dispatcher turns into an error response for the current request. */
+export class RpcError extends Error {
+  override name = "RpcError";
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+export interface TextContent {
+  type: "text";
+  text: string;
+}
+
+export interface ToolResult {
+  content: TextContent[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** A tool's return value as a result: JSON text always, structuredContent for plain objects. */
+export function toolSuccess(value: unknown): ToolResult {
+  if (typeof value === "string") return { content: [{ type: "text", text: value }] };
+  const text = JSON.stringify(value ?? null);
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    return { content: [{ type: "text", text }], structuredContent: value as Record<string, unknown> };
+  }
+  return { content: [{ type: "text", text }] };
+}
+
+/** `code: message` as an error result: something the caller can act on. */
+export function toolFailure(err: AppError): ToolResult {
+  return { content: [{ type: "text", text: err.toString() }], isError: true };
+}
+
+/** An unexpected failure: nothing of the cause, only the request id to find it in the logs. */
+export function toolCrash(requestId: string): ToolResult {
+  return {
+    content: [{
+      type: "text",
+      text: `internal_error: the tool failed unexpectedly; the failure was logged (request id ${requestId})`,
+    }],
+    isError: true,
+  };
+}
+
+/** zod issues as one invalid_input message naming each field: `invalid_input: startDate: must be …; …`. */
+export function inputError(error: z.ZodError): AppError {
+  const parts = error.issues.slice(0, 10).map((issue) => {
+    const path = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`;
+    }
+    return path ? `${path}: ${issue.message}` : issue.message;
+  });
+  return new AppError("invalid_input", parts.join("; "));
+}

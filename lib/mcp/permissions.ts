@@ -1,0 +1,122 @@
+// Who may use which tool: areas and their default roles, the user-context tool list, and the per-tool check.
+import type { McpVariant } from "../config.ts";
+import { accessDenied, AppError } from "../errors.ts";
+import type { Role } from "../workspace/modules.ts";
+import type { Caller } from "./caller.ts";
+
+/**
+ * Role-permission areas. A workspace's `role_permissions` row (area, roles) overrides the default below; a
+ * missing row means the default. The owner may use every area whatever a row says, so nobody can lock the
+ * workspace out of its own data.
+ */
+export const DEFAULT_AREA_ROLES = {
+  projects: ["owner", "admin", "manager", "accounting", "member"],
+  tasks: ["owner", "admin", "manager", "member", "guest"],
+  clients: ["owner", "admin", "manager", "accounting"],
+  offers: ["owner", "admin", "manager", "accounting"],
+  invoices: ["owner", "admin", "accounting"],
+  ideas: ["owner", "admin", "manager", "member"],
+  contacts: ["owner", "admin", "manager", "member"],
+  crm: ["owner", "admin", "manager", "member"],
+  ai_activities: ["owner", "admin", "manager", "accounting", "member", "guest"],
+  documents: ["owner", "admin", "manager", "member"],
+  recordings: ["owner", "admin", "manager", "member"],
+  time_tracking: ["owner", "admin", "manager", "accounting", "member"],
+  calendar: ["owner", "admin", "manager", "member"],
+  booking: ["owner", "admin", "manager"],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Area = keyof typeof DEFAULT_AREA_ROLES;
+export const AREAS = Object.keys(DEFAULT_AREA_ROLES) as Area[];
+
+export function isArea(s: string): s is Area {
+  return Object.hasOwn(DEFAULT_AREA_ROLES, s);
+}
+
+/**
+ * Tools that act as a person (they record who did something, or read a person's own calendar and time).
+ * Variant A: only keys bound to a user (kinds user and internal). Variant B: only `internal` keys (the product's
+ * own assistant). The registry refuses a tool whose `needsUser` disagrees with this list.
+ */
+export const USER_CONTEXT_TOOLS: ReadonlySet<string> = new Set([
+  "create_task",
+  "create_subtask",
+  "create_offer",
+  "create_idea",
+  "create_activity",
+  "track_ai_activity",
+  "create_workspace_document",
+  "list_recordings",
+  "get_recording",
+  "list_time_logs",
+  "time_log_summary",
+  "list_time_categories",
+  "create_time_log",
+  "update_time_log",
+  "delete_time_log",
+  "list_calendars",
+  "list_appointments",
+  "create_appointment",
+  "update_appointment",
+  "get_booking_settings",
+  "update_booking_settings",
+]);
+
+/** The areas `role` may use given the workspace's overrides (area → roles); unknown areas/roles are ignored. */
+export function allowedAreas(role: Role | null, overrides: Record<string, readonly string[]>): Set<Area> {
+  const out = new Set<Area>();
+  if (!role) return out;
+  for (const area of AREAS) {
+    const roles = overrides[area] ?? DEFAULT_AREA_ROLES[area];
+    if (role === "owner" || roles.includes(role)) out.add(area);
+  }
+  return out;
+}
+
+/** May this caller use tools that need a person? (rule 2) */
+export function hasUserContext(caller: Caller, variant: McpVariant): boolean {
+  return variant === "A" ? caller.userId !== undefined : caller.keyKind === "internal";
+}
+
+/** The parts of a tool the checks look at. */
+export interface Gated {
+  name: string;
+  area: Area;
+  module: string | null;
+  needsUser: boolean;
+}
+
+/**
+ * Why `caller` may not use `tool`, or null when it may. Rules 2-4; rules 1, 5 and 6 are enforced when the caller
+ * is built (lib/mcp/caller.ts) and inside lib/workspace/* (scope.ts).
+ */
+export function denial(tool: Gated, caller: Caller, variant: McpVariant): AppError | null {
+  if (tool.needsUser && !hasUserContext(caller, variant)) {
+    return accessDenied(
+      variant === "A"
+        ? `${tool.name} acts as a person and needs an API key bound to a user`
+        : `${tool.name} acts as a person and is only available to the workspace assistant (internal key)`,
+    );
+  }
+  if (variant === "A") {
+    if (!caller.areas.has(tool.area)) {
+      return accessDenied(
+        `the ${caller.role ?? "key's"} role may not use ${tool.area} tools in this workspace`,
+      );
+    }
+    if (tool.module && !caller.modules.includes(tool.module)) {
+      return new AppError("unavailable", `the ${tool.module} module is disabled in this workspace`);
+    }
+  }
+  return null;
+}
+
+/**
+ * Everything `denial` depends on, as a string: callers with equal signatures see the same tool list, so the
+ * filtered list and its serialised `tools/list` answer are cached per signature.
+ */
+export function capabilitySignature(caller: Caller, variant: McpVariant): string {
+  const user = hasUserContext(caller, variant) ? "u" : "-";
+  if (variant === "B") return user;
+  return `${user}|${[...caller.areas].sort().join(",")}|${[...caller.modules].sort().join(",")}`;
+}

@@ -1,0 +1,131 @@
+// The tool registry of one variant: schemas, JSON Schemas and tools/list answers computed once, views per caller.
+import { z } from "zod";
+import type { McpVariant } from "../config.ts";
+import type { Caller } from "./caller.ts";
+import { capabilitySignature, denial, isArea, USER_CONTEXT_TOOLS } from "./permissions.ts";
+import type { AnyTool, InputSchema, ToolAnnotations } from "./tool.ts";
+import { isModule } from "../workspace/modules.ts";
+
+/** One tool as served by one variant. */
+export interface CompiledTool {
+  name: string;
+  def: AnyTool;
+  schema: InputSchema;
+  /** the entry of tools/list: name, description, inputSchema, annotations */
+  listing: {
+    name: string;
+    description: string;
+    inputSchema: Record<string, unknown>;
+    annotations: ToolAnnotations;
+  };
+}
+
+/** The tools one caller may use, with the serialised tools/list result. */
+export interface ToolView {
+  tools: ReadonlyMap<string, CompiledTool>;
+  /** `{"tools":[…]}` as JSON text, spliced into responses without re-serialising */
+  listJson: string;
+}
+
+export interface Registry {
+  variant: McpVariant;
+  /** every tool of the variant, whether or not a given caller may use it */
+  all: ReadonlyMap<string, CompiledTool>;
+  /** the caller's view, cached per capability signature */
+  view(caller: Caller): ToolView;
+}
+
+const ANNOTATION_KEYS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+/** Distinct capability signatures are few (roles × module sets); the bound only guards against surprises. */
+const MAX_VIEWS = 500;
+
+type JsonProp = { description?: string; anyOf?: JsonProp[] };
+
+/**
+ * JSON Schema of a tool input, without the $schema marker (MCP assumes 2020-12). `field.describe(…).nullable()`
+ * puts the description inside anyOf, where clients do not show it: it is hoisted to the property.
+ */
+export function inputJsonSchema(schema: InputSchema): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as Record<string, unknown>;
+  delete json.$schema;
+  for (const prop of Object.values((json.properties ?? {}) as Record<string, JsonProp>)) {
+    const inner = prop.anyOf?.find((p) => p.description);
+    if (!prop.description && inner) {
+      prop.description = inner.description;
+      for (const p of prop.anyOf!) delete p.description;
+    }
+  }
+  return json;
+}
+
+/** Refuses a definition that would mislead clients or skip a rule; runs once per registry build. */
+function validate(def: AnyTool, json: Record<string, unknown>, variant: McpVariant): void {
+  const where = `tool ${def.name} (variant ${variant})`;
+  if (!isArea(def.area)) throw new Error(`${where}: unknown area ${def.area}`);
+  if (def.module !== null && !isModule(def.module)) throw new Error(`${where}: unknown module ${def.module}`);
+  if (def.needsUser !== USER_CONTEXT_TOOLS.has(def.name)) {
+    throw new Error(`${where}: needsUser must be ${USER_CONTEXT_TOOLS.has(def.name)} (USER_CONTEXT_TOOLS)`);
+  }
+  for (const k of ANNOTATION_KEYS) {
+    if (typeof def.annotations?.[k] !== "boolean") throw new Error(`${where}: annotation ${k} is not set`);
+  }
+  const props = (json.properties ?? {}) as Record<string, { description?: string }>;
+  for (const [field, prop] of Object.entries(props)) {
+    if (!prop.description) throw new Error(`${where}: field ${field} has no .describe()`);
+  }
+}
+
+function descriptionFor(def: AnyTool, variant: McpVariant): string {
+  const d = typeof def.description === "string" ? def.description : def.description[variant];
+  if (!d) throw new Error(`tool ${def.name} has no description for variant ${variant}`);
+  return d;
+}
+
+function listJson(tools: Iterable<CompiledTool>): string {
+  return JSON.stringify({ tools: [...tools].map((t) => t.listing) });
+}
+
+/** Compiles the tools of `variant` from `tools` (the order of `tools` is the order of tools/list). */
+export function buildRegistry(tools: readonly AnyTool[], variant: McpVariant): Registry {
+  const all = new Map<string, CompiledTool>();
+  for (const def of tools) {
+    const schema = def.variants[variant];
+    if (!schema) continue;
+    if (all.has(def.name)) throw new Error(`tool ${def.name} is registered twice`);
+    const inputSchema = inputJsonSchema(schema);
+    validate(def, inputSchema, variant);
+    const listing = {
+      name: def.name,
+      description: descriptionFor(def, variant),
+      inputSchema,
+      annotations: { ...def.annotations },
+    };
+    all.set(def.name, { name: def.name, def, schema, listing });
+  }
+  const views = new Map<string, ToolView>();
+  return {
+    variant,
+    all,
+    view(caller) {
+      const sig = capabilitySignature(caller, variant);
+      let v = views.get(sig);
+      if (!v) {
+        const allowed = new Map<string, CompiledTool>();
+        for (const t of all.values()) if (!denial(t.def, caller, variant)) allowed.set(t.name, t);
+        v = { tools: allowed, listJson: listJson(allowed.values()) };
+        if (views.size >= MAX_VIEWS) views.clear();
+        views.set(sig, v);
+      }
+      return v;
+    },
+  };
+}
+
+const built = new WeakMap<readonly AnyTool[], Partial<Record<McpVariant, Registry>>>();
+
+/** buildRegistry, shared by every app instance built from the same tool list (tests build many apps). */
+export function registryFor(tools: readonly AnyTool[], variant: McpVariant): Registry {
+  let byVariant = built.get(tools);
+  if (!byVariant) built.set(tools, byVariant = {});
+  return byVariant[variant] ??= buildRegistry(tools, variant);
+}

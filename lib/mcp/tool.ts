@@ -1,0 +1,72 @@
+// What a tool is: defineTool() and the types every file in tools/ is written against.
+import type { z } from "zod";
+import type { McpVariant } from "../config.ts";
+import type { Db } from "../db/client.ts";
+import type { Logger } from "../log.ts";
+import type { Module } from "../workspace/modules.ts";
+import type { Caller } from "./caller.ts";
+import type { Area } from "./permissions.ts";
+
+/** The four MCP behaviour hints; every tool states all of them (clients decide on confirmations from these). */
+export interface ToolAnnotations {
+  /** true: reads only, changes nothing */
+  readOnlyHint: boolean;
+  /** true: may delete or overwrite data that cannot be recovered (only meaningful when not read-only) */
+  destructiveHint: boolean;
+  /** true: calling again with the same arguments has no further effect */
+  idempotentHint: boolean;
+  /** true: reaches systems outside Portico's database */
+  openWorldHint: boolean;
+  /** optional human title shown by some clients */
+  title?: string;
+}
+
+/** What a tool's `run` receives besides its validated input. Nothing about HTTP or JSON-RPC. */
+export interface ToolContext {
+  /** the pool; open a transaction with `ctx.db.begin` only when a change spans several rows */
+  db: Db;
+  /** who is calling: pass it to lib/workspace/* functions, which enforce workspace and company scope */
+  caller: Caller;
+  /** the variant this server instance serves */
+  variant: McpVariant;
+  requestId: string;
+  log: Logger;
+}
+
+/** Tool input schemas are zod objects; their `.describe()` texts become the JSON Schema field descriptions. */
+export type InputSchema = z.ZodObject;
+
+export interface ToolDefinition<A extends InputSchema = InputSchema, B extends InputSchema = A> {
+  /** snake_case, equal to the file name in tools/ */
+  name: string;
+  /** role-permission area (lib/mcp/permissions.ts AREAS) */
+  area: Area;
+  /** workspace module that must be enabled (variant A), or null when the tool is always available */
+  module: Module | null;
+  /** true exactly for the user-context tools listed in lib/mcp/permissions.ts USER_CONTEXT_TOOLS */
+  needsUser: boolean;
+  /** the input schema per variant; leave a variant out to not offer the tool there */
+  variants: { A?: A; B?: B };
+  annotations: ToolAnnotations;
+  /** says what the tool does and what it returns; may differ per variant */
+  description: string | { A?: string; B?: string };
+  /**
+   * Does the work. Return a plain object (sent as JSON text and structuredContent), an array (JSON text) or a
+   * string (text). Throw AppError (lib/errors.ts) for anything the caller can act on.
+   */
+  run: (ctx: ToolContext, input: z.output<A> | z.output<B>) => Promise<unknown> | unknown;
+}
+
+// deno-lint-ignore no-explicit-any
+export type AnyTool = ToolDefinition<any, any>;
+
+const NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** Declares a tool. Checks the static parts at import time so a malformed tool fails the first test run. */
+export function defineTool<A extends InputSchema, B extends InputSchema = A>(
+  def: ToolDefinition<A, B>,
+): ToolDefinition<A, B> {
+  if (!NAME.test(def.name)) throw new Error(`tool name ${def.name} must be snake_case`);
+  if (!def.variants.A && !def.variants.B) throw new Error(`tool ${def.name} is in no variant`);
+  return def;
+}

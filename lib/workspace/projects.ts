@@ -1,0 +1,320 @@
+// Projects: SQL and business rules, always within the caller's workspace and companies.
+import type { Db } from "../db/client.ts";
+import type { DemoContext } from "../demo.ts";
+import { conflict, invalidInput, notFound, pgCode } from "../errors.ts";
+import {
+  companyFilter,
+  companyForWrite,
+  inScope,
+  requireCompany,
+  type Scope,
+  type ScopedCaller,
+  scopeOf,
+} from "./scope.ts";
+
+export const PROJECT_STATUSES = ["in_progress", "completed", "invoiced"] as const;
+export type ProjectStatus = typeof PROJECT_STATUSES[number];
+export const TASK_PREFIX = /^[A-Z][A-Z0-9]{1,9}$/;
+
+export interface ProjectSummary {
+  id: string;
+  name: string;
+  status: ProjectStatus;
+  budget: number | null;
+  currency: string;
+  clientId: string | null;
+  clientName: string | null;
+  companyId: string | null;
+  startDate: string | null;
+  endDate: string | null;
+  estimatedHours: number | null;
+  taskPrefix: string | null;
+}
+
+export interface Project extends ProjectSummary {
+  description: string;
+  notes: string;
+  offerId: string | null;
+  createdBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ProjectFilter {
+  status?: ProjectStatus;
+  limit: number;
+  offset?: number;
+}
+
+export interface NewProject {
+  name: string;
+  clientId?: string;
+  companyId?: string;
+  offerId?: string;
+  description?: string;
+  startDate?: string;
+  endDate?: string;
+  budget?: number;
+  estimatedHours?: number;
+  notes?: string;
+  currency?: string;
+  taskPrefix?: string;
+}
+
+/** Fields to change; undefined = unchanged, null = cleared. */
+export interface ProjectPatch {
+  name?: string;
+  description?: string;
+  status?: ProjectStatus;
+  startDate?: string | null;
+  endDate?: string | null;
+  budget?: number | null;
+  estimatedHours?: number | null;
+  notes?: string;
+  taskPrefix?: string | null;
+}
+
+interface Row {
+  id: string;
+  name: string;
+  status: ProjectStatus;
+  budget: number | null;
+  currency: string;
+  client_id: string | null;
+  client_name: string | null;
+  company_id: string | null;
+  start_date: string | null;
+  end_date: string | null;
+  estimated_hours: number | null;
+  task_prefix: string | null;
+  description: string;
+  notes: string;
+  offer_id: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+function summary(r: Row): ProjectSummary {
+  return {
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    budget: r.budget,
+    currency: r.currency,
+    clientId: r.client_id,
+    clientName: r.client_name,
+    companyId: r.company_id,
+    startDate: r.start_date,
+    endDate: r.end_date,
+    estimatedHours: r.estimated_hours,
+    taskPrefix: r.task_prefix,
+  };
+}
+
+function full(r: Row): Project {
+  return {
+    ...summary(r),
+    description: r.description,
+    notes: r.notes,
+    offerId: r.offer_id,
+    createdBy: r.created_by,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** The columns of Row; numbers and dates converted in SQL so the driver hands back JSON-ready values. */
+function columns(db: Db) {
+  return db`
+    p.id, p.name, p.status, p.budget::float8 as budget, p.currency,
+    p.client_id, c.name as client_name, p.company_id,
+    p.start_date::text as start_date, p.end_date::text as end_date,
+    p.estimated_hours::float8 as estimated_hours, p.task_prefix,
+    p.description, p.notes, p.offer_id, p.created_by,
+    to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at,
+    to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as updated_at`;
+}
+
+/** Projects the caller may see, newest first. */
+export async function listProjects(
+  db: Db,
+  caller: ScopedCaller,
+  filter: ProjectFilter,
+): Promise<ProjectSummary[]> {
+  const s = scopeOf(caller);
+  const rows = await db<Row[]>`
+    select ${columns(db)}
+      from projects p
+      left join clients c on c.workspace_id = p.workspace_id and c.id = p.client_id
+     where p.workspace_id = ${s.workspaceId}
+       and ${companyFilter(db, s, "p.company_id")}
+       and (${filter.status ?? null}::text is null or p.status = ${filter.status ?? null})
+     order by p.created_at desc, p.id
+     limit ${filter.limit} offset ${filter.offset ?? 0}`;
+  return rows.map(summary);
+}
+
+async function fetchProject(db: Db, s: Scope, id: string): Promise<Project | null> {
+  const [row] = await db<Row[]>`
+    select ${columns(db)}
+      from projects p
+      left join clients c on c.workspace_id = p.workspace_id and c.id = p.client_id
+     where p.workspace_id = ${s.workspaceId} and p.id = ${id}
+       and ${companyFilter(db, s, "p.company_id")}`;
+  return row ? full(row) : null;
+}
+
+/** One project; not_found for an id of another workspace or company, exactly as for an unknown id. */
+export async function getProject(db: Db, caller: ScopedCaller, id: string): Promise<Project> {
+  const p = await fetchProject(db, scopeOf(caller), id);
+  if (!p) throw notFound(`no project ${id}`);
+  return p;
+}
+
+/** Maps constraint violations to answers the caller can act on. */
+function translate(err: unknown, taskPrefix: string | null | undefined): never {
+  const code = pgCode(err);
+  const constraint = (err as { constraint_name?: string }).constraint_name;
+  if (code === "23505" && constraint === "projects_task_prefix") {
+    throw conflict(`task prefix ${taskPrefix} is already used by another project in this workspace`);
+  }
+  if (code === "23514" && constraint === "projects_dates") {
+    throw invalidInput("endDate must not be before startDate");
+  }
+  throw err;
+}
+
+export async function createProject(db: Db, caller: ScopedCaller, input: NewProject): Promise<Project> {
+  const s = scopeOf(caller);
+  if (input.startDate && input.endDate && input.endDate < input.startDate) {
+    throw invalidInput("endDate must not be before startDate");
+  }
+  if (input.taskPrefix !== undefined && !TASK_PREFIX.test(input.taskPrefix)) {
+    throw invalidInput("taskPrefix must be 2-10 capital letters or digits, starting with a letter");
+  }
+  let companyId = input.companyId ?? null;
+  if (input.clientId) {
+    const [client] = await db<{ company_id: string | null }[]>`
+      select company_id from clients where workspace_id = ${s.workspaceId} and id = ${input.clientId}`;
+    if (!client || !inScope(s, client.company_id)) throw notFound(`no client ${input.clientId}`);
+    if (companyId && client.company_id && companyId !== client.company_id) {
+      throw invalidInput(`client ${input.clientId} belongs to another company than companyId`);
+    }
+    companyId ??= client.company_id;
+  }
+  if (input.offerId) {
+    const [offer] = await db<{ company_id: string | null }[]>`
+      select company_id from offers where workspace_id = ${s.workspaceId} and id = ${input.offerId}`;
+    if (!offer || !inScope(s, offer.company_id)) throw notFound(`no offer ${input.offerId}`);
+  }
+  companyId = companyForWrite(s, companyId);
+  if (companyId) await requireCompany(db, s, companyId);
+  let id: string;
+  try {
+    [{ id }] = await db<{ id: string }[]>`
+      insert into projects (workspace_id, company_id, client_id, offer_id, name, description, start_date,
+                            end_date, budget, estimated_hours, notes, currency, task_prefix, created_by)
+      values (${s.workspaceId}, ${companyId}, ${input.clientId ?? null}, ${
+      input.offerId ?? null
+    }, ${input.name},
+              ${input.description ?? ""}, ${input.startDate ?? null}, ${input.endDate ?? null},
+              ${input.budget ?? null}, ${input.estimatedHours ?? null}, ${input.notes ?? ""},
+              ${input.currency ?? "EUR"}, ${input.taskPrefix ?? null}, ${caller.userId ?? null})
+      returning id`;
+  } catch (err) {
+    translate(err, input.taskPrefix);
+  }
+  return (await fetchProject(db, s, id))!;
+}
+
+const PATCH_COLUMNS = {
+  name: "name",
+  description: "description",
+  status: "status",
+  startDate: "start_date",
+  endDate: "end_date",
+  budget: "budget",
+  estimatedHours: "estimated_hours",
+  notes: "notes",
+  taskPrefix: "task_prefix",
+} as const satisfies Record<keyof ProjectPatch, string>;
+
+/** Changes the given fields in one statement; the date rule is checked against the stored values too. */
+export async function updateProject(
+  db: Db,
+  caller: ScopedCaller,
+  id: string,
+  patch: ProjectPatch,
+): Promise<Project> {
+  const s = scopeOf(caller);
+  const set: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(PATCH_COLUMNS)) {
+    const v = patch[field as keyof ProjectPatch];
+    if (v !== undefined) set[column] = v;
+  }
+  if (Object.keys(set).length === 0) throw invalidInput("nothing to change: give at least one field");
+  if (typeof patch.taskPrefix === "string" && !TASK_PREFIX.test(patch.taskPrefix)) {
+    throw invalidInput("taskPrefix must be 2-10 capital letters or digits, starting with a letter");
+  }
+  let rows: { id: string }[];
+  try {
+    rows = await db<{ id: string }[]>`
+      update projects p set ${db(set)}, updated_at = now()
+       where p.workspace_id = ${s.workspaceId} and p.id = ${id}
+         and ${companyFilter(db, s, "p.company_id")}
+      returning p.id`;
+  } catch (err) {
+    translate(err, patch.taskPrefix);
+  }
+  if (rows.length === 0) throw notFound(`no project ${id}`);
+  return (await fetchProject(db, s, id))!;
+}
+
+export function setProjectStatus(
+  db: Db,
+  caller: ScopedCaller,
+  id: string,
+  status: ProjectStatus,
+): Promise<Project> {
+  return updateProject(db, caller, id, { status });
+}
+
+/** Demo projects for the demo workspace (appended to DEMO_SEEDERS). */
+export async function seedDemoProjects(db: Db, ctx: DemoContext): Promise<void> {
+  const [north, south] = ctx.companyIds;
+  const [acme] = await db<{ id: string }[]>`
+    insert into clients (workspace_id, company_id, name) values (${ctx.workspaceId}, ${north}, 'Acme Corp')
+    returning id`;
+  const [globex] = await db<{ id: string }[]>`
+    insert into clients (workspace_id, company_id, name) values (${ctx.workspaceId}, ${south}, 'Globex GmbH')
+    returning id`;
+  const owner = { workspaceId: ctx.workspaceId, userId: ctx.users.owner };
+  await createProject(db, owner, {
+    name: "Website relaunch",
+    clientId: acme.id,
+    description: "New marketing site with a booking flow.",
+    startDate: "2026-01-12",
+    endDate: "2026-04-30",
+    budget: 24000,
+    estimatedHours: 180,
+    currency: "EUR",
+    taskPrefix: "WEB",
+  });
+  await createProject(db, owner, {
+    name: "Quarterly reporting",
+    clientId: globex.id,
+    startDate: "2026-02-01",
+    budget: 6500.5,
+    estimatedHours: 40,
+    currency: "EUR",
+    taskPrefix: "REP",
+  });
+  const done = await createProject(db, owner, {
+    name: "Brand workshop",
+    companyId: north,
+    budget: 3200,
+    currency: "EUR",
+  });
+  await setProjectStatus(db, owner, done.id, "completed");
+}

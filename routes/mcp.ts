@@ -1,0 +1,146 @@
+// POST /mcp: Origin/Host check, x-api-key → caller, then the per-request MCP server over this caller's tools.
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { Config } from "../lib/config.ts";
+import type { Sql } from "../lib/db/client.ts";
+import type { AppEnv } from "../lib/http/types.ts";
+import type { Logger } from "../lib/log.ts";
+import { loadCaller } from "../lib/mcp/caller.ts";
+import { RPC } from "../lib/mcp/errors.ts";
+import { registryFor } from "../lib/mcp/registry.ts";
+import {
+  DEFAULT_PROTOCOL_VERSION,
+  handleMcpMessage,
+  isSupportedVersion,
+  rpcErrorBody,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "../lib/mcp/server.ts";
+import type { AnyTool } from "../lib/mcp/tool.ts";
+import { TOOLS } from "../tools/mod.ts";
+
+export interface McpRouteDeps {
+  config: Config;
+  sql: Sql;
+  log: Logger;
+}
+
+export interface McpRouteOptions {
+  /** the tools to serve instead of tools/mod.ts (tests use this for tools that do not exist yet) */
+  tools?: readonly AnyTool[];
+}
+
+export const WWW_AUTHENTICATE = 'ApiKey realm="mcp", header="x-api-key"';
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** Origins allowed to call from a browser: the issuer's, and its loopback aliases when it is loopback. */
+function allowedOrigins(issuer: string): Set<string> {
+  const u = new URL(issuer);
+  const out = new Set([u.origin]);
+  if (LOOPBACK.has(u.hostname)) {
+    for (const h of LOOPBACK) out.add(`${u.protocol}//${h}${u.port ? `:${u.port}` : ""}`);
+  }
+  return out;
+}
+
+function hostName(host: string): string {
+  return host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
+}
+
+function json(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, {
+    status,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...headers },
+  });
+}
+
+export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}): Hono<AppEnv> {
+  const variant = deps.config.mcpVariant;
+  const registry = registryFor(opts.tools ?? TOOLS, variant);
+  const origins = allowedOrigins(deps.config.issuer);
+  // A loopback issuer means a local server: then only loopback Host names are served (DNS rebinding).
+  const loopbackOnly = LOOPBACK.has(new URL(deps.config.issuer).hostname);
+  const app = new Hono<AppEnv>();
+
+  /** DNS-rebinding and cross-site protection; null when the request may proceed. */
+  function refuseForeign(c: Context<AppEnv>): Response | null {
+    const origin = c.req.header("origin");
+    if (origin !== undefined && !origins.has(origin)) {
+      return json(
+        403,
+        rpcErrorBody(null, RPC.FORBIDDEN, `Forbidden: origin ${origin} may not call this server`),
+      );
+    }
+    const host = c.req.header("host");
+    if (loopbackOnly && host !== undefined && !LOOPBACK.has(hostName(host.toLowerCase()))) {
+      return json(403, rpcErrorBody(null, RPC.FORBIDDEN, `Forbidden: host ${host} is not served`));
+    }
+    return null;
+  }
+
+  app.post("/mcp", async (c) => {
+    const refused = refuseForeign(c);
+    if (refused) return refused;
+
+    const versionHeader = c.req.header("mcp-protocol-version");
+    if (versionHeader !== undefined && !isSupportedVersion(versionHeader)) {
+      return json(
+        400,
+        rpcErrorBody(
+          null,
+          RPC.INVALID_REQUEST,
+          `Bad Request: unsupported MCP-Protocol-Version ${versionHeader} (supported: ${
+            SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+          })`,
+        ),
+      );
+    }
+    const contentType = c.req.header("content-type") ?? "";
+    if (contentType.split(";")[0].trim().toLowerCase() !== "application/json") {
+      return json(
+        415,
+        rpcErrorBody(
+          null,
+          RPC.INVALID_REQUEST,
+          "Unsupported Media Type: Content-Type must be application/json",
+        ),
+      );
+    }
+
+    const result = await loadCaller(deps.sql, c.req.header("x-api-key"), variant, deps.log);
+    if (!result.ok) {
+      const code = result.status === 401 ? RPC.UNAUTHORIZED : RPC.FORBIDDEN;
+      const headers: Record<string, string> = result.status === 401
+        ? { "WWW-Authenticate": WWW_AUTHENTICATE }
+        : {};
+      return json(result.status, rpcErrorBody(null, code, result.message), headers);
+    }
+
+    const answer = await handleMcpMessage({
+      registry,
+      caller: result.caller,
+      db: deps.sql,
+      log: deps.log,
+      requestId: c.get("requestId"),
+      protocolVersion: versionHeader ?? DEFAULT_PROTOCOL_VERSION,
+    }, await c.req.text());
+    if (answer.body === null) return new Response(null, { status: answer.status });
+    return json(answer.status, answer.body);
+  });
+
+  // Stateless: no SSE stream to open (GET) and no session to end (DELETE).
+  app.on(["GET", "DELETE", "PUT", "PATCH"], "/mcp", (c) => {
+    const refused = refuseForeign(c);
+    if (refused) return refused;
+    return json(
+      405,
+      rpcErrorBody(
+        null,
+        RPC.INVALID_REQUEST,
+        `Method Not Allowed: ${c.req.method} (this server is stateless; use POST)`,
+      ),
+      { Allow: "POST" },
+    );
+  });
+
+  return app;
+}

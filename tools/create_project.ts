@@ -1,0 +1,56 @@
+// MCP tool create_project: a new project, in the caller's company scope.
+import { z } from "zod";
+import { currencyField, dateField, hoursField, moneyField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { defineTool } from "../lib/mcp/tool.ts";
+import { createProject as create, TASK_PREFIX } from "../lib/workspace/projects.ts";
+
+const common = {
+  name: textField("The project's name, 1-200 characters. Required.", { min: 1, max: 200 }),
+  clientId: uuidField(
+    "The client the project is for (UUID). Optional; the project then belongs to the client's company.",
+  ).optional(),
+  companyId: uuidField(
+    "The company the project belongs to (UUID). Optional; default: the client's company, or the key's only " +
+      "company when the key is limited to one.",
+  ).optional(),
+  description: textField("What the project is about; up to 10000 characters. Default empty.", { max: 10000 })
+    .optional(),
+  startDate: dateField("First day, YYYY-MM-DD. Optional.").optional(),
+  endDate: dateField("Last day, YYYY-MM-DD, not before startDate. Optional.").optional(),
+  budget: moneyField("Budget in the project's currency: at least 0, at most 2 decimals. Optional.")
+    .optional(),
+  estimatedHours: hoursField("Estimated effort in hours: 0-100000, at most 2 decimals. Optional.").optional(),
+  notes: textField("Internal notes; up to 10000 characters. Default empty.", { max: 10000 }).optional(),
+  currency: currencyField("ISO 4217 currency of the budget, e.g. EUR or USD. Default EUR.").optional(),
+};
+
+function datesInOrder(v: { startDate?: string; endDate?: string }): boolean {
+  return !v.startDate || !v.endDate || v.endDate >= v.startDate;
+}
+const DATES = { error: "endDate must not be before startDate", path: ["endDate"] };
+
+const InputA = z.strictObject({
+  ...common,
+  offerId: uuidField("The accepted offer the project comes from (UUID). Optional.").optional(),
+  taskPrefix: z.string().regex(TASK_PREFIX, {
+    error: "must be 2-10 capital letters or digits, starting with a letter",
+  }).describe(
+    "Prefix of the project's task numbers (WEB → WEB-1, WEB-2 …): 2-10 capital letters or digits, starting " +
+      "with a letter, unique in the workspace. Optional.",
+  ).optional(),
+}).refine(datesInOrder, DATES);
+
+const InputB = z.strictObject(common).refine(datesInOrder, DATES);
+
+export const createProject = defineTool({
+  name: "create_project",
+  area: "projects",
+  module: "projects",
+  needsUser: false,
+  variants: { A: InputA, B: InputB },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  description:
+    "Creates a project (status in_progress). Returns the new project as a JSON object with every " +
+    "field, including its id.",
+  run: (ctx, input) => create(ctx.db, ctx.caller, input),
+});

@@ -1,0 +1,17 @@
+// The tool registry source: every tool file imported explicitly (deno compile and Deno Deploy need static imports).
+import type { AnyTool } from "../lib/mcp/tool.ts";
+import { createProject } from "./create_project.ts";
+import { getProject } from "./get_project.ts";
+import { listProjects } from "./list_projects.ts";
+import { updateProject } from "./update_project.ts";
+import { updateProjectStatus } from "./update_project_status.ts";
+
+/** Every tool, in tools/list order; each declares the variants it belongs to. */
+export const TOOLS: readonly AnyTool[] = [
+  // Projects
+  listProjects,
+  getProject,
+  createProject,
+  updateProject,
+  updateProjectStatus,
+];
