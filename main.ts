@@ -6,6 +6,7 @@ import { createLogger, errorFields } from "./lib/log.ts";
 import { resolveSecretKey } from "./lib/secret.ts";
 import { isEmpty, seedDemo } from "./lib/demo.ts";
 import { createApp } from "./routes/mod.ts";
+import { ensureSigningKey } from "./lib/oauth/keys.ts";
 
 /** How long in-flight requests get to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -38,6 +39,8 @@ async function main(args: string[]): Promise<number> {
     if (command === "migrate") return 0;
 
     const secretKey = await resolveSecretKey(config);
+    const key = await ensureSigningKey(db.sql, secretKey);
+    if (key.created) log.info("signing key created", { kid: key.kid });
     if (db.embedded && await isEmpty(db.sql)) {
       const demo = await seedDemo(db.sql);
       console.log(

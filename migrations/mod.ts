@@ -1,5 +1,6 @@
 // The migrations, imported statically so `deno compile` and Deno Deploy embed them. Add new files here in order.
 import m00001 from "./00001_init.sql" with { type: "text" };
+import m00002 from "./00002_oauth.sql" with { type: "text" };
 import m00003 from "./00003_projects.sql" with { type: "text" };
 import m00004 from "./00004_tasks.sql" with { type: "text" };
 
@@ -10,6 +11,7 @@ export interface Migration {
 
 export const MIGRATIONS: readonly Migration[] = [
   { name: "00001_init.sql", sql: m00001 },
+  { name: "00002_oauth.sql", sql: m00002 },
   { name: "00003_projects.sql", sql: m00003 },
   { name: "00004_tasks.sql", sql: m00004 },
 ];

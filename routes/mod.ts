@@ -6,6 +6,7 @@ import type { Logger } from "../lib/log.ts";
 import { limitBody, notFound, onError, requestContext, securityHeaders } from "../lib/http/middleware.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { createHealthRoutes } from "./health.ts";
+import { createOAuthRoutes } from "./oauth.ts";
 import { createMcpRoutes } from "./mcp.ts";
 
 export interface AppDeps {
@@ -25,6 +26,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound(notFound);
 
   app.route("/", createHealthRoutes(deps));
+  app.route("/", createOAuthRoutes(deps));
   app.route("/", createMcpRoutes(deps));
   return app;
 }

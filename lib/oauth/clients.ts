@@ -1,7 +1,8 @@
 // OAuth clients: ids `pcl_…`, secrets `pcs_…` stored as SHA-256 hashes, redirect URIs validated on the way in.
 import type { Db } from "../db/client.ts";
-import { randomToken, sha256Hex } from "../crypto.ts";
+import { randomToken, safeEqual, sha256Hex } from "../crypto.ts";
 import { invalidInput } from "../errors.ts";
+import { OAuthError } from "./errors.ts";
 
 export type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
 export const GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
@@ -75,4 +76,166 @@ export async function createClient(
             ${input.selfRegistered})
     returning extract(epoch from created_at)::int as issued_at`;
   return { clientId, clientSecret, issuedAt: row.issued_at };
+}
+
+export interface Client {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  grantTypes: string[];
+  scopes: string[];
+  authMethod: AuthMethod;
+  confidential: boolean;
+  selfRegistered: boolean;
+  clientUri: string | null;
+  logoUri: string | null;
+  contacts: string[];
+  createdAt: Date;
+}
+
+interface ClientRow {
+  client_id: string;
+  secret_hash: string | null;
+  name: string;
+  redirect_uris: string[];
+  grant_types: string[];
+  scopes: string[];
+  token_endpoint_auth_method: AuthMethod;
+  client_uri: string | null;
+  logo_uri: string | null;
+  contacts: string[];
+  self_registered: boolean;
+  created_at: Date | string;
+}
+
+function toClient(r: ClientRow): Client {
+  return {
+    clientId: r.client_id,
+    name: r.name,
+    redirectUris: r.redirect_uris,
+    grantTypes: r.grant_types,
+    scopes: r.scopes,
+    authMethod: r.token_endpoint_auth_method,
+    confidential: r.secret_hash !== null,
+    selfRegistered: r.self_registered,
+    clientUri: r.client_uri,
+    logoUri: r.logo_uri,
+    contacts: r.contacts,
+    createdAt: new Date(r.created_at),
+  };
+}
+
+async function clientRow(db: Db, clientId: string): Promise<ClientRow | undefined> {
+  if (!/^pcl_[A-Za-z0-9_-]{1,100}$/.test(clientId)) return undefined;
+  const [row] = await db<ClientRow[]>`
+    select client_id, secret_hash, name, redirect_uris, grant_types, scopes, token_endpoint_auth_method,
+           client_uri, logo_uri, contacts, self_registered, created_at
+    from oauth_clients where client_id = ${clientId}`;
+  return row;
+}
+
+export async function getClient(db: Db, clientId: string): Promise<Client | undefined> {
+  const row = await clientRow(db, clientId);
+  return row ? toClient(row) : undefined;
+}
+
+/**
+ * Whether `requested` may be used as this client's redirect URI: an exact match of a registered URI, except
+ * that loopback http URIs may use any port (RFC 8252 §7.3, native apps bind an ephemeral port).
+ */
+export function redirectUriAllowed(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  let req: URL;
+  try {
+    req = new URL(requested);
+  } catch {
+    return false;
+  }
+  if (req.protocol !== "http:" || !LOOPBACK.has(req.hostname) || requested.includes("#")) return false;
+  return registered.some((r) => {
+    const reg = new URL(r);
+    return reg.protocol === "http:" && reg.hostname === req.hostname && reg.pathname === req.pathname &&
+      reg.search === req.search && reg.username === req.username && reg.password === req.password;
+  });
+}
+
+/** What the token and revocation endpoints received as client credentials. */
+export interface ClientCredentials {
+  clientId?: string;
+  clientSecret?: string;
+  /** which way the credentials came: the Authorization header (basic) or the body */
+  via: "basic" | "body" | "none";
+}
+
+function invalidClient(description: string, basic: boolean): OAuthError {
+  const err = new OAuthError("invalid_client", description, 401);
+  (err as OAuthError & { basic: boolean }).basic = basic;
+  return err;
+}
+
+/** True when an invalid_client error should carry `WWW-Authenticate: Basic`. */
+export function usedBasic(err: OAuthError): boolean {
+  return (err as OAuthError & { basic?: boolean }).basic === true;
+}
+
+/** Reads client credentials from `Authorization: Basic` and/or the form body; refuses both at once. */
+export function readClientCredentials(
+  authorization: string | undefined,
+  form: { client_id?: string; client_secret?: string },
+): ClientCredentials {
+  if (authorization && /^basic /i.test(authorization)) {
+    if (form.client_secret !== undefined) {
+      throw new OAuthError("invalid_request", "use one client authentication method, not two");
+    }
+    let decoded: string;
+    try {
+      decoded = atob(authorization.slice(6).trim());
+    } catch {
+      throw invalidClient("malformed Basic credentials", true);
+    }
+    const i = decoded.indexOf(":");
+    if (i < 0) throw invalidClient("malformed Basic credentials", true);
+    let id: string, secret: string;
+    try {
+      // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
+      id = decodeURIComponent(decoded.slice(0, i).replace(/\+/g, " "));
+      secret = decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, " "));
+    } catch {
+      throw invalidClient("malformed Basic credentials", true);
+    }
+    if (form.client_id !== undefined && form.client_id !== id) {
+      throw new OAuthError("invalid_request", "client_id in the body differs from the Basic credentials");
+    }
+    return { clientId: id, clientSecret: secret, via: "basic" };
+  }
+  if (form.client_secret !== undefined) {
+    return { clientId: form.client_id, clientSecret: form.client_secret, via: "body" };
+  }
+  return { clientId: form.client_id, via: "none" };
+}
+
+/**
+ * Authenticates a client at the token and revocation endpoints. Confidential clients must present their secret
+ * (Basic or in the body: both secret methods are accepted whatever was registered); public clients send only
+ * their client_id and must not send a secret.
+ */
+export async function authenticateClient(db: Db, creds: ClientCredentials): Promise<Client> {
+  const basic = creds.via === "basic";
+  if (!creds.clientId) throw invalidClient("client authentication is required (client_id missing)", basic);
+  const row = await clientRow(db, creds.clientId);
+  if (!row) {
+    // Spend a comparison anyway so unknown ids and wrong secrets take the same time.
+    safeEqual(sha256Hex(creds.clientSecret ?? ""), "0".repeat(64));
+    throw invalidClient("unknown client or wrong credentials", basic);
+  }
+  if (row.secret_hash === null) {
+    if (creds.clientSecret !== undefined) {
+      throw invalidClient("this client is public and has no secret", basic);
+    }
+    return toClient(row);
+  }
+  if (creds.clientSecret === undefined || !safeEqual(sha256Hex(creds.clientSecret), row.secret_hash)) {
+    throw invalidClient("unknown client or wrong credentials", basic);
+  }
+  return toClient(row);
 }

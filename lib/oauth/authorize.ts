@@ -1,0 +1,240 @@
+// The authorization endpoint's logic: parse and validate a request, carry it through the pages in a sealed
+// ticket, and decide the next step (sign in, choose an account, consent, or issue a code).
+import type { Db } from "../db/client.ts";
+import { open, seal } from "../secret_box.ts";
+import { type Client, getClient, redirectUriAllowed } from "./clients.ts";
+import { OAuthError, type OAuthErrorCode } from "./errors.ts";
+import { isValidChallenge } from "./pkce.ts";
+import { parseResource } from "./resource.ts";
+import { resolveScopes } from "./scopes.ts";
+import type { BrowserSession, SessionAccount } from "./sessions.ts";
+import { consentCovers } from "./consent.ts";
+
+export type Prompt = "none" | "login" | "consent" | "select_account";
+const PROMPTS = new Set<string>(["none", "login", "consent", "select_account"]);
+
+/** A validated authorization request. */
+export interface AuthzRequest {
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  state?: string;
+  nonce?: string;
+  codeChallenge: string;
+  resource?: string;
+  prompt: Prompt[];
+  maxAge?: number;
+  loginHint?: string;
+  /** seconds since the epoch when the request arrived */
+  iat: number;
+}
+
+export type SignInProblem = "invalid_credentials" | "throttled";
+
+/** The request plus what happened so far in this browser; sealed with SECRET_KEY into the pages' forms. */
+export interface Ticket {
+  req: AuthzRequest;
+  /** the account chosen or signed in for this request */
+  userId?: string;
+  /** the account signed in during this request (satisfies prompt=login and max_age) */
+  freshLogin?: boolean;
+  /** the person asked for "Use another account" */
+  addAccount?: boolean;
+  /** why the last sign-in attempt failed, and the email typed, to show the form again */
+  problem?: SignInProblem;
+  email?: string;
+}
+
+const TICKET_PURPOSE = "authorize-ticket";
+/** How long a person may take between the app's redirect and their last click. */
+export const TICKET_TTL_SECONDS = 30 * 60;
+
+export function sealTicket(secretKey: string, ticket: Ticket): Promise<string> {
+  return seal(secretKey, TICKET_PURPOSE, JSON.stringify(ticket));
+}
+
+/** The ticket, or null when it is forged, altered or older than TICKET_TTL_SECONDS. */
+export async function openTicket(secretKey: string, sealed: unknown): Promise<Ticket | null> {
+  if (typeof sealed !== "string" || sealed.length > 8000) return null;
+  try {
+    const ticket = JSON.parse(await open(secretKey, TICKET_PURPOSE, sealed)) as Ticket;
+    if (Date.now() / 1000 - ticket.req.iat > TICKET_TTL_SECONDS) return null;
+    return ticket;
+  } catch {
+    return null;
+  }
+}
+
+/** Either an error page (no trustworthy redirect URI), an error sent back to the client, or a request. */
+export type ParsedAuthorize =
+  | { kind: "page_error"; title: string; message: string }
+  | {
+    kind: "redirect_error";
+    redirectUri: string;
+    state?: string;
+    error: OAuthErrorCode;
+    description: string;
+  }
+  | { kind: "ok"; req: AuthzRequest; client: Client };
+
+function single(params: URLSearchParams, name: string): string | undefined | null {
+  const all = params.getAll(name);
+  if (all.length > 1) return null; // RFC 6749 §3.1: parameters must not be repeated
+  return all[0] === "" ? undefined : all[0];
+}
+
+export async function parseAuthorizeRequest(
+  db: Db,
+  params: URLSearchParams,
+  issuer: string,
+): Promise<ParsedAuthorize> {
+  const clientId = single(params, "client_id");
+  if (!clientId) {
+    return { kind: "page_error", title: "Unknown application", message: "The request names no client_id." };
+  }
+  const client = await getClient(db, clientId);
+  if (!client) {
+    return {
+      kind: "page_error",
+      title: "Unknown application",
+      message: "The application that sent you here is not registered. Go back and try again, or contact it.",
+    };
+  }
+  const redirectUri = single(params, "redirect_uri");
+  if (!redirectUri || redirectUri.length > 2000 || !redirectUriAllowed(client.redirectUris, redirectUri)) {
+    return {
+      kind: "page_error",
+      title: "Invalid redirect",
+      message: `The address ${client.name} asked to send you back to is not one it registered, ` +
+        "so Portico will not send you there.",
+    };
+  }
+  const stateRaw = single(params, "state");
+  const state = stateRaw === null ? undefined : stateRaw;
+  const fail = (error: OAuthErrorCode, description: string): ParsedAuthorize => ({
+    kind: "redirect_error",
+    redirectUri,
+    state,
+    error,
+    description,
+  });
+  for (
+    const name of ["response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method"]
+  ) {
+    if (single(params, name) === null) return fail("invalid_request", `${name} is repeated`);
+  }
+  for (const name of ["prompt", "max_age", "login_hint"]) {
+    if (single(params, name) === null) return fail("invalid_request", `${name} is repeated`);
+  }
+  if (state && state.length > 2000) return fail("invalid_request", "state is too long");
+  if (params.has("request") || params.has("request_uri")) {
+    return fail("invalid_request", "request objects are not supported");
+  }
+  const responseType = single(params, "response_type");
+  if (!responseType) return fail("invalid_request", "response_type is required");
+  if (responseType !== "code") {
+    return fail("unsupported_response_type", "only response_type=code is supported");
+  }
+  const challenge = single(params, "code_challenge");
+  const method = single(params, "code_challenge_method");
+  if (!challenge) return fail("invalid_request", "code_challenge is required (PKCE with S256)");
+  if (method !== "S256") {
+    return fail("invalid_request", "code_challenge_method must be S256 (plain is not allowed)");
+  }
+  if (!isValidChallenge(challenge)) {
+    return fail("invalid_request", "code_challenge must be 43 base64url characters");
+  }
+  const nonce = single(params, "nonce") ?? undefined;
+  if (nonce && nonce.length > 500) return fail("invalid_request", "nonce is too long");
+  const promptRaw = single(params, "prompt") ?? "";
+  const prompt = [...new Set(promptRaw.split(" ").filter(Boolean))];
+  const unknownPrompt = prompt.find((p) => !PROMPTS.has(p));
+  if (unknownPrompt) return fail("invalid_request", `unsupported prompt value ${unknownPrompt}`);
+  if (prompt.includes("none") && prompt.length > 1) {
+    return fail("invalid_request", "prompt=none cannot be combined with other values");
+  }
+  const maxAgeRaw = single(params, "max_age");
+  let maxAge: number | undefined;
+  if (maxAgeRaw !== undefined && maxAgeRaw !== null) {
+    if (!/^\d{1,9}$/.test(maxAgeRaw)) {
+      return fail("invalid_request", "max_age must be a non-negative integer");
+    }
+    maxAge = Number(maxAgeRaw);
+  }
+  const loginHint = single(params, "login_hint") ?? undefined;
+  let resource: string | undefined;
+  let scopes: string[];
+  try {
+    resource = parseResource(params.getAll("resource"), issuer);
+    scopes = await resolveScopes(db, client, single(params, "scope") ?? undefined);
+  } catch (err) {
+    if (err instanceof OAuthError) return fail(err.error, err.description);
+    throw err;
+  }
+  return {
+    kind: "ok",
+    client,
+    req: {
+      clientId: client.clientId,
+      redirectUri,
+      scopes,
+      state,
+      nonce,
+      codeChallenge: challenge,
+      resource,
+      prompt: prompt as Prompt[],
+      maxAge,
+      loginHint: loginHint && loginHint.length <= 320 ? loginHint : undefined,
+      iat: Math.floor(Date.now() / 1000),
+    },
+  };
+}
+
+/** What the authorization endpoint does next for this browser. */
+export type Step =
+  | { kind: "signin"; email?: string }
+  | { kind: "choose"; accounts: SessionAccount[] }
+  | { kind: "consent"; account: SessionAccount }
+  | { kind: "issue"; account: SessionAccount }
+  | { kind: "error"; error: "login_required" | "account_selection_required" | "consent_required" };
+
+export async function nextStep(db: Db, ticket: Ticket, session: BrowserSession | null): Promise<Step> {
+  const { req } = ticket;
+  const accounts = session?.accounts ?? [];
+  const none = req.prompt.includes("none");
+  if (ticket.addAccount) return { kind: "signin", email: ticket.email };
+  let account = ticket.userId ? accounts.find((a) => a.userId === ticket.userId) : undefined;
+  const fresh = account !== undefined && ticket.freshLogin === true;
+  if (!account) {
+    if (none) {
+      if (accounts.length === 0) return { kind: "error", error: "login_required" };
+      if (accounts.length > 1) return { kind: "error", error: "account_selection_required" };
+      account = accounts[0];
+    } else if (req.prompt.includes("login") || accounts.length === 0) {
+      return { kind: "signin", email: ticket.email ?? req.loginHint };
+    } else if (req.prompt.includes("select_account") || accounts.length > 1) {
+      return { kind: "choose", accounts };
+    } else {
+      account = accounts[0];
+    }
+  }
+  if (req.prompt.includes("login") && !fresh) return { kind: "signin", email: account.email };
+  if (
+    req.maxAge !== undefined && !fresh && Date.now() / 1000 - account.authTime.getTime() / 1000 > req.maxAge
+  ) {
+    return none ? { kind: "error", error: "login_required" } : { kind: "signin", email: account.email };
+  }
+  if (
+    req.prompt.includes("consent") || !(await consentCovers(db, account.userId, req.clientId, req.scopes))
+  ) {
+    return none ? { kind: "error", error: "consent_required" } : { kind: "consent", account };
+  }
+  return { kind: "issue", account };
+}
+
+/** The client's redirect URI with response parameters added (RFC 9207 `iss` always). */
+export function redirectWith(redirectUri: string, params: Record<string, string | undefined>): string {
+  const u = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.append(k, v);
+  return u.toString();
+}

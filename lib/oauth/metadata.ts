@@ -1,0 +1,47 @@
+// Discovery metadata (RFC 8414 and OpenID Connect Discovery), built once from the issuer.
+import { SCOPES_SUPPORTED } from "./scopes.ts";
+
+export function authorizationServerMetadata(issuer: string): Record<string, unknown> {
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/oauth/authorize`,
+    token_endpoint: `${issuer}/oauth/token`,
+    registration_endpoint: `${issuer}/oauth/register`,
+    revocation_endpoint: `${issuer}/oauth/revoke`,
+    userinfo_endpoint: `${issuer}/oauth/userinfo`,
+    jwks_uri: `${issuer}/oauth/jwks`,
+    scopes_supported: SCOPES_SUPPORTED,
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    code_challenge_methods_supported: ["S256"],
+    token_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
+    revocation_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
+    id_token_signing_alg_values_supported: ["RS256"],
+    subject_types_supported: ["public"],
+    claims_supported: [
+      "sub",
+      "iss",
+      "aud",
+      "exp",
+      "iat",
+      "auth_time",
+      "nonce",
+      "at_hash",
+      "azp",
+      "email",
+      "email_verified",
+      "name",
+      "picture",
+      "plan",
+      "credits",
+      "unlocked_agents",
+      "agent_subscriptions",
+    ],
+    prompt_values_supported: ["none", "login", "consent", "select_account"],
+    authorization_response_iss_parameter_supported: true,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    resource_indicators_supported: true,
+  };
+}

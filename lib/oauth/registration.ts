@@ -1,0 +1,115 @@
+// Dynamic client registration (RFC 7591): validate metadata with zod, drop operator-only scopes, create.
+import { z } from "zod";
+import type { Db } from "../db/client.ts";
+import { AppError } from "../errors.ts";
+import { type AuthMethod, createClient, GRANT_TYPES, redirectUriProblem } from "./clients.ts";
+import { OAuthError } from "./errors.ts";
+import { isKnownScope, OPERATOR_ONLY_SCOPES } from "./scope_names.ts";
+import { DEFAULT_REGISTERED_SCOPES, splitScope } from "./scopes.ts";
+
+const httpUrl = z.string().max(2000).refine((s) => {
+  try {
+    const u = new URL(s);
+    return u.protocol === "https:" || u.protocol === "http:";
+  } catch {
+    return false;
+  }
+}, "must be an http(s) URL");
+
+const Metadata = z.object({
+  client_name: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters")
+    .optional(),
+  redirect_uris: z.array(z.string().max(2000, "must be at most 2000 characters")).min(
+    1,
+    "must hold at least one URI",
+  ).max(20, "must hold at most 20 URIs"),
+  token_endpoint_auth_method: z.enum(["none", "client_secret_post", "client_secret_basic"], {
+    error: "must be none, client_secret_post or client_secret_basic",
+  }).default("none"),
+  grant_types: z.array(z.enum(GRANT_TYPES, { error: "must be authorization_code or refresh_token" }))
+    .min(1, "must not be empty").default(["authorization_code"]),
+  response_types: z.array(z.literal("code", { error: "only code is supported" })).optional(),
+  scope: z.string().max(2000, "is too long").optional(),
+  client_uri: httpUrl.optional(),
+  logo_uri: httpUrl.optional(),
+  contacts: z.array(z.string().max(320)).max(20).optional(),
+});
+
+export interface RegistrationResult {
+  [key: string]: unknown;
+  client_id: string;
+}
+
+/** Registers a client from an RFC 7591 request body; throws OAuthError with the field named. */
+export async function registerClient(db: Db, body: unknown): Promise<RegistrationResult> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new OAuthError("invalid_client_metadata", "the body must be a JSON object");
+  }
+  const parsed = Metadata.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue.path.length ? String(issue.path[0]) : "body";
+    const code = field === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata";
+    throw new OAuthError(code, `${issue.path.join(".") || field} ${issue.message}`);
+  }
+  const m = parsed.data;
+  for (const uri of m.redirect_uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new OAuthError("invalid_redirect_uri", `redirect_uris: ${uri} ${problem}`);
+  }
+  if (!m.grant_types.includes("authorization_code")) {
+    throw new OAuthError("invalid_client_metadata", "grant_types must include authorization_code");
+  }
+  let scopes = m.scope === undefined ? DEFAULT_REGISTERED_SCOPES : splitScope(m.scope);
+  const unknown = scopes.find((s) => !isKnownScope(s));
+  if (unknown) throw new OAuthError("invalid_client_metadata", `scope: unknown scope ${unknown}`);
+  // Operator-only scopes are dropped without an error (RFC 7591 §3.2.1 lets the server change metadata).
+  scopes = scopes.map((s) => s.toLowerCase().startsWith("agent.chat:") ? s.toLowerCase() : s)
+    .filter((s) => !OPERATOR_ONLY_SCOPES.has(s));
+  if (scopes.length === 0) {
+    throw new OAuthError(
+      "invalid_client_metadata",
+      "scope: none of the scopes is available to self-registered clients",
+    );
+  }
+  const method = m.token_endpoint_auth_method as AuthMethod;
+  const name = m.client_name ?? "Unnamed application";
+  let created;
+  try {
+    created = await createClient(db, {
+      name,
+      redirectUris: m.redirect_uris,
+      confidential: method !== "none",
+      authMethod: method,
+      scopes,
+      grantTypes: m.grant_types,
+      selfRegistered: true,
+      clientUri: m.client_uri,
+      logoUri: m.logo_uri,
+      contacts: m.contacts,
+    });
+  } catch (err) {
+    if (err instanceof AppError) throw new OAuthError("invalid_client_metadata", err.message);
+    throw err;
+  }
+  const out: RegistrationResult = {
+    client_id: created.clientId,
+    client_id_issued_at: created.issuedAt,
+  };
+  if (created.clientSecret) {
+    out.client_secret = created.clientSecret;
+    out.client_secret_expires_at = 0;
+  }
+  Object.assign(out, {
+    client_name: name,
+    redirect_uris: m.redirect_uris,
+    token_endpoint_auth_method: method,
+    grant_types: [...new Set(m.grant_types)],
+    response_types: ["code"],
+    scope: [...new Set(scopes)].join(" "),
+  });
+  if (m.client_uri) out.client_uri = m.client_uri;
+  if (m.logo_uri) out.logo_uri = m.logo_uri;
+  if (m.contacts) out.contacts = m.contacts;
+  return out;
+}

@@ -1,0 +1,173 @@
+// Browser sessions: one cookie per browser, several signed-in accounts per session, stored hashed in the DB.
+//
+// Exports (shared with the /account/* pages):
+// - `SESSION_COOKIE` / `SECURE_SESSION_COOKIE`, `sessionCookieName(issuer)`: the cookie names (`__Host-` on https).
+// - `readBrowserSession(sql, c, issuer?)` → `{ sessionId, accounts: [{ userId, email, name, authTime, lastUsedAt }] }`
+//   or null. Accounts come most recently used first.
+// - `currentAccount(session)` → the most recently used account or null.
+// - `signInPath(returnTo)` → `/signin?return_to=…`: where to send a person who is not signed in.
+// - `requireAccount(sql, c, issuer)` → `{ session, account }` or a 303 Response to the sign-in page (return URL =
+//   the current path and query).
+// - `addAccount`, `useAccount`, `removeAccount`, `endSession`: sign-in / switch / sign-out primitives.
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { Db, Sql } from "../db/client.ts";
+import { randomToken, sha256Hex } from "../crypto.ts";
+
+export const SESSION_COOKIE = "portico_session";
+export const SECURE_SESSION_COOKIE = "__Host-portico_session";
+/** Sessions (and their cookie) last 30 days from creation; each account keeps its own auth_time. */
+export const SESSION_TTL_SECONDS = 30 * 24 * 3600;
+
+export interface SessionAccount {
+  userId: string;
+  email: string;
+  name: string;
+  /** when this account last entered its password in this browser */
+  authTime: Date;
+  lastUsedAt: Date;
+}
+
+export interface BrowserSession {
+  sessionId: string;
+  accounts: SessionAccount[];
+}
+
+export function isHttps(issuer: string): boolean {
+  return issuer.startsWith("https:");
+}
+
+export function sessionCookieName(issuer: string): string {
+  return isHttps(issuer) ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
+
+/** Cookie options every Portico cookie uses: HttpOnly, SameSite=Lax, path /, Secure on https. */
+export function cookieOptions(issuer: string, maxAge?: number) {
+  return {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax" as const,
+    secure: isHttps(issuer),
+    ...(maxAge === undefined ? {} : { maxAge }),
+  };
+}
+
+function readSessionToken(c: Context, issuer?: string): string | undefined {
+  // Without an issuer, the __Host- cookie wins; the plain one is only honoured on http issuers, where a sibling
+  // subdomain cannot plant a __Host- cookie anyway.
+  if (issuer === undefined) return getCookie(c, SECURE_SESSION_COOKIE) ?? getCookie(c, SESSION_COOKIE);
+  return getCookie(c, sessionCookieName(issuer));
+}
+
+interface AccountRow {
+  session_id: string;
+  user_id: string | null;
+  email: string | null;
+  name: string | null;
+  auth_time: Date | string | null;
+  last_used_at: Date | string | null;
+}
+
+/** The browser's session and its accounts (most recently used first), or null without a live session. */
+export async function readBrowserSession(
+  sql: Db,
+  c: Context,
+  issuer?: string,
+): Promise<BrowserSession | null> {
+  const token = readSessionToken(c, issuer);
+  if (!token || token.length > 200) return null;
+  const rows = await sql<AccountRow[]>`
+    select s.id as session_id, u.id as user_id, u.email, u.name, a.auth_time, a.last_used_at
+    from browser_sessions s
+    left join browser_session_accounts a on a.session_id = s.id
+    left join users u on u.id = a.user_id
+    where s.token_hash = ${sha256Hex(token)} and s.expires_at > now()
+    order by a.last_used_at desc nulls last`;
+  if (rows.length === 0) return null;
+  const accounts: SessionAccount[] = [];
+  for (const r of rows) {
+    if (r.user_id === null || r.email === null) continue;
+    accounts.push({
+      userId: r.user_id,
+      email: r.email,
+      name: r.name ?? "",
+      authTime: new Date(r.auth_time as string),
+      lastUsedAt: new Date(r.last_used_at as string),
+    });
+  }
+  return { sessionId: rows[0].session_id, accounts };
+}
+
+/** The account /account/* pages act for: the one used most recently in this browser. */
+export function currentAccount(session: BrowserSession | null): SessionAccount | null {
+  return session?.accounts[0] ?? null;
+}
+
+/** A same-origin path (not `//host`, not a URL), or null. */
+export function safeReturnPath(value: string | undefined | null): string | null {
+  if (!value || value.length > 2000) return null;
+  if (!value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return null;
+  for (const ch of value) if (ch < " " || ch === "\\") return null;
+  return value;
+}
+
+export function signInPath(returnTo?: string): string {
+  const safe = safeReturnPath(returnTo);
+  return safe ? `/signin?return_to=${encodeURIComponent(safe)}` : "/signin";
+}
+
+/** The current account, or a 303 to the sign-in page that comes back to this URL afterwards. */
+export async function requireAccount(
+  sql: Db,
+  c: Context,
+  issuer: string,
+): Promise<{ session: BrowserSession; account: SessionAccount } | Response> {
+  const session = await readBrowserSession(sql, c, issuer);
+  const account = currentAccount(session);
+  if (session && account) return { session, account };
+  const url = new URL(c.req.url);
+  return c.redirect(signInPath(url.pathname + url.search), 303);
+}
+
+/**
+ * Adds (or refreshes) a signed-in account on this browser's session, creating the session and its cookie when
+ * there is none. The account becomes the current one, with auth_time = now.
+ */
+export async function addAccount(sql: Sql, c: Context, issuer: string, userId: string): Promise<string> {
+  const existing = await readBrowserSession(sql, c, issuer);
+  let sessionId = existing?.sessionId;
+  if (!sessionId) {
+    const token = randomToken("pbs_");
+    const [row] = await sql<{ id: string }[]>`
+      insert into browser_sessions (token_hash, expires_at)
+      values (${sha256Hex(token)}, now() + make_interval(secs => ${SESSION_TTL_SECONDS}))
+      returning id`;
+    sessionId = row.id;
+    setCookie(c, sessionCookieName(issuer), token, cookieOptions(issuer, SESSION_TTL_SECONDS));
+  }
+  await sql`
+    insert into browser_session_accounts (session_id, user_id, auth_time, last_used_at)
+    values (${sessionId}, ${userId}, now(), now())
+    on conflict (session_id, user_id) do update set auth_time = now(), last_used_at = now()`;
+  return sessionId;
+}
+
+/** Makes an account already in the session the current one; false when it is not in the session. */
+export async function useAccount(sql: Db, sessionId: string, userId: string): Promise<boolean> {
+  const rows = await sql`
+    update browser_session_accounts set last_used_at = now()
+    where session_id = ${sessionId} and user_id = ${userId}
+    returning user_id`;
+  return rows.length > 0;
+}
+
+/** Signs one account out of this browser. */
+export async function removeAccount(sql: Db, sessionId: string, userId: string): Promise<void> {
+  await sql`delete from browser_session_accounts where session_id = ${sessionId} and user_id = ${userId}`;
+}
+
+/** Signs every account out: deletes the session and clears the cookie. */
+export async function endSession(sql: Db, c: Context, issuer: string, sessionId: string): Promise<void> {
+  await sql`delete from browser_sessions where id = ${sessionId}`;
+  deleteCookie(c, sessionCookieName(issuer), cookieOptions(issuer));
+}

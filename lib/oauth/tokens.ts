@@ -1,0 +1,99 @@
+// Access tokens (RFC 9068 JWTs) and ID tokens, signed with the current key, and access token verification.
+import { createHash } from "node:crypto";
+import { decodeProtectedHeader, jwtVerify, SignJWT } from "jose";
+import type { KeyStore } from "./keys.ts";
+
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+export const ID_TOKEN_TTL_SECONDS = 3600;
+
+export interface AccessTokenInput {
+  issuer: string;
+  userId: string;
+  audience: string;
+  clientId: string;
+  scopes: string[];
+  grantId: string;
+  authTime: Date;
+}
+
+export async function signAccessToken(keys: KeyStore, input: AccessTokenInput): Promise<string> {
+  const { kid, key } = await keys.signing();
+  const now = Math.floor(Date.now() / 1000);
+  return await new SignJWT({
+    client_id: input.clientId,
+    scope: input.scopes.join(" "),
+    auth_time: Math.floor(input.authTime.getTime() / 1000),
+    // Which grant the token came from, so revoking the grant (code replay, refresh reuse, disconnect) ends it
+    // at the endpoints that check (userinfo).
+    grant_id: input.grantId,
+  })
+    .setProtectedHeader({ alg: "RS256", typ: "at+jwt", kid })
+    .setIssuer(input.issuer)
+    .setSubject(input.userId)
+    .setAudience(input.audience)
+    .setJti(crypto.randomUUID())
+    .setIssuedAt(now)
+    .setExpirationTime(now + ACCESS_TOKEN_TTL_SECONDS)
+    .sign(key);
+}
+
+/** OIDC at_hash: base64url of the left half of SHA-256 over the access token. */
+export function atHash(accessToken: string): string {
+  const digest = createHash("sha256").update(accessToken).digest();
+  return digest.subarray(0, digest.length / 2).toString("base64url");
+}
+
+export interface IdTokenInput {
+  issuer: string;
+  userId: string;
+  clientId: string;
+  nonce?: string;
+  authTime: Date;
+  accessToken: string;
+}
+
+export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<string> {
+  const { kid, key } = await keys.signing();
+  const now = Math.floor(Date.now() / 1000);
+  const claims: Record<string, unknown> = {
+    auth_time: Math.floor(input.authTime.getTime() / 1000),
+    at_hash: atHash(input.accessToken),
+    azp: input.clientId,
+  };
+  if (input.nonce !== undefined) claims.nonce = input.nonce;
+  return await new SignJWT(claims)
+    .setProtectedHeader({ alg: "RS256", typ: "JWT", kid })
+    .setIssuer(input.issuer)
+    .setSubject(input.userId)
+    .setAudience(input.clientId)
+    .setIssuedAt(now)
+    .setExpirationTime(now + ID_TOKEN_TTL_SECONDS)
+    .sign(key);
+}
+
+export interface AccessTokenClaims {
+  sub: string;
+  client_id: string;
+  scope: string;
+  grant_id?: string;
+  aud: string | string[];
+  exp: number;
+  jti: string;
+}
+
+/** Verifies signature, issuer, type and expiry; throws on any problem. */
+export async function verifyAccessToken(
+  keys: KeyStore,
+  issuer: string,
+  token: string,
+): Promise<AccessTokenClaims> {
+  const header = decodeProtectedHeader(token);
+  if (typeof header.kid !== "string") throw new Error("token has no kid");
+  const key = await keys.verificationKey(header.kid);
+  if (!key) throw new Error("unknown signing key");
+  const { payload } = await jwtVerify(token, key, { issuer, typ: "at+jwt", algorithms: ["RS256"] });
+  if (typeof payload.sub !== "string" || typeof payload.client_id !== "string") {
+    throw new Error("token lacks sub or client_id");
+  }
+  return payload as unknown as AccessTokenClaims;
+}

@@ -1,0 +1,50 @@
+// The UserInfo claims: `sub` always; with `profile`, the account, its plan, credits, agents and subscriptions.
+import type { Db } from "../db/client.ts";
+
+export async function userInfoClaims(
+  db: Db,
+  userId: string,
+  scopes: string[],
+): Promise<Record<string, unknown> | undefined> {
+  const [user] = await db<{
+    id: string;
+    email: string;
+    email_verified: boolean;
+    name: string;
+    picture: string | null;
+    plan: string;
+    credits: number;
+  }[]>`select id, email, email_verified, name, picture, plan, credits from users where id = ${userId}`;
+  if (!user) return undefined;
+  if (!scopes.includes("profile")) return { sub: user.id };
+  const agents = await db<{ id: string; name: string }[]>`
+    select a.id, a.name from user_agents ua join agents a on a.id = ua.agent_id
+    where ua.user_id = ${userId} order by a.name`;
+  const subs = await db<{
+    agent_id: string;
+    agent_name: string;
+    plan: string;
+    status: string;
+    current_period_end: Date | string;
+  }[]>`
+    select s.agent_id, a.name as agent_name, s.plan, s.status, s.current_period_end
+    from agent_subscriptions s join agents a on a.id = s.agent_id
+    where s.user_id = ${userId} order by a.name`;
+  return {
+    sub: user.id,
+    email: user.email,
+    email_verified: user.email_verified,
+    name: user.name,
+    picture: user.picture,
+    plan: user.plan,
+    credits: user.credits,
+    unlocked_agents: agents.map((a) => ({ id: a.id, name: a.name })),
+    agent_subscriptions: subs.map((s) => ({
+      agent_id: s.agent_id,
+      agent_name: s.agent_name,
+      plan: s.plan,
+      status: s.status,
+      current_period_end: new Date(s.current_period_end).toISOString(),
+    })),
+  };
+}

@@ -1,0 +1,228 @@
+// The OAuth/OIDC JSON endpoints: discovery, JWKS, registration, token, revocation and UserInfo.
+import { type Context, Hono } from "hono";
+import { cors } from "hono/cors";
+import { z } from "zod";
+import { clientIp } from "../lib/http/client_ip.ts";
+import type { AppEnv } from "../lib/http/types.ts";
+import { authenticateClient, readClientCredentials, usedBasic } from "../lib/oauth/clients.ts";
+import { OAuthError } from "../lib/oauth/errors.ts";
+import { exchangeCode, grantActive, refreshGrant, revokeToken, type TokenDeps } from "../lib/oauth/grants.ts";
+import { authorizationServerMetadata } from "../lib/oauth/metadata.ts";
+import { hit } from "../lib/oauth/rate_limit.ts";
+import { registerClient } from "../lib/oauth/registration.ts";
+import { parseResource } from "../lib/oauth/resource.ts";
+import { verifyAccessToken } from "../lib/oauth/tokens.ts";
+import { userInfoClaims } from "../lib/oauth/userinfo.ts";
+import type { OAuthRouteDeps } from "./oauth.ts";
+
+function oauthErrorResponse(c: Context<AppEnv>, err: OAuthError): Response {
+  if (err.error === "invalid_client" && usedBasic(err)) {
+    c.header("WWW-Authenticate", 'Basic realm="portico", charset="UTF-8"');
+  }
+  return c.json(err.toJSON(), err.status);
+}
+
+/** Reads an application/x-www-form-urlencoded body; repeated parameters are refused (RFC 6749 §3.2). */
+async function readForm(c: Context<AppEnv>): Promise<Record<string, string>> {
+  const type = c.req.header("content-type") ?? "";
+  if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+    throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded");
+  }
+  const params = new URLSearchParams(await c.req.text());
+  const out: Record<string, string> = {};
+  for (const [k, v] of params) {
+    if (k in out) throw new OAuthError("invalid_request", `parameter ${k} is repeated`);
+    out[k] = v;
+  }
+  return out;
+}
+
+const opt = z.string().max(4000).optional();
+const TokenForm = z.object({
+  grant_type: opt,
+  code: opt,
+  redirect_uri: opt,
+  code_verifier: opt,
+  refresh_token: opt,
+  scope: opt,
+  resource: opt,
+  client_id: opt,
+  client_secret: opt,
+});
+const RevokeForm = z.object({ token: opt, token_type_hint: opt, client_id: opt, client_secret: opt });
+
+function parseWith<T>(schema: z.ZodType<T>, form: Record<string, string>): T {
+  const r = schema.safeParse(form);
+  if (!r.success) {
+    throw new OAuthError("invalid_request", `${r.error.issues[0].path.join(".")} is too long or malformed`);
+  }
+  return r.data;
+}
+
+export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const issuer = deps.config.issuer;
+  const tokenDeps: TokenDeps = { sql: deps.sql, keys: deps.keys, issuer };
+  const metadata = authorizationServerMetadata(issuer);
+  const limit = deps.config.registrationRateLimit;
+
+  // Public JSON endpoints may be called from browser-based clients (MCP inspectors, SPAs); none uses cookies.
+  const open = cors({ origin: "*", allowHeaders: ["Authorization", "Content-Type"], maxAge: 600 });
+  for (
+    const path of [
+      "/.well-known/*",
+      "/oauth/jwks",
+      "/oauth/register",
+      "/oauth/token",
+      "/oauth/revoke",
+      "/oauth/userinfo",
+    ]
+  ) app.use(path, open);
+
+  app.get("/.well-known/oauth-authorization-server", (c) => {
+    c.header("Cache-Control", "public, max-age=3600");
+    return c.json(metadata);
+  });
+  app.get("/.well-known/openid-configuration", (c) => {
+    c.header("Cache-Control", "public, max-age=3600");
+    return c.json(metadata);
+  });
+
+  app.get("/oauth/jwks", async (c) => {
+    // Short cache: after a rotation, verifiers see the new key within five minutes (and refetch on unknown kid).
+    c.header("Cache-Control", "public, max-age=300");
+    return c.json(await deps.keys.jwks());
+  });
+
+  app.post("/oauth/register", async (c) => {
+    c.header("Cache-Control", "no-store");
+    const counted = await hit(
+      deps.sql,
+      `register:${clientIp(c, deps.config.trustedProxies)}`,
+      limit.windowSeconds,
+    );
+    if (counted.count > limit.max) {
+      c.header("Retry-After", String(counted.retryAfter));
+      return c.json(
+        { error: "too_many_requests", error_description: "too many registrations, retry later" },
+        429,
+      );
+    }
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json({ error: "invalid_client_metadata", error_description: "the body must be JSON" }, 400);
+    }
+    try {
+      return c.json(await registerClient(deps.sql, body), 201);
+    } catch (err) {
+      if (err instanceof OAuthError) return oauthErrorResponse(c, err);
+      throw err;
+    }
+  });
+
+  app.post("/oauth/token", async (c) => {
+    c.header("Cache-Control", "no-store");
+    c.header("Pragma", "no-cache");
+    try {
+      const form = parseWith(TokenForm, await readForm(c));
+      const creds = readClientCredentials(c.req.header("authorization"), form);
+      if (!form.grant_type) throw new OAuthError("invalid_request", "grant_type is required");
+      if (form.grant_type !== "authorization_code" && form.grant_type !== "refresh_token") {
+        throw new OAuthError("unsupported_grant_type", `grant_type ${form.grant_type} is not supported`);
+      }
+      const client = await authenticateClient(deps.sql, creds);
+      if (form.grant_type === "authorization_code") {
+        return c.json(
+          await exchangeCode(tokenDeps, client, {
+            code: form.code,
+            redirectUri: form.redirect_uri,
+            codeVerifier: form.code_verifier,
+            resource: checkedResource(form.resource),
+          }),
+        );
+      }
+      return c.json(
+        await refreshGrant(tokenDeps, client, {
+          refreshToken: form.refresh_token,
+          scope: form.scope,
+          resource: checkedResource(form.resource),
+        }),
+      );
+    } catch (err) {
+      if (err instanceof OAuthError) return oauthErrorResponse(c, err);
+      throw err;
+    }
+  });
+
+  function checkedResource(value: string | undefined): string | undefined {
+    return value === undefined ? undefined : parseResource([value], issuer);
+  }
+
+  app.post("/oauth/revoke", async (c) => {
+    c.header("Cache-Control", "no-store");
+    try {
+      const form = parseWith(RevokeForm, await readForm(c));
+      const client = await authenticateClient(
+        deps.sql,
+        readClientCredentials(c.req.header("authorization"), form),
+      );
+      if (!form.token) throw new OAuthError("invalid_request", "token is required");
+      await revokeToken(tokenDeps, client, form.token, form.token_type_hint);
+      return c.body(null, 200);
+    } catch (err) {
+      if (err instanceof OAuthError) return oauthErrorResponse(c, err);
+      throw err;
+    }
+  });
+
+  async function userinfo(c: Context<AppEnv>): Promise<Response> {
+    c.header("Cache-Control", "no-store");
+    const realm = `Bearer realm="portico"`;
+    const auth = c.req.header("authorization");
+    let token: string | undefined;
+    if (auth && /^bearer /i.test(auth)) token = auth.slice(7).trim();
+    else if (auth) {
+      c.header("WWW-Authenticate", `${realm}, error="invalid_request"`);
+      return c.json({ error: "invalid_request", error_description: "use the Bearer scheme" }, 400);
+    }
+    if (!token && c.req.method === "POST") {
+      // RFC 6750 §2.2: the token may come in a form body instead.
+      const type = c.req.header("content-type") ?? "";
+      if (type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+        token = new URLSearchParams(await c.req.text()).get("access_token") ?? undefined;
+      }
+    }
+    if (!token) {
+      c.header("WWW-Authenticate", realm);
+      return c.json({ error: "invalid_token", error_description: "an access token is required" }, 401);
+    }
+    const invalid = (description: string) => {
+      c.header("WWW-Authenticate", `${realm}, error="invalid_token", error_description="${description}"`);
+      return c.json({ error: "invalid_token", error_description: description }, 401);
+    };
+    let claims;
+    try {
+      claims = await verifyAccessToken(deps.keys, issuer, token);
+    } catch {
+      return invalid("the access token is invalid or expired");
+    }
+    if (!(await grantActive(deps.sql, claims.grant_id))) return invalid("the access token was revoked");
+    const scopes = claims.scope.split(" ");
+    if (!scopes.includes("openid")) {
+      c.header("WWW-Authenticate", `${realm}, error="insufficient_scope", scope="openid"`);
+      return c.json(
+        { error: "insufficient_scope", error_description: "the token lacks the openid scope" },
+        403,
+      );
+    }
+    const info = await userInfoClaims(deps.sql, claims.sub, scopes);
+    if (!info) return invalid("the account no longer exists");
+    return c.json(info);
+  }
+  app.get("/oauth/userinfo", userinfo);
+  app.post("/oauth/userinfo", userinfo);
+
+  return app;
+}

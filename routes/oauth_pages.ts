@@ -1,0 +1,328 @@
+// The browser side of the authorization server: /oauth/authorize and its pages (sign-in, account chooser,
+// consent), /signin and /signout for account pages, and the stylesheet.
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
+import { clientIp } from "../lib/http/client_ip.ts";
+import { render } from "../lib/http/render.ts";
+import type { AppEnv } from "../lib/http/types.ts";
+import {
+  nextStep,
+  openTicket,
+  parseAuthorizeRequest,
+  redirectWith,
+  sealTicket,
+  type Ticket,
+} from "../lib/oauth/authorize.ts";
+import { type Client, getClient } from "../lib/oauth/clients.ts";
+import { redirectHost, saveConsent } from "../lib/oauth/consent.ts";
+import { issueCode } from "../lib/oauth/grants.ts";
+import { describeScopes } from "../lib/oauth/scopes.ts";
+import {
+  addAccount,
+  endSession,
+  readBrowserSession,
+  removeAccount,
+  safeReturnPath,
+  useAccount,
+} from "../lib/oauth/sessions.ts";
+import { signIn } from "../lib/oauth/sign_in.ts";
+import { ChooseAccountPage } from "../views/choose_account.tsx";
+import { ConsentPage } from "../views/consent.tsx";
+import { ErrorPage } from "../views/error_page.tsx";
+import { SignInPage } from "../views/sign_in.tsx";
+import { STYLESHEET, STYLESHEET_PATH } from "../views/style.ts";
+import type { OAuthRouteDeps } from "./oauth.ts";
+
+const DEFAULT_RETURN = "/account/apps";
+
+const str = (max: number) => z.string().max(max).optional();
+const PageForm = z.object({
+  csrf: str(200),
+  ticket: str(8000),
+  return_to: str(2000),
+  user_id: str(100),
+  email: str(320),
+  password: str(1024),
+  decision: str(10),
+});
+type PageForm = z.infer<typeof PageForm>;
+
+async function readPageForm(c: Context<AppEnv>): Promise<PageForm | null> {
+  const body = await c.req.parseBody();
+  const plain: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) if (typeof v === "string") plain[k] = v;
+  const r = PageForm.safeParse(plain);
+  return r.success ? r.data : null;
+}
+
+export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const issuer = deps.config.issuer;
+  const sql = deps.sql;
+
+  app.get(STYLESHEET_PATH, (c) => {
+    c.header("Cache-Control", "public, max-age=3600");
+    c.header("Content-Type", "text/css; charset=utf-8");
+    return c.body(STYLESHEET);
+  });
+
+  function errorPage(c: Context<AppEnv>, title: string, message: string, status = 400): Response {
+    return render(c, ErrorPage({ title, message }), status);
+  }
+
+  const expired = (c: Context<AppEnv>) =>
+    errorPage(
+      c,
+      "This page has expired",
+      "The sign-in request is no longer valid. Go back to the application and start again.",
+    );
+
+  const csrfRefused = (c: Context<AppEnv>) =>
+    errorPage(
+      c,
+      "Form expired",
+      "The form could not be verified. Go back, reload the page and try again.",
+      403,
+    );
+
+  const resumePath = async (ticket: Ticket) =>
+    `/oauth/authorize/resume?ticket=${encodeURIComponent(await sealTicket(deps.secretKey, ticket))}`;
+
+  /** Sends the result back to the client: 302 after a GET, 303 after a POST. */
+  function backToClient(c: Context<AppEnv>, ticket: Ticket, params: Record<string, string | undefined>) {
+    const status = c.req.method === "GET" ? 302 : 303;
+    return c.redirect(
+      redirectWith(ticket.req.redirectUri, { ...params, state: ticket.req.state, iss: issuer }),
+      status,
+    );
+  }
+
+  async function issue(
+    c: Context<AppEnv>,
+    ticket: Ticket,
+    sessionId: string,
+    userId: string,
+    authTime: Date,
+  ) {
+    await useAccount(sql, sessionId, userId);
+    const code = await issueCode(sql, ticket.req, userId, authTime);
+    return backToClient(c, ticket, { code });
+  }
+
+  /** Runs the next step of an authorization request in this browser. */
+  async function proceed(c: Context<AppEnv>, ticket: Ticket, client: Client): Promise<Response> {
+    const session = await readBrowserSession(sql, c, issuer);
+    const step = await nextStep(sql, ticket, session);
+    switch (step.kind) {
+      case "error":
+        return backToClient(c, ticket, {
+          error: step.error,
+          error_description: {
+            login_required: "the person must sign in",
+            account_selection_required: "the person must choose an account",
+            consent_required: "the person must approve the request",
+          }[step.error],
+        });
+      case "issue":
+        return await issue(c, ticket, session!.sessionId, step.account.userId, step.account.authTime);
+      case "signin": {
+        const sealed = await sealTicket(deps.secretKey, ticket);
+        const others = (session?.accounts.length ?? 0) > 0 && ticket.addAccount;
+        return render(
+          c,
+          SignInPage({
+            csrf: csrfToken(c, deps),
+            hidden: { ticket: sealed },
+            email: step.email,
+            problem: ticket.problem,
+            clientName: client.name,
+            backHref: others ? await resumePath({ req: ticket.req, addAccount: false }) : undefined,
+          }),
+        );
+      }
+      case "choose":
+        return render(
+          c,
+          ChooseAccountPage({
+            csrf: csrfToken(c, deps),
+            action: "/oauth/authorize/select",
+            hidden: { ticket: await sealTicket(deps.secretKey, { req: ticket.req }) },
+            accounts: step.accounts,
+            clientName: client.name,
+          }),
+        );
+      case "consent": {
+        const sealed = await sealTicket(deps.secretKey, {
+          req: ticket.req,
+          userId: step.account.userId,
+          freshLogin: ticket.freshLogin,
+        });
+        return render(
+          c,
+          ConsentPage({
+            csrf: csrfToken(c, deps),
+            ticket: sealed,
+            clientName: client.name,
+            clientUri: client.clientUri,
+            redirectHost: redirectHost(ticket.req.redirectUri),
+            selfRegistered: client.selfRegistered,
+            account: step.account,
+            scopes: await describeScopes(sql, ticket.req.scopes),
+          }),
+        );
+      }
+    }
+  }
+
+  app.get("/oauth/authorize", async (c) => {
+    const parsed = await parseAuthorizeRequest(sql, new URL(c.req.url).searchParams, issuer);
+    if (parsed.kind === "page_error") return errorPage(c, parsed.title, parsed.message);
+    if (parsed.kind === "redirect_error") {
+      return c.redirect(
+        redirectWith(parsed.redirectUri, {
+          error: parsed.error,
+          error_description: parsed.description,
+          state: parsed.state,
+          iss: issuer,
+        }),
+        302,
+      );
+    }
+    return await proceed(c, { req: parsed.req }, parsed.client);
+  });
+
+  /** Opens a ticket and loads its client; null when either is gone. */
+  async function ticketAndClient(sealed: unknown): Promise<{ ticket: Ticket; client: Client } | null> {
+    const ticket = await openTicket(deps.secretKey, sealed);
+    if (!ticket) return null;
+    const client = await getClient(sql, ticket.req.clientId);
+    return client ? { ticket, client } : null;
+  }
+
+  app.get("/oauth/authorize/resume", async (c) => {
+    const found = await ticketAndClient(c.req.query("ticket"));
+    if (!found) return expired(c);
+    return await proceed(c, found.ticket, found.client);
+  });
+
+  // The chooser: pick an account (user_id) or "Use another account" (empty user_id).
+  app.post("/oauth/authorize/select", async (c) => {
+    const form = await readPageForm(c);
+    if (!form || !verifyCsrf(c, deps, form.csrf)) return csrfRefused(c);
+    const found = await ticketAndClient(form.ticket);
+    if (!found) return expired(c);
+    const { req } = found.ticket;
+    if (!form.user_id) return c.redirect(await resumePath({ req, addAccount: true }), 303);
+    const session = await readBrowserSession(sql, c, issuer);
+    if (session && await useAccount(sql, session.sessionId, form.user_id)) {
+      return c.redirect(await resumePath({ req, userId: form.user_id }), 303);
+    }
+    return c.redirect(await resumePath({ req }), 303);
+  });
+
+  app.post("/oauth/authorize/consent", async (c) => {
+    const form = await readPageForm(c);
+    if (!form || !verifyCsrf(c, deps, form.csrf)) return csrfRefused(c);
+    const found = await ticketAndClient(form.ticket);
+    if (!found) return expired(c);
+    const { ticket } = found;
+    const session = await readBrowserSession(sql, c, issuer);
+    const account = session?.accounts.find((a) => a.userId === ticket.userId);
+    if (!session || !account) return c.redirect(await resumePath({ req: ticket.req }), 303);
+    // The request's own rules (prompt=login, max_age) still hold for this account; otherwise start over there.
+    const step = await nextStep(sql, ticket, session);
+    if (step.kind !== "consent" && step.kind !== "issue") return c.redirect(await resumePath(ticket), 303);
+    if (form.decision !== "allow") {
+      return backToClient(c, ticket, {
+        error: "access_denied",
+        error_description: "the person denied the request",
+      });
+    }
+    await saveConsent(sql, account.userId, ticket.req.clientId, ticket.req.scopes);
+    return await issue(c, ticket, session.sessionId, account.userId, account.authTime);
+  });
+
+  app.get("/signin", async (c) => {
+    const returnTo = safeReturnPath(c.req.query("return_to")) ?? DEFAULT_RETURN;
+    const problem = c.req.query("error");
+    const session = await readBrowserSession(sql, c, issuer);
+    if (session && session.accounts.length > 0 && c.req.query("add") !== "1" && !problem) {
+      return render(
+        c,
+        ChooseAccountPage({
+          csrf: csrfToken(c, deps),
+          action: "/account/switch",
+          hidden: { return_to: returnTo },
+          accounts: session.accounts,
+        }),
+      );
+    }
+    return render(
+      c,
+      SignInPage({
+        csrf: csrfToken(c, deps),
+        hidden: { return_to: returnTo },
+        problem: problem === "invalid_credentials" || problem === "throttled" ? problem : undefined,
+      }),
+    );
+  });
+
+  app.post("/signin", async (c) => {
+    const form = await readPageForm(c);
+    if (!form || !verifyCsrf(c, deps, form.csrf)) return csrfRefused(c);
+    let ticket: Ticket | null = null;
+    if (form.ticket !== undefined) {
+      ticket = await openTicket(deps.secretKey, form.ticket);
+      if (!ticket) return expired(c);
+    }
+    const email = (form.email ?? "").trim();
+    const result = await signIn(sql, {
+      email,
+      password: form.password ?? "",
+      ip: clientIp(c, deps.config.trustedProxies),
+    });
+    const returnTo = safeReturnPath(form.return_to) ?? DEFAULT_RETURN;
+    if (!result.ok) {
+      if (ticket) return c.redirect(await resumePath({ ...ticket, problem: result.reason, email }), 303);
+      return c.redirect(`/signin?return_to=${encodeURIComponent(returnTo)}&error=${result.reason}`, 303);
+    }
+    await addAccount(sql, c, issuer, result.userId);
+    if (ticket) {
+      return c.redirect(await resumePath({ req: ticket.req, userId: result.userId, freshLogin: true }), 303);
+    }
+    return c.redirect(returnTo, 303);
+  });
+
+  // Account pages' chooser: make an account current, or ask for another one.
+  app.post("/account/switch", async (c) => {
+    const form = await readPageForm(c);
+    if (!form || !verifyCsrf(c, deps, form.csrf)) return csrfRefused(c);
+    const returnTo = safeReturnPath(form.return_to) ?? DEFAULT_RETURN;
+    const session = await readBrowserSession(sql, c, issuer);
+    if (form.user_id && session && await useAccount(sql, session.sessionId, form.user_id)) {
+      return c.redirect(returnTo, 303);
+    }
+    return c.redirect(`/signin?add=1&return_to=${encodeURIComponent(returnTo)}`, 303);
+  });
+
+  // Signs one account (user_id) or every account out of this browser.
+  app.post("/signout", async (c) => {
+    const form = await readPageForm(c);
+    if (!form || !verifyCsrf(c, deps, form.csrf)) return csrfRefused(c);
+    const session = await readBrowserSession(sql, c, issuer);
+    if (session) {
+      if (form.user_id) await removeAccount(sql, session.sessionId, form.user_id);
+      else await endSession(sql, c, issuer, session.sessionId);
+    }
+    if (form.ticket !== undefined) {
+      const ticket = await openTicket(deps.secretKey, form.ticket);
+      if (!ticket) return expired(c);
+      return c.redirect(await resumePath({ req: ticket.req }), 303);
+    }
+    const returnTo = safeReturnPath(form.return_to) ?? DEFAULT_RETURN;
+    return c.redirect(`/signin?return_to=${encodeURIComponent(returnTo)}`, 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,226 @@
+// Shared helpers for the OAuth tests: a fresh app and database, a cookie-keeping "browser", PKCE, flows.
+import type { Hono } from "hono";
+import { createAgent, createUser } from "../../lib/accounts.ts";
+import { randomToken } from "../../lib/crypto.ts";
+import type { AppEnv } from "../../lib/http/types.ts";
+import { s256 } from "../../lib/oauth/pkce.ts";
+import { freshDatabase, type TestDb } from "../helpers/db.ts";
+import { testApp } from "../helpers/app.ts";
+
+export const ISSUER = "http://localhost:8000";
+export const REDIRECT = "http://127.0.0.1:8976/callback";
+export const PASSWORD = "correct horse battery";
+
+export interface Ctx {
+  db: TestDb;
+  app: Hono<AppEnv>;
+  user: { id: string; email: string };
+  other: { id: string; email: string };
+  agentId: string;
+  close(): Promise<void>;
+}
+
+export async function setup(env: Record<string, string> = {}): Promise<Ctx> {
+  const db = await freshDatabase();
+  const app = testApp(db.sql, env);
+  const user = await createUser(db.sql, { email: "dana@example.com", password: PASSWORD, name: "Dana" });
+  const other = await createUser(db.sql, { email: "olly@example.com", password: PASSWORD, name: "Olly" });
+  const agentId = (await createAgent(db.sql, "Research Assistant")).id;
+  return {
+    db,
+    app,
+    user: { id: user.id, email: "dana@example.com" },
+    other: { id: other.id, email: "olly@example.com" },
+    agentId,
+    close: () => db.close(),
+  };
+}
+
+/** An app.request() wrapper that keeps cookies like a browser and never follows redirects. */
+export class Browser {
+  cookies = new Map<string, string>();
+  constructor(readonly app: Hono<AppEnv>, readonly ip = "198.51.100.7") {}
+
+  async request(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) {
+      headers.set("cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    }
+    const res = await this.app.request(path, { ...init, headers, redirect: "manual" }, {
+      remoteAddr: { hostname: this.ip, port: 40000 },
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(";");
+      const i = pair.indexOf("=");
+      const name = pair.slice(0, i).trim();
+      const value = pair.slice(i + 1).trim();
+      const gone = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === "";
+      if (gone) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return res;
+  }
+
+  get(path: string): Promise<Response> {
+    return this.request(path);
+  }
+
+  post(path: string, fields: Record<string, string>): Promise<Response> {
+    return this.request(path, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+    });
+  }
+}
+
+/** The value of a hidden input in a rendered page. */
+export function field(html: string, name: string): string | undefined {
+  const m = html.match(new RegExp(`name="${name}" value="([^"]*)"`));
+  return m?.[1]?.replaceAll("&amp;", "&");
+}
+
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomToken("", 48);
+  return { verifier, challenge: s256(verifier) };
+}
+
+export async function register(
+  app: Hono<AppEnv>,
+  body: Record<string, unknown> = {},
+  ip = "192.0.2.1",
+): Promise<Response> {
+  return await app.request("/oauth/register", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "Test App", redirect_uris: [REDIRECT], ...body }),
+  }, { remoteAddr: { hostname: ip, port: 1 } });
+}
+
+export interface Registered {
+  client_id: string;
+  client_secret?: string;
+}
+
+export async function registerPublic(app: Hono<AppEnv>, body: Record<string, unknown> = {}): Promise<Registered> {
+  const res = await register(app, { grant_types: ["authorization_code", "refresh_token"], ...body });
+  if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${await res.text()}`);
+  return await res.json();
+}
+
+export async function registerConfidential(
+  app: Hono<AppEnv>,
+  body: Record<string, unknown> = {},
+): Promise<Registered> {
+  return await registerPublic(app, { token_endpoint_auth_method: "client_secret_post", ...body });
+}
+
+export function authorizeUrl(params: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, v);
+  return `/oauth/authorize?${q}`;
+}
+
+/** Follows a 302/303 Location inside the app; returns the URL if it leaves the app (the client's redirect). */
+export function location(res: Response): URL {
+  const loc = res.headers.get("location");
+  if (!loc) throw new Error(`no Location on ${res.status}`);
+  return new URL(loc, ISSUER);
+}
+
+export async function signInOnPage(browser: Browser, page: Response, email: string, password = PASSWORD) {
+  const html = await page.text();
+  const fields: Record<string, string> = { csrf: field(html, "csrf")!, email, password };
+  const ticket = field(html, "ticket");
+  if (ticket) fields.ticket = ticket;
+  const returnTo = field(html, "return_to");
+  if (returnTo) fields.return_to = returnTo;
+  return await browser.post("/signin", fields);
+}
+
+/**
+ * Runs authorize → sign in (if asked) → consent (allow) and returns the client's redirect URL.
+ * Pages met along the way are answered: sign-in with `email`, chooser picks `email`, consent allows.
+ */
+export async function authorizeThrough(
+  browser: Browser,
+  url: string,
+  email: string,
+  decision: "allow" | "deny" = "allow",
+): Promise<URL> {
+  let res = await browser.get(url);
+  for (let i = 0; i < 10; i++) {
+    if (res.status === 302 || res.status === 303) {
+      const next = location(res);
+      if (next.origin !== ISSUER) return next;
+      res = await browser.get(next.pathname + next.search);
+      continue;
+    }
+    if (res.status !== 200) throw new Error(`unexpected ${res.status}: ${await res.text()}`);
+    const html = await res.text();
+    const csrf = field(html, "csrf")!;
+    const ticket = field(html, "ticket")!;
+    if (html.includes('action="/oauth/authorize/consent"')) {
+      res = await browser.post("/oauth/authorize/consent", { csrf, ticket, decision });
+    } else if (html.includes('action="/oauth/authorize/select"')) {
+      const m = html.match(new RegExp(`name="user_id" value="([^"]+)"[^]*?${email.replace(".", "\\.")}`));
+      if (!m) throw new Error(`chooser lacks ${email}`);
+      res = await browser.post("/oauth/authorize/select", { csrf, ticket, user_id: m[1] });
+    } else if (html.includes('action="/signin"')) {
+      res = await browser.post("/signin", { csrf, ticket, email, password: PASSWORD });
+    } else {
+      throw new Error(`unexpected page: ${html.slice(0, 500)}`);
+    }
+  }
+  throw new Error("too many steps");
+}
+
+export async function token(
+  app: Hono<AppEnv>,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return await app.request("/oauth/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+/** Registers nothing: runs a full authorization for `client` and returns the code and verifier. */
+export async function getCode(
+  ctx: Ctx,
+  browser: Browser,
+  client: Registered,
+  extra: Record<string, string> = {},
+): Promise<{ code: string; verifier: string; redirect: URL }> {
+  const { verifier, challenge } = pkce();
+  const redirect = await authorizeThrough(
+    browser,
+    authorizeUrl({
+      response_type: "code",
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "st-1",
+      ...extra,
+    }),
+    ctx.user.email,
+  );
+  const code = redirect.searchParams.get("code");
+  if (!code) throw new Error(`no code: ${redirect}`);
+  return { code, verifier, redirect };
+}
+
+export function exchange(ctx: Ctx, client: Registered, code: string, verifier: string, extra = {}) {
+  return token(ctx.app, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+    client_id: client.client_id,
+    ...(client.client_secret ? { client_secret: client.client_secret } : {}),
+    ...extra,
+  });
+}

@@ -1,0 +1,62 @@
+// The sign-in page: email and password, one message for every failed attempt, hidden fields to continue after.
+import { Layout } from "./layout.tsx";
+
+export interface SignInProps {
+  csrf: string;
+  /** hidden fields that say where to continue: `ticket` (authorization) or `return_to` (account pages) */
+  hidden: Record<string, string>;
+  email?: string;
+  problem?: "invalid_credentials" | "throttled";
+  /** the application asking, when signing in for an authorization request */
+  clientName?: string;
+  /** a link back to the account chooser when other accounts are signed in */
+  backHref?: string;
+}
+
+export const SIGN_IN_MESSAGES = {
+  invalid_credentials: "That email and password do not match an account.",
+  throttled: "Too many failed attempts. Wait 15 minutes and try again.",
+} as const;
+
+export function SignInPage(props: SignInProps) {
+  return (
+    <Layout title="Sign in">
+      <h1>Sign in</h1>
+      {props.clientName && (
+        <p>
+          to continue to <strong>{props.clientName}</strong>
+        </p>
+      )}
+      {props.problem && (
+        <p class="error" role="alert">
+          {SIGN_IN_MESSAGES[props.problem]}
+        </p>
+      )}
+      <form method="post" action="/signin">
+        <input type="hidden" name="csrf" value={props.csrf} />
+        {Object.entries(props.hidden).map(([name, value]) => (
+          <input
+            type="hidden"
+            name={name}
+            value={value}
+          />
+        ))}
+        <label for="email">Email</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={props.email ?? ""}
+        />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <div class="actions">
+          <button type="submit">Sign in</button>
+          {props.backHref && <a class="button secondary" href={props.backHref}>Back</a>}
+        </div>
+      </form>
+    </Layout>
+  );
+}

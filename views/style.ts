@@ -1,0 +1,45 @@
+// The site's only stylesheet, embedded as a string so `deno compile` needs no files; served at /assets/style.css.
+export const STYLESHEET_PATH = "/assets/style.css";
+
+export const STYLESHEET = `
+:root { color-scheme: light dark; --fg: #1d2125; --muted: #5b636b; --bg: #f5f6f8; --card: #fff;
+  --line: #d6dade; --accent: #2557d6; --accent-fg: #fff; --danger: #b3261e; --ok: #1e7a3c; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e7e9ec; --muted: #a3abb3; --bg: #15181b; --card: #1f2327; --line: #3a4047;
+    --accent: #7aa2ff; --accent-fg: #0d1117; --danger: #ff8a80; --ok: #7bd88f; }
+}
+* { box-sizing: border-box; }
+html { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+body { margin: 0; background: var(--bg); color: var(--fg); }
+main { max-width: 32rem; margin: 2rem auto; padding: 0 1rem; }
+main.wide { max-width: 48rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 1.5rem; }
+h1 { font-size: 1.4rem; margin: 0 0 1rem; }
+h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+p, ul { margin: 0 0 1rem; }
+.muted { color: var(--muted); font-size: .9rem; }
+.brand { font-weight: 600; margin-bottom: 1rem; color: var(--muted); }
+label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
+input[type=email], input[type=password], input[type=text] { width: 100%; padding: .6rem .7rem;
+  font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 8px; }
+input:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+button, .button { display: inline-block; font: inherit; font-weight: 600; padding: .6rem 1.1rem;
+  border-radius: 8px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-fg);
+  cursor: pointer; text-decoration: none; }
+button.secondary, .button.secondary { background: transparent; color: var(--accent); }
+button.link { background: none; border: none; padding: 0; color: var(--accent); font-weight: 400;
+  text-decoration: underline; }
+button.danger { border-color: var(--danger); background: transparent; color: var(--danger); }
+.actions { display: flex; gap: .75rem; flex-wrap: wrap; margin-top: 1.25rem; }
+.error { border: 1px solid var(--danger); color: var(--danger); border-radius: 8px; padding: .6rem .8rem; }
+.notice { border: 1px solid var(--ok); color: var(--ok); border-radius: 8px; padding: .6rem .8rem; }
+ul.accounts, ul.scopes, ul.apps { list-style: none; padding: 0; }
+ul.accounts li { margin: 0 0 .5rem; }
+ul.accounts button { width: 100%; text-align: left; background: var(--bg); color: var(--fg);
+  border: 1px solid var(--line); font-weight: 400; }
+ul.accounts .name { display: block; font-weight: 600; }
+ul.scopes li { padding: .5rem 0; border-bottom: 1px solid var(--line); }
+ul.apps li { padding: .75rem 0; border-bottom: 1px solid var(--line); }
+code { font-size: .9em; word-break: break-all; }
+footer { margin: 1rem 0; font-size: .85rem; color: var(--muted); display: flex; gap: 1rem; flex-wrap: wrap; }
+`;
