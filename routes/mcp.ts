@@ -4,7 +4,8 @@ import type { Context } from "hono";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import type { AppEnv } from "../lib/http/types.ts";
-import type { Logger } from "../lib/log.ts";
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../lib/db/errors.ts";
+import { errorFields, type Logger } from "../lib/log.ts";
 import { loadCaller } from "../lib/mcp/caller.ts";
 import { RPC } from "../lib/mcp/errors.ts";
 import { registryFor } from "../lib/mcp/registry.ts";
@@ -106,7 +107,26 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       );
     }
 
-    const result = await loadCaller(deps.sql, c.req.header("x-api-key"), variant, deps.log);
+    let result;
+    try {
+      result = await loadCaller(deps.sql, c.req.header("x-api-key"), variant, deps.log);
+    } catch (err) {
+      const requestId = c.get("requestId");
+      if (isDatabaseUnavailable(err)) {
+        deps.log.warn("mcp: database unavailable", { request_id: requestId, ...errorFields(err) });
+        return json(
+          503,
+          rpcErrorBody(
+            null,
+            RPC.INTERNAL_ERROR,
+            "Service Unavailable: the database is not reachable; retry shortly",
+          ),
+          { "Retry-After": String(UNAVAILABLE_RETRY_AFTER) },
+        );
+      }
+      deps.log.error("mcp: loading the caller failed", { request_id: requestId, ...errorFields(err) });
+      return json(500, rpcErrorBody(null, RPC.INTERNAL_ERROR, `Internal error (request id ${requestId})`));
+    }
     if (!result.ok) {
       const code = result.status === 401 ? RPC.UNAUTHORIZED : RPC.FORBIDDEN;
       const headers: Record<string, string> = result.status === 401

@@ -7,6 +7,7 @@
 // SDK client in tests/mcp/sdk_client.test.ts.
 import type { McpVariant } from "../config.ts";
 import type { Db } from "../db/client.ts";
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../db/errors.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
@@ -215,6 +216,19 @@ async function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResul
     return toolSuccess(value);
   } catch (err) {
     if (err instanceof AppError) return toolFailure(err);
+    if (isDatabaseUnavailable(err)) {
+      ctx.log.warn("tool: database unavailable", {
+        request_id: ctx.requestId,
+        tool: tool.name,
+        ...errorFields(err),
+      });
+      return toolFailure(
+        new AppError(
+          "unavailable",
+          `the database is not reachable right now; retry in ${UNAVAILABLE_RETRY_AFTER} s`,
+        ),
+      );
+    }
     ctx.log.error("tool failed", { request_id: ctx.requestId, tool: tool.name, ...errorFields(err) });
     return toolCrash(ctx.requestId);
   }

@@ -1,0 +1,168 @@
+// The registry: every file in tools/ registered, annotations and field descriptions present, tools/list snapshots.
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { fileURLToPath } from "node:url";
+import { buildRegistry } from "../../lib/mcp/registry.ts";
+import { type Caller } from "../../lib/mcp/caller.ts";
+import { denial, USER_CONTEXT_TOOLS } from "../../lib/mcp/permissions.ts";
+import { type AnyTool, defineTool } from "../../lib/mcp/tool.ts";
+import { TOOLS } from "../../tools/mod.ts";
+import { freshDatabase } from "../helpers/db.ts";
+import { buildFixture, mcpApp, rpc, type Variant } from "../helpers/mcp.ts";
+
+const TOOLS_DIR = new URL("../../tools/", import.meta.url);
+const SNAPSHOTS = new URL("../snapshots/", import.meta.url);
+
+function isTool(v: unknown): v is AnyTool {
+  return typeof v === "object" && v !== null && "name" in v && "run" in v && "variants" in v;
+}
+
+Deno.test("every file in tools/ exports one tool named after the file, and tools/mod.ts registers it", async () => {
+  const files: string[] = [];
+  for await (const e of Deno.readDir(TOOLS_DIR)) {
+    if (e.isFile && e.name.endsWith(".ts") && e.name !== "mod.ts") files.push(e.name);
+  }
+  assert.ok(files.length >= 5);
+  const registered = new Set(TOOLS);
+  for (const file of files.sort()) {
+    const mod = await import(new URL(file, TOOLS_DIR).href);
+    const tools = Object.values(mod).filter(isTool);
+    assert.equal(tools.length, 1, `${file} must export exactly one tool`);
+    const tool = tools[0];
+    assert.equal(tool.name, file.slice(0, -3), `${file}: the tool's name must equal the file name`);
+    assert.ok(registered.has(tool), `${file}: ${tool.name} is not registered in tools/mod.ts`);
+  }
+  assert.equal(TOOLS.length, files.length, "tools/mod.ts registers something that is not a file in tools/");
+  assert.equal(new Set(TOOLS.map((t) => t.name)).size, TOOLS.length, "duplicate tool names");
+});
+
+Deno.test("every tool: four annotations, a description saying what it returns, every field described", () => {
+  for (const variant of ["A", "B"] as const) {
+    const reg = buildRegistry(TOOLS, variant);
+    for (const t of reg.all.values()) {
+      const where = `${t.name} (${variant})`;
+      const a = t.listing.annotations;
+      for (const k of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const) {
+        assert.equal(typeof a[k], "boolean", `${where}: ${k}`);
+      }
+      assert.match(t.listing.description, /Returns/, `${where}: the description must say what it returns`);
+      const schema = t.listing.inputSchema as {
+        type: string;
+        properties?: Record<string, { description?: string }>;
+      };
+      assert.equal(schema.type, "object");
+      for (const [field, prop] of Object.entries(schema.properties ?? {})) {
+        assert.ok(
+          prop.description && prop.description.length >= 10,
+          `${where}: field ${field} lacks .describe()`,
+        );
+      }
+      assert.equal(t.def.needsUser, USER_CONTEXT_TOOLS.has(t.name), `${where}: needsUser`);
+    }
+  }
+});
+
+const Empty = z.strictObject({});
+const good = {
+  name: "sample_tool",
+  area: "projects" as const,
+  module: null,
+  needsUser: false,
+  variants: { A: Empty },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  description: "Sample. Returns nothing.",
+  run: () => null,
+};
+
+Deno.test("the registry refuses a tool without annotations, field descriptions, or a true needsUser", () => {
+  assert.doesNotThrow(() => buildRegistry([defineTool(good)], "A"));
+  const noAnnotation = {
+    ...good,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  };
+  // deno-lint-ignore no-explicit-any
+  assert.throws(() => buildRegistry([noAnnotation as any], "A"), /annotation openWorldHint is not set/);
+  const undescribed = { ...good, variants: { A: z.strictObject({ id: z.string() }) } };
+  assert.throws(() => buildRegistry([defineTool(undescribed)], "A"), /field id has no \.describe\(\)/);
+  const nullable = {
+    ...good,
+    variants: { A: z.strictObject({ id: z.string().describe("An id.").nullable() }) },
+  };
+  const json = buildRegistry([defineTool(nullable)], "A").all.get("sample_tool")!.listing.inputSchema;
+  assert.equal(
+    (json.properties as Record<string, { description: string }>).id.description,
+    "An id.",
+    "hoisted",
+  );
+  assert.throws(
+    () => buildRegistry([defineTool({ ...good, name: "create_task" })], "A"),
+    /needsUser must be true/,
+  );
+  assert.throws(
+    () => buildRegistry([defineTool({ ...good, needsUser: true })], "A"),
+    /needsUser must be false/,
+  );
+  // deno-lint-ignore no-explicit-any
+  assert.throws(() => buildRegistry([{ ...good, area: "nowhere" } as any], "A"), /unknown area/);
+  // deno-lint-ignore no-explicit-any
+  assert.throws(() => buildRegistry([{ ...good, module: "nowhere" } as any], "A"), /unknown module/);
+  assert.throws(() => buildRegistry([defineTool(good), defineTool(good)], "A"), /registered twice/);
+  assert.throws(() => defineTool({ ...good, name: "Bad-Name" }), /snake_case/);
+  assert.throws(() => defineTool({ ...good, variants: {} }), /in no variant/);
+  // a tool only in A is not served by B
+  assert.equal(buildRegistry([defineTool(good)], "B").all.size, 0);
+});
+
+Deno.test("denial(): rule 2 refuses a key without a user in A, and a non-internal key in B", () => {
+  const base: Caller = {
+    workspaceId: "w",
+    keyId: "k",
+    keyKind: "workspace",
+    role: null,
+    modules: ["tasks"],
+    areas: new Set(["tasks"]),
+  };
+  const tool = { name: "create_task", area: "tasks" as const, module: "tasks", needsUser: true };
+  assert.equal(denial(tool, base, "A")?.code, "access_denied");
+  assert.equal(denial(tool, { ...base, keyKind: "user", userId: "u", role: "member" }, "A"), null);
+  assert.equal(denial(tool, { ...base, keyKind: "user", userId: "u" }, "B")?.code, "access_denied");
+  assert.equal(denial(tool, { ...base, keyKind: "internal", userId: "u" }, "B"), null);
+});
+
+Deno.test("tools/list per variant matches tests/snapshots (UPDATE_SNAPSHOTS=1 rewrites them)", async () => {
+  const db = await freshDatabase();
+  try {
+    const f = await buildFixture(db.sql);
+    // Keys that see every tool of their variant: the owner in A, the assistant (internal) in B.
+    const keys: Record<Variant, string> = { A: f.keys.owner, B: f.keys.internal };
+    for (const variant of ["A", "B"] as const) {
+      const r = await rpc(mcpApp(db.sql, variant), keys[variant], "tools/list");
+      assert.equal(r.status, 200);
+      const all = [...buildRegistry(TOOLS, variant).all.values()].map((t) => t.listing);
+      assert.deepEqual(r.body.result.tools, all, "these keys see every tool of the variant");
+      const actual = JSON.stringify(r.body.result, null, 2) + "\n";
+      const file = new URL(`tools_list_${variant}.json`, SNAPSHOTS);
+      if (Deno.env.get("UPDATE_SNAPSHOTS") === "1") {
+        await Deno.writeTextFile(file, actual);
+        continue;
+      }
+      let expected: string;
+      try {
+        expected = await Deno.readTextFile(file);
+      } catch {
+        throw new Error(
+          `missing snapshot ${
+            fileURLToPath(file)
+          }: run UPDATE_SNAPSHOTS=1 deno test -A tests/mcp/registry.test.ts`,
+        );
+      }
+      assert.equal(
+        actual,
+        expected,
+        `tools/list of variant ${variant} changed. If intended, run: UPDATE_SNAPSHOTS=1 deno test -A tests/mcp/registry.test.ts`,
+      );
+    }
+  } finally {
+    await db.close();
+  }
+});
