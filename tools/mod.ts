@@ -5,6 +5,10 @@ import { getProject } from "./get_project.ts";
 import { listProjects } from "./list_projects.ts";
 import { updateProject } from "./update_project.ts";
 import { updateProjectStatus } from "./update_project_status.ts";
+import { createContact } from "./create_contact.ts";
+import { exportContacts } from "./export_contacts.ts";
+import { listContacts } from "./list_contacts.ts";
+import { updateContact } from "./update_contact.ts";
 
 /** Every tool, in tools/list order; each declares the variants it belongs to. */
 export const TOOLS: readonly AnyTool[] = [
@@ -14,4 +18,9 @@ export const TOOLS: readonly AnyTool[] = [
   createProject,
   updateProject,
   updateProjectStatus,
+  // Contacts and CRM (issue 7)
+  listContacts,
+  exportContacts,
+  createContact,
+  updateContact,
 ];

@@ -26,14 +26,44 @@ export interface TextContent {
   text: string;
 }
 
+/** An MCP embedded resource (a file handed back inline, e.g. a CSV export). */
+export interface EmbeddedResource {
+  type: "resource";
+  resource: { uri: string; mimeType: string; text: string };
+}
+
 export interface ToolResult {
-  content: TextContent[];
+  content: Array<TextContent | EmbeddedResource>;
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
 }
 
+/** A tool result with content blocks of the tool's choosing; see toolContent(). */
+export class ToolContent {
+  constructor(
+    readonly content: Array<TextContent | EmbeddedResource>,
+    readonly structuredContent?: Record<string, unknown>,
+  ) {}
+}
+
+/**
+ * For tools whose answer is not (only) JSON text, e.g. a file as an embedded resource: return
+ * `toolContent([...blocks], structured?)` from `run` and the blocks are sent as they are.
+ */
+export function toolContent(
+  content: Array<TextContent | EmbeddedResource>,
+  structuredContent?: Record<string, unknown>,
+): ToolContent {
+  return new ToolContent(content, structuredContent);
+}
+
 /** A tool's return value as a result: JSON text always, structuredContent for plain objects. */
 export function toolSuccess(value: unknown): ToolResult {
+  if (value instanceof ToolContent) {
+    return value.structuredContent
+      ? { content: value.content, structuredContent: value.structuredContent }
+      : { content: value.content };
+  }
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };
   const text = JSON.stringify(value ?? null);
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {

@@ -1,0 +1,354 @@
+// Contacts (CRM leads and people): filtered, sorted and paged lists, CSV export, create and update, in scope.
+import { CSV_BOM, csvRow } from "../csv.ts";
+import type postgres from "postgres";
+import type { Db, Sql } from "../db/client.ts";
+import { invalidInput, notFound } from "../errors.ts";
+import { companyFilter, companyForWrite, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
+
+export const CONTACT_STATUSES = [
+  "new",
+  "contacted",
+  "qualified",
+  "proposal",
+  "negotiation",
+  "won",
+  "lost",
+] as const;
+export type ContactStatus = typeof CONTACT_STATUSES[number];
+
+/** Text fields filterable by case-insensitive substring: input name → column. */
+export const CONTACT_TEXT_FILTERS = {
+  companyName: "company_name",
+  contactName: "contact_name",
+  firstName: "first_name",
+  lastName: "last_name",
+  email: "email",
+  phone: "phone",
+  mobileNumber: "mobile_number",
+  address: "address",
+  postalCode: "postal_code",
+  city: "city",
+  state: "state",
+  country: "country",
+  department: "department",
+  groups: "groups",
+  source: "source",
+  vatNumber: "vat_number",
+} as const;
+export type ContactTextFilter = keyof typeof CONTACT_TEXT_FILTERS;
+
+/** Sortable columns: the only values sortField accepts (camelCase names; their snake_case columns too). */
+export const CONTACT_SORT_FIELDS = {
+  createdAt: "created_at",
+  updatedAt: "updated_at",
+  companyName: "company_name",
+  contactName: "contact_name",
+  firstName: "first_name",
+  lastName: "last_name",
+  email: "email",
+  phone: "phone",
+  city: "city",
+  postalCode: "postal_code",
+  state: "state",
+  country: "country",
+  department: "department",
+  source: "source",
+  status: "status",
+  nextFollowUp: "next_follow_up",
+} as const;
+export type ContactSortField = keyof typeof CONTACT_SORT_FIELDS;
+const TEXT_SORT: ReadonlySet<string> = new Set(Object.keys(CONTACT_TEXT_FILTERS).concat("status"));
+
+/** The cap of one export: larger exports would make one MCP answer of many megabytes. */
+export const EXPORT_MAX_ROWS = 10_000;
+const EXPORT_CHUNK = 500;
+
+export type ContactFilter = { [K in ContactTextFilter]?: string } & {
+  search?: string;
+  status?: ContactStatus;
+  assignedTo?: string;
+  sortField?: string;
+  sortDirection?: "asc" | "desc";
+};
+
+export interface Contact {
+  id: string;
+  companyId: string | null;
+  companyName: string | null;
+  contactName: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  phone: string | null;
+  mobileNumber: string | null;
+  website: string | null;
+  address: string | null;
+  postalCode: string | null;
+  city: string | null;
+  state: string | null;
+  country: string | null;
+  department: string | null;
+  groups: string | null;
+  source: string | null;
+  status: ContactStatus;
+  vatNumber: string | null;
+  assignedTo: string | null;
+  notes: string | null;
+  nextFollowUp: string | null;
+  createdBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Every field of a contact except its id, scope and audit columns (create/update payloads). */
+export type ContactFields = Omit<Contact, "id" | "companyId" | "createdBy" | "createdAt" | "updatedAt">;
+export type NewContact = Partial<Omit<ContactFields, "status">> & { status?: ContactStatus };
+/** undefined = unchanged, null or "" = cleared (status cannot be cleared). */
+export type ContactPatch = { [K in keyof ContactFields]?: ContactFields[K] | null };
+
+/** Output field → column; the order is the order of the CSV columns. */
+const FIELD_COLUMNS = {
+  id: "id",
+  companyId: "company_id",
+  companyName: "company_name",
+  contactName: "contact_name",
+  firstName: "first_name",
+  lastName: "last_name",
+  email: "email",
+  phone: "phone",
+  mobileNumber: "mobile_number",
+  website: "website",
+  address: "address",
+  postalCode: "postal_code",
+  city: "city",
+  state: "state",
+  country: "country",
+  department: "department",
+  groups: "groups",
+  source: "source",
+  status: "status",
+  vatNumber: "vat_number",
+  assignedTo: "assigned_to",
+  notes: "notes",
+  nextFollowUp: "next_follow_up",
+  createdBy: "created_by",
+  createdAt: "created_at",
+  updatedAt: "updated_at",
+} as const satisfies Record<keyof Contact, string>;
+
+const PATCHABLE = Object.entries(FIELD_COLUMNS).filter(([f]) =>
+  !["id", "companyId", "createdBy", "createdAt", "updatedAt"].includes(f)
+) as [keyof ContactFields, string][];
+
+/** The columns, aliased to the output names and converted to JSON-ready text in SQL. */
+function columns(db: Db) {
+  return db`
+    id, company_id as "companyId", company_name as "companyName", contact_name as "contactName",
+    first_name as "firstName", last_name as "lastName", email, phone, mobile_number as "mobileNumber", website,
+    address, postal_code as "postalCode", city, state, country, department, groups, source, status,
+    vat_number as "vatNumber", assigned_to as "assignedTo", notes, next_follow_up::text as "nextFollowUp",
+    created_by as "createdBy",
+    to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
+    to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt"`;
+}
+
+/** `%text%` for ILIKE with the caller's %, _ and \ taken literally. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Joins SQL fragments with AND. */
+export function allOf(db: Db, parts: postgres.Fragment[]): postgres.Fragment {
+  return parts.reduce((acc, p) => db`${acc} and ${p}`);
+}
+
+/** The sort column for a sortField, or invalid_input listing the allowed names; never interpolated as given. */
+export function sortColumn(field: string | undefined): { column: string; text: boolean } {
+  if (field === undefined) return { column: "created_at", text: false };
+  for (const [name, column] of Object.entries(CONTACT_SORT_FIELDS)) {
+    if (field === name || field === column) return { column, text: TEXT_SORT.has(name) };
+  }
+  throw invalidInput(
+    `sortField must be one of ${Object.keys(CONTACT_SORT_FIELDS).join(", ")} (got ${JSON.stringify(field)})`,
+  );
+}
+
+/** WHERE: workspace, company scope, each given filter (AND), and `search` over name, company, email, phone. */
+function where(db: Db, s: Scope, f: ContactFilter) {
+  const parts: postgres.Fragment[] = [
+    db`workspace_id = ${s.workspaceId}`,
+    companyFilter(db, s, "company_id"),
+  ];
+  for (const [field, column] of Object.entries(CONTACT_TEXT_FILTERS)) {
+    const v = f[field as ContactTextFilter];
+    if (v !== undefined && v !== "") parts.push(db`${db(column)} ilike ${likePattern(v)} escape '\\'`);
+  }
+  if (f.status !== undefined) parts.push(db`status = ${f.status}`);
+  if (f.assignedTo !== undefined) parts.push(db`assigned_to = ${f.assignedTo}`);
+  if (f.search !== undefined && f.search !== "") {
+    const p = likePattern(f.search);
+    parts.push(db`(contact_name ilike ${p} escape '\\' or company_name ilike ${p} escape '\\'
+      or concat_ws(' ', first_name, last_name) ilike ${p} escape '\\'
+      or email ilike ${p} escape '\\' or phone ilike ${p} escape '\\' or mobile_number ilike ${p} escape '\\')`);
+  }
+  return allOf(db, parts);
+}
+
+/** ORDER BY from the whitelist; text sorts ignore case; empty values last; id breaks ties so paging is stable. */
+function orderBy(db: Db, f: ContactFilter) {
+  const { column, text } = sortColumn(f.sortField);
+  const key = text ? db`lower(${db(column)})` : db`${db(column)}`;
+  return f.sortDirection === "asc" ? db`${key} asc nulls last, id asc` : db`${key} desc nulls last, id desc`;
+}
+
+export interface ContactPage {
+  items: Contact[];
+  total: number;
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+
+/** One page of the caller's contacts matching every given filter, with the total count of matches. */
+export async function listContacts(
+  db: Db,
+  caller: ScopedCaller,
+  filter: ContactFilter & { limit: number; offset?: number },
+): Promise<ContactPage> {
+  const s = scopeOf(caller);
+  const order = orderBy(db, filter); // validates sortField before any query
+  const offset = filter.offset ?? 0;
+  const [items, [{ total }]] = await Promise.all([
+    db<Contact[]>`
+      select ${columns(db)} from contacts where ${where(db, s, filter)}
+       order by ${order} limit ${filter.limit} offset ${offset}`,
+    db<{ total: number }[]>`select count(*)::int as total from contacts where ${where(db, s, filter)}`,
+  ]);
+  return { items: [...items], total, limit: filter.limit, offset, hasMore: offset + items.length < total };
+}
+
+export interface ContactExport {
+  csv: string;
+  /** data rows in the CSV */
+  rows: number;
+  /** contacts the filter matched */
+  matched: number;
+  /** true when matched > rows (the 10,000 cap) */
+  truncated: boolean;
+}
+
+/** The CSV header: the output field names. */
+export const CONTACT_CSV_COLUMNS = Object.keys(FIELD_COLUMNS) as (keyof Contact)[];
+
+/**
+ * The matching contacts as CSV (BOM, header, RFC 4180, formula guard), at most EXPORT_MAX_ROWS. Rows arrive
+ * through a cursor in chunks and are turned into text at once, so only one chunk of row objects is alive.
+ * Count and rows come from one read-only snapshot so `matched` agrees with the rows.
+ */
+export async function exportContacts(
+  db: Db,
+  caller: ScopedCaller,
+  filter: ContactFilter,
+  maxRows = EXPORT_MAX_ROWS,
+): Promise<ContactExport> {
+  const s = scopeOf(caller);
+  const order = orderBy(db, filter);
+  const run = async (tx: Db): Promise<ContactExport> => {
+    const [{ total }] = await tx<{ total: number }[]>`
+      select count(*)::int as total from contacts where ${where(tx, s, filter)}`;
+    const parts: string[] = [CSV_BOM, csvRow(CONTACT_CSV_COLUMNS)];
+    let rows = 0;
+    const cursor = tx<Contact[]>`
+      select ${columns(tx)} from contacts where ${where(tx, s, filter)}
+       order by ${order} limit ${maxRows}`.cursor(EXPORT_CHUNK);
+    for await (const chunk of cursor) {
+      let text = "";
+      for (const c of chunk) text += csvRow(CONTACT_CSV_COLUMNS.map((k) => c[k]));
+      parts.push(text);
+      rows += chunk.length;
+    }
+    return { csv: parts.join(""), rows, matched: total, truncated: total > rows };
+  };
+  // A pool opens a transaction for the snapshot; a transaction handed in is used as it is.
+  if ("begin" in db) {
+    return await (db as Sql).begin(
+      "isolation level repeatable read read only",
+      (tx) => run(tx),
+    ) as ContactExport;
+  }
+  return await run(db);
+}
+
+async function fetchContact(db: Db, s: Scope, id: string): Promise<Contact | null> {
+  const [row] = await db<Contact[]>`
+    select ${columns(db)} from contacts
+     where workspace_id = ${s.workspaceId} and id = ${id} and ${companyFilter(db, s, "company_id")}`;
+  return row ?? null;
+}
+
+/** One contact; not_found for unknown ids and ids outside the caller's workspace or companies alike. */
+export async function getContact(db: Db, caller: ScopedCaller, id: string): Promise<Contact> {
+  const c = await fetchContact(db, scopeOf(caller), id);
+  if (!c) throw notFound(`no contact ${id}`);
+  return c;
+}
+
+/** The assignee must be a member of the workspace (else not_found, like any unknown id). */
+async function requireMember(db: Db, workspaceId: string, userId: string): Promise<void> {
+  const [row] = await db`
+    select 1 from workspace_members where workspace_id = ${workspaceId} and user_id = ${userId}`;
+  if (!row) throw notFound(`no workspace member ${userId} (assignedTo)`);
+}
+
+/** "" means "no value": stored as null so filters and exports see one kind of empty. */
+function blankToNull<T>(v: T): T | null {
+  return typeof v === "string" && v === "" ? null : v;
+}
+
+const IDENTIFYING = ["companyName", "contactName", "firstName", "lastName", "email", "phone"] as const;
+
+/** Creates a contact in the caller's company (the key's only company, or none for an unlimited key). */
+export async function createContact(db: Db, caller: ScopedCaller, input: NewContact): Promise<Contact> {
+  const s = scopeOf(caller);
+  if (!IDENTIFYING.some((f) => typeof input[f] === "string" && input[f] !== "")) {
+    throw invalidInput(`a contact needs at least one of ${IDENTIFYING.join(", ")}`);
+  }
+  const companyId = companyForWrite(s, null);
+  if (input.assignedTo) await requireMember(db, s.workspaceId, input.assignedTo);
+  const row: Record<string, unknown> = {
+    workspace_id: s.workspaceId,
+    company_id: companyId,
+    created_by: caller.userId ?? null,
+  };
+  for (const [field, column] of PATCHABLE) {
+    const v = blankToNull(input[field as keyof NewContact]);
+    if (v !== undefined && v !== null) row[column] = v;
+  }
+  const [{ id }] = await db<{ id: string }[]>`insert into contacts ${db(row)} returning id`;
+  return (await fetchContact(db, s, id))!;
+}
+
+/** Changes the given fields in one statement; omitted fields stay, null or "" clears one. */
+export async function updateContact(
+  db: Db,
+  caller: ScopedCaller,
+  id: string,
+  patch: ContactPatch,
+): Promise<Contact> {
+  const s = scopeOf(caller);
+  const set: Record<string, unknown> = {};
+  for (const [field, column] of PATCHABLE) {
+    const v = patch[field];
+    if (v === undefined) continue;
+    if (field === "status" && (v === null || v === "")) throw invalidInput("status cannot be cleared");
+    set[column] = blankToNull(v);
+  }
+  if (Object.keys(set).length === 0) throw invalidInput("nothing to change: give at least one field");
+  if (patch.assignedTo) await requireMember(db, s.workspaceId, patch.assignedTo);
+  const rows = await db`
+    update contacts set ${db(set)}, updated_at = now()
+     where workspace_id = ${s.workspaceId} and id = ${id} and ${companyFilter(db, s, "company_id")}
+    returning id`;
+  if (rows.length === 0) throw notFound(`no contact ${id}`);
+  return (await fetchContact(db, s, id))!;
+}

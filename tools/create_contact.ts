@@ -1,0 +1,68 @@
+// MCP tool create_contact: a new contact (lead or person) in the caller's company scope.
+import { z } from "zod";
+import { dateField, textField } from "../lib/mcp/fields.ts";
+import { defineTool } from "../lib/mcp/tool.ts";
+import { CONTACT_STATUSES, createContact as create } from "../lib/workspace/contacts.ts";
+
+/** Text limits per contact field (characters), as in migrations/00006_crm.sql. */
+export const CONTACT_LIMITS = {
+  companyName: 200,
+  contactName: 200,
+  firstName: 100,
+  lastName: 100,
+  phone: 50,
+  mobileNumber: 50,
+  website: 500,
+  address: 500,
+  postalCode: 20,
+  city: 100,
+  state: 100,
+  country: 100,
+  department: 100,
+  groups: 500,
+  source: 100,
+  vatNumber: 50,
+  notes: 10000,
+} as const;
+
+export function contactText(field: keyof typeof CONTACT_LIMITS, what: string, tail: string) {
+  const max = CONTACT_LIMITS[field];
+  return textField(`${what}; up to ${max} characters. ${tail}`, { max });
+}
+
+export function emailField(description: string) {
+  return z.string({ error: "must be a string" }).trim().max(320, { error: "must be at most 320 characters" })
+    .pipe(z.email({ error: "must be an email address" })).describe(description);
+}
+
+const Input = z.strictObject({
+  companyName: contactText("companyName", "The contact's company or organisation", "Optional.").optional(),
+  contactName: contactText("contactName", "The person's full name", "Optional.").optional(),
+  email: emailField("Email address, up to 320 characters. Optional.").optional(),
+  phone: contactText("phone", "Phone number as written", "Optional.").optional(),
+  website: contactText("website", "Website address", "Optional.").optional(),
+  address: contactText("address", "Street address", "Optional.").optional(),
+  city: contactText("city", "City", "Optional.").optional(),
+  country: contactText("country", "Country", "Optional.").optional(),
+  source: contactText("source", "Where the contact came from (e.g. website, referral, fair)", "Optional.")
+    .optional(),
+  status: z.enum(CONTACT_STATUSES).describe(
+    `Pipeline status: ${CONTACT_STATUSES.join(", ")}. Default new.`,
+  ).optional(),
+  notes: contactText("notes", "Internal notes", "Optional.").optional(),
+  nextFollowUp: dateField("Date of the next follow-up, YYYY-MM-DD. Optional.").optional(),
+});
+
+export const createContact = defineTool({
+  name: "create_contact",
+  area: "contacts",
+  module: "crm",
+  needsUser: false,
+  variants: { A: Input, B: Input },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  description:
+    "Creates a contact; every field is optional but at least one of companyName, contactName, email " +
+    "or phone must be given. It belongs to the key's company when the key is limited to one. Returns the new " +
+    "contact as a JSON object with every field, including its id.",
+  run: (ctx, input) => create(ctx.db, ctx.caller, input),
+});

@@ -1,0 +1,41 @@
+// MCP tool export_contacts: the filtered contacts as a CSV file (embedded resource), at most 10,000 rows.
+import { z } from "zod";
+import { toolContent } from "../lib/mcp/errors.ts";
+import { defineTool } from "../lib/mcp/tool.ts";
+import { EXPORT_MAX_ROWS, exportContacts as exportCsv } from "../lib/workspace/contacts.ts";
+import { CONTACT_FILTER_FIELDS } from "./list_contacts.ts";
+
+const Input = z.strictObject(CONTACT_FILTER_FIELDS);
+
+export const exportContacts = defineTool({
+  name: "export_contacts",
+  area: "contacts",
+  module: "crm",
+  needsUser: false,
+  variants: { A: Input },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  description:
+    "Exports the contacts matching the list_contacts filters and sort as CSV (UTF-8 with BOM, header " +
+    `row, RFC 4180, formula-injection guard), at most ${EXPORT_MAX_ROWS} rows. Returns a text summary ` +
+    "{ rows, matched, truncated, uri } and the file as an embedded resource (mimeType text/csv); truncated is " +
+    "true when more contacts matched than were exported.",
+  run: async (ctx, input) => {
+    const out = await exportCsv(ctx.db, ctx.caller, input);
+    const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+    const uri = `portico://workspaces/${ctx.caller.workspaceId}/exports/contacts-${stamp}.csv`;
+    const summary = {
+      rows: out.rows,
+      matched: out.matched,
+      truncated: out.truncated,
+      uri,
+      message: out.truncated
+        ? `${out.matched} contacts matched; only the first ${out.rows} were exported (limit ` +
+          `${EXPORT_MAX_ROWS}). Narrow the filter to export the rest.`
+        : `${out.rows} contacts exported.`,
+    };
+    return toolContent([
+      { type: "text", text: JSON.stringify(summary) },
+      { type: "resource", resource: { uri, mimeType: "text/csv", text: out.csv } },
+    ], summary);
+  },
+});

@@ -1,0 +1,83 @@
+// MCP tool list_contacts: the caller's contacts, filtered (AND), sorted from a whitelist and paged, with a total.
+import { z } from "zod";
+import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { defineTool } from "../lib/mcp/tool.ts";
+import {
+  CONTACT_SORT_FIELDS,
+  CONTACT_STATUSES,
+  CONTACT_TEXT_FILTERS,
+  type ContactTextFilter,
+  listContacts as list,
+} from "../lib/workspace/contacts.ts";
+
+const LABELS: Record<ContactTextFilter, string> = {
+  companyName: "company name",
+  contactName: "contact name",
+  firstName: "first name",
+  lastName: "last name",
+  email: "email address",
+  phone: "phone number",
+  mobileNumber: "mobile number",
+  address: "street address",
+  postalCode: "postal code",
+  city: "city",
+  state: "state or region",
+  country: "country",
+  department: "department",
+  groups: "groups",
+  source: "source (where the contact came from)",
+  vatNumber: "VAT number",
+};
+
+const textFilters = Object.fromEntries(
+  (Object.keys(CONTACT_TEXT_FILTERS) as ContactTextFilter[]).map((f) => [
+    f,
+    textField(
+      `Only contacts whose ${
+        LABELS[f]
+      } contains this text (case-insensitive); up to 200 characters. Optional.`,
+      { max: 200 },
+    ).optional(),
+  ]),
+) as Record<ContactTextFilter, z.ZodOptional<z.ZodString>>;
+
+/** The filter and sort fields, shared with export_contacts. */
+export const CONTACT_FILTER_FIELDS = {
+  search: textField(
+    "Text to find in the contact's name (contact, first and last name), company name, email or phone/mobile " +
+      "number (case-insensitive substring); up to 200 characters. Optional.",
+    { max: 200 },
+  ).optional(),
+  ...textFilters,
+  status: z.enum(CONTACT_STATUSES).describe(
+    `Only contacts with this pipeline status: ${CONTACT_STATUSES.join(", ")}. Optional.`,
+  ).optional(),
+  assignedTo: uuidField("Only contacts assigned to this workspace member (user id, UUID). Optional.")
+    .optional(),
+  sortField: z.string({ error: "must be a string" }).max(64, { error: "must be at most 64 characters" })
+    .describe(
+      `Column to sort by, one of: ${Object.keys(CONTACT_SORT_FIELDS).join(", ")}. Default createdAt (most ` +
+        "recent first). Text columns sort case-insensitively; empty values come last.",
+    ).optional(),
+  sortDirection: z.enum(["asc", "desc"]).default("desc").describe("asc or desc; default desc."),
+};
+
+const Input = z.strictObject({
+  ...CONTACT_FILTER_FIELDS,
+  limit: limitField(50, 100),
+  offset: offsetField(),
+});
+
+export const listContacts = defineTool({
+  name: "list_contacts",
+  area: "contacts",
+  module: "crm",
+  needsUser: false,
+  variants: { A: Input },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  description: "Lists the contacts the key may see; every given filter must match (AND), most recent first " +
+    "unless sortField/sortDirection say otherwise. Returns { items, total, limit, offset, hasMore }: items are " +
+    "contacts with every field (id, companyName, contactName, firstName, lastName, email, phone, status, " +
+    "nextFollowUp, assignedTo …), total counts all matches for paging.",
+  run: (ctx, input) => list(ctx.db, ctx.caller, input),
+});
