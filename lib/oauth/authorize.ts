@@ -211,7 +211,8 @@ export async function nextStep(db: Db, ticket: Ticket, session: BrowserSession |
       if (accounts.length > 1) return { kind: "error", error: "account_selection_required" };
       account = accounts[0];
     } else if (req.prompt.includes("login") || accounts.length === 0) {
-      return { kind: "signin", email: ticket.email ?? req.loginHint };
+      const only = accounts.length === 1 ? accounts[0].email : undefined;
+      return { kind: "signin", email: ticket.email ?? req.loginHint ?? only };
     } else if (req.prompt.includes("select_account") || accounts.length > 1) {
       return { kind: "choose", accounts };
     } else {

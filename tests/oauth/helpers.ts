@@ -102,7 +102,10 @@ export interface Registered {
   client_secret?: string;
 }
 
-export async function registerPublic(app: Hono<AppEnv>, body: Record<string, unknown> = {}): Promise<Registered> {
+export async function registerPublic(
+  app: Hono<AppEnv>,
+  body: Record<string, unknown> = {},
+): Promise<Registered> {
   const res = await register(app, { grant_types: ["authorization_code", "refresh_token"], ...body });
   if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${await res.text()}`);
   return await res.json();
