@@ -3,6 +3,7 @@ import m00001 from "./00001_init.sql" with { type: "text" };
 import m00002 from "./00002_oauth.sql" with { type: "text" };
 import m00003 from "./00003_projects.sql" with { type: "text" };
 import m00004 from "./00004_tasks.sql" with { type: "text" };
+import m00005 from "./00005_commercial.sql" with { type: "text" };
 import m00006 from "./00006_crm.sql" with { type: "text" };
 
 export interface Migration {
@@ -15,5 +16,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "00002_oauth.sql", sql: m00002 },
   { name: "00003_projects.sql", sql: m00003 },
   { name: "00004_tasks.sql", sql: m00004 },
+  { name: "00005_commercial.sql", sql: m00005 },
   { name: "00006_crm.sql", sql: m00006 },
 ];

@@ -1,0 +1,118 @@
+// Ideas: proposals for future work (title, estimated budget, priority), recorded with the person who had them.
+import type { Db } from "../db/client.ts";
+import { invalidInput, notFound } from "../errors.ts";
+import { formatMoney, parseMoney } from "../money.ts";
+import { requireClient } from "./clients.ts";
+import { companyFilter, companyForWrite, requireCompany, type ScopedCaller, scopeOf } from "./scope.ts";
+
+/** 1 low, 2 medium, 3 high. */
+export const PRIORITY_LABELS = { 1: "low", 2: "medium", 3: "high" } as const;
+export type Priority = keyof typeof PRIORITY_LABELS;
+export type PriorityLabel = typeof PRIORITY_LABELS[Priority];
+export const PRIORITY_BY_LABEL: Record<PriorityLabel, Priority> = { low: 1, medium: 2, high: 3 };
+
+export interface NewIdea {
+  title: string;
+  description?: string;
+  estimatedBudget?: string | number;
+  currency?: string;
+  /** default 2 (medium) */
+  priority?: Priority;
+  notes?: string;
+  companyId?: string;
+  clientId?: string;
+}
+
+export interface Idea {
+  id: string;
+  title: string;
+  description: string;
+  estimatedBudget: string | null;
+  currency: string;
+  priority: Priority;
+  priorityLabel: PriorityLabel;
+  notes: string;
+  companyId: string | null;
+  clientId: string | null;
+  createdBy: string | null;
+  createdAt: string;
+}
+
+interface Row {
+  id: string;
+  title: string;
+  description: string;
+  estimated_budget: string | null;
+  currency: string;
+  priority: number;
+  notes: string;
+  company_id: string | null;
+  client_id: string | null;
+  created_by: string | null;
+  created_at: string;
+}
+
+function toIdea(r: Row): Idea {
+  const priority = r.priority as Priority;
+  return {
+    id: r.id,
+    title: r.title,
+    description: r.description,
+    estimatedBudget: r.estimated_budget,
+    currency: r.currency,
+    priority,
+    priorityLabel: PRIORITY_LABELS[priority],
+    notes: r.notes,
+    companyId: r.company_id,
+    clientId: r.client_id,
+    createdBy: r.created_by,
+    createdAt: r.created_at,
+  };
+}
+
+export async function getIdea(db: Db, caller: ScopedCaller, id: string): Promise<Idea> {
+  const s = scopeOf(caller);
+  const [row] = await db<Row[]>`
+    select id, title, description, estimated_budget::text as estimated_budget, currency, priority, notes,
+           company_id, client_id, created_by,
+           to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at
+      from ideas where workspace_id = ${s.workspaceId} and id = ${id} and ${companyFilter(db, s)}`;
+  if (!row) throw notFound(`no idea ${id}`);
+  return toIdea(row);
+}
+
+/** Records an idea as the calling person; the company is the client's unless given (and then must match). */
+export async function createIdea(db: Db, caller: ScopedCaller, input: NewIdea): Promise<Idea> {
+  const s = scopeOf(caller);
+  const title = input.title.trim();
+  if (title.length < 1 || title.length > 200) throw invalidInput("title must be 1-200 characters");
+  const description = (input.description ?? "").trim();
+  const notes = (input.notes ?? "").trim();
+  if (description.length > 10000) throw invalidInput("description must be at most 10000 characters");
+  if (notes.length > 10000) throw invalidInput("notes must be at most 10000 characters");
+  let budget: string | null = null;
+  if (input.estimatedBudget !== undefined) {
+    const cents = parseMoney(input.estimatedBudget, "estimatedBudget");
+    if (cents < 0n) throw invalidInput("estimatedBudget must not be negative");
+    budget = formatMoney(cents);
+  }
+  const priority = input.priority ?? 2;
+  if (!(priority in PRIORITY_LABELS)) throw invalidInput("priority must be 1 (low), 2 (medium) or 3 (high)");
+  let companyId = input.companyId ?? null;
+  if (input.clientId) {
+    const client = await requireClient(db, s, input.clientId);
+    if (companyId && client.companyId && companyId !== client.companyId) {
+      throw invalidInput(`client ${input.clientId} belongs to another company than companyId`);
+    }
+    companyId ??= client.companyId;
+  }
+  companyId = companyForWrite(s, companyId);
+  if (companyId) await requireCompany(db, s, companyId);
+  const [{ id }] = await db<{ id: string }[]>`
+    insert into ideas (workspace_id, company_id, client_id, title, description, estimated_budget, currency,
+                       priority, notes, created_by)
+    values (${s.workspaceId}, ${companyId}, ${input.clientId ?? null}, ${title}, ${description}, ${budget},
+            ${input.currency ?? "EUR"}, ${priority}, ${notes}, ${caller.userId ?? null})
+    returning id`;
+  return await getIdea(db, caller, id);
+}

@@ -1,0 +1,570 @@
+// Invoices and credit notes: server-computed totals, one gapless number sequence per workspace and year, and
+// invoicing an offer's payment-plan tranche exactly once.
+import type { Db } from "../db/client.ts";
+import { conflict, invalidInput, notFound } from "../errors.ts";
+import {
+  abs,
+  type Cents,
+  computeTotals,
+  formatDecimal,
+  formatMoney,
+  parseDecimal,
+  parseMoney,
+  PERCENT_SCALE,
+} from "../money.ts";
+import { type ClientRef, requireClient } from "./clients.ts";
+import {
+  atomically,
+  type Line,
+  LINE_COLUMNS,
+  type LineInput,
+  lineRecords,
+  type LineRow,
+  parseLines,
+  todayUtc,
+  toLine,
+} from "./line_items.ts";
+import { toTranche, type Tranche } from "./offers.ts";
+import {
+  companyFilter,
+  companyForWrite,
+  inScope,
+  requireCompany,
+  type Scope,
+  type ScopedCaller,
+  scopeOf,
+} from "./scope.ts";
+
+export const INVOICE_STATUSES = ["draft", "sent", "partially_paid", "paid"] as const;
+export type InvoiceStatus = typeof INVOICE_STATUSES[number];
+export const INVOICE_TYPES = ["recurring", "project", "credit_note"] as const;
+export type InvoiceType = typeof INVOICE_TYPES[number];
+/** A rounding adjustment is for cents (cash rounding to 0.05, rounding to whole units), not for discounts. */
+export const MAX_ROUNDING_ADJUSTMENT: Cents = 100n;
+
+export interface NewInvoice {
+  clientId?: string;
+  companyId?: string;
+  projectId?: string;
+  subject?: string;
+  description?: string;
+  invoiceDate?: string;
+  dueDate?: string;
+  currency?: string;
+  notes?: string;
+  paymentMethod?: string;
+  status?: InvoiceStatus;
+  /** percent; default: the original invoice's (credit notes), else the client's vatRate, else 0 */
+  vatRate?: string | number;
+  roundingAdjustment?: string | number;
+  collectedAmount?: string | number;
+  isCreditNote?: boolean;
+  originalInvoiceId?: string;
+  rows?: LineInput[];
+}
+
+/**
+ * An invoice as answered. Money fields are signed: a credit note's amounts (stored positive) are shown
+ * negative, rows included, so that everything a caller reads adds up the way it counts.
+ */
+export interface InvoiceSummary {
+  id: string;
+  number: string;
+  type: InvoiceType;
+  isCreditNote: boolean;
+  originalInvoiceId: string | null;
+  status: InvoiceStatus;
+  clientId: string | null;
+  clientName: string | null;
+  companyId: string | null;
+  projectId: string | null;
+  offerId: string | null;
+  subject: string;
+  invoiceDate: string;
+  dueDate: string | null;
+  currency: string;
+  vatRate: string;
+  subtotal: string;
+  vatAmount: string;
+  roundingAdjustment: string;
+  total: string;
+  collectedAmount: string;
+  /** total − collected */
+  outstanding: string;
+}
+
+export interface Invoice extends InvoiceSummary {
+  description: string;
+  notes: string;
+  paymentMethod: string | null;
+  rows: Line[];
+  createdBy: string | null;
+  createdAt: string;
+}
+
+interface Row {
+  id: string;
+  number: string;
+  type: InvoiceType;
+  is_credit_note: boolean;
+  original_invoice_id: string | null;
+  status: InvoiceStatus;
+  client_id: string | null;
+  client_name: string | null;
+  company_id: string | null;
+  project_id: string | null;
+  offer_id: string | null;
+  subject: string;
+  invoice_date: string;
+  due_date: string | null;
+  currency: string;
+  vat_rate: string;
+  subtotal: string;
+  vat_amount: string;
+  rounding_adjustment: string;
+  total: string;
+  collected_amount: string;
+  description: string;
+  notes: string;
+  payment_method: string | null;
+  created_by: string | null;
+  created_at: string;
+}
+
+/** A stored (positive) amount with the document's sign. */
+function signed(stored: string, creditNote: boolean): string {
+  const cents = parseMoney(stored, "amount");
+  return formatMoney(creditNote ? -cents : cents);
+}
+
+function summary(r: Row): InvoiceSummary {
+  const cn = r.is_credit_note;
+  const outstanding = parseMoney(r.total, "total") - parseMoney(r.collected_amount, "collected");
+  return {
+    id: r.id,
+    number: r.number,
+    type: r.type,
+    isCreditNote: cn,
+    originalInvoiceId: r.original_invoice_id,
+    status: r.status,
+    clientId: r.client_id,
+    clientName: r.client_name,
+    companyId: r.company_id,
+    projectId: r.project_id,
+    offerId: r.offer_id,
+    subject: r.subject,
+    invoiceDate: r.invoice_date,
+    dueDate: r.due_date,
+    currency: r.currency,
+    vatRate: r.vat_rate,
+    subtotal: signed(r.subtotal, cn),
+    vatAmount: signed(r.vat_amount, cn),
+    roundingAdjustment: signed(r.rounding_adjustment, cn),
+    total: signed(r.total, cn),
+    collectedAmount: signed(r.collected_amount, cn),
+    outstanding: formatMoney(cn ? -outstanding : outstanding),
+  };
+}
+
+function columns(db: Db) {
+  return db`
+    i.id, i.number, i.type, i.is_credit_note, i.original_invoice_id, i.status, i.client_id,
+    c.name as client_name, i.company_id, i.project_id, i.offer_id, i.subject, i.invoice_date::text as invoice_date,
+    i.due_date::text as due_date, i.currency, i.vat_rate::text as vat_rate, i.subtotal::text as subtotal,
+    i.vat_amount::text as vat_amount, i.rounding_adjustment::text as rounding_adjustment, i.total::text as total,
+    i.collected_amount::text as collected_amount, i.description, i.notes, i.payment_method, i.created_by,
+    to_char(i.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at`;
+}
+
+async function fetchInvoice(db: Db, s: Scope, id: string): Promise<Invoice | null> {
+  const [r] = await db<Row[]>`
+    select ${columns(db)}
+      from invoices i
+      left join clients c on c.workspace_id = i.workspace_id and c.id = i.client_id
+     where i.workspace_id = ${s.workspaceId} and i.id = ${id} and ${companyFilter(db, s, "i.company_id")}`;
+  if (!r) return null;
+  const rows = await db<LineRow[]>`
+    select position, description, quantity::text as quantity, unit, unit_price::text as unit_price,
+           discount_percent::text as discount_percent, amount::text as amount
+      from invoice_rows where workspace_id = ${s.workspaceId} and invoice_id = ${id} order by position`;
+  return {
+    ...summary(r),
+    description: r.description,
+    notes: r.notes,
+    paymentMethod: r.payment_method,
+    rows: rows.map(toLine).map((l) =>
+      r.is_credit_note ? { ...l, unitPrice: signed(l.unitPrice, true), amount: signed(l.amount, true) } : l
+    ),
+    createdBy: r.created_by,
+    createdAt: r.created_at,
+  };
+}
+
+export async function getInvoice(db: Db, caller: ScopedCaller, id: string): Promise<Invoice> {
+  const inv = await fetchInvoice(db, scopeOf(caller), id);
+  if (!inv) throw notFound(`no invoice ${id}`);
+  return inv;
+}
+
+export interface InvoiceFilter {
+  status?: InvoiceStatus;
+  type?: InvoiceType;
+  clientId?: string;
+  limit: number;
+}
+
+/** Sums per currency over every matching invoice (not only the returned page); credit notes count negative. */
+export interface InvoiceTotals {
+  currency: string;
+  count: number;
+  subtotal: string;
+  vatAmount: string;
+  total: string;
+  collectedAmount: string;
+  outstanding: string;
+}
+
+export interface InvoiceList {
+  invoices: InvoiceSummary[];
+  /** how many invoices match the filter (the list holds at most `limit` of them) */
+  count: number;
+  totals: InvoiceTotals[];
+}
+
+/** Invoices and credit notes the caller may see, newest first, with signed totals per currency. */
+export async function listInvoices(
+  db: Db,
+  caller: ScopedCaller,
+  filter: InvoiceFilter,
+): Promise<InvoiceList> {
+  const s = scopeOf(caller);
+  if (filter.clientId) await requireClient(db, s, filter.clientId);
+  const where = db`
+    i.workspace_id = ${s.workspaceId} and ${companyFilter(db, s, "i.company_id")}
+    and (${filter.status ?? null}::text is null or i.status = ${filter.status ?? null})
+    and (${filter.type ?? null}::text is null or i.type = ${filter.type ?? null})
+    and (${filter.clientId ?? null}::uuid is null or i.client_id = ${filter.clientId ?? null})`;
+  const rows = await db<Row[]>`
+    select ${columns(db)}
+      from invoices i
+      left join clients c on c.workspace_id = i.workspace_id and c.id = i.client_id
+     where ${where}
+     order by i.invoice_date desc, i.year desc, i.sequence desc
+     limit ${filter.limit}`;
+  // Sums in numeric (exact); the sign of a credit note applied per row.
+  const sums = await db<
+    { currency: string; n: number; subtotal: string; vat: string; total: string; collected: string }[]
+  >`
+    select i.currency, count(*)::int as n,
+           sum(case when i.is_credit_note then -i.subtotal else i.subtotal end)::text as subtotal,
+           sum(case when i.is_credit_note then -i.vat_amount else i.vat_amount end)::text as vat,
+           sum(case when i.is_credit_note then -i.total else i.total end)::text as total,
+           sum(case when i.is_credit_note then -i.collected_amount else i.collected_amount end)::text as collected
+      from invoices i
+     where ${where}
+     group by i.currency
+     order by i.currency`;
+  return {
+    invoices: rows.map(summary),
+    count: sums.reduce((a, t) => a + t.n, 0),
+    totals: sums.map((t) => {
+      const total = parseMoney(t.total, "total");
+      const collected = parseMoney(t.collected, "collected");
+      return {
+        currency: t.currency,
+        count: t.n,
+        subtotal: formatMoney(parseMoney(t.subtotal, "subtotal")),
+        vatAmount: formatMoney(parseMoney(t.vat, "vat")),
+        total: formatMoney(total),
+        collectedAmount: formatMoney(collected),
+        outstanding: formatMoney(total - collected),
+      };
+    }),
+  };
+}
+
+/** What only the server sets: tranche invoices carry the offer; the demo seeds a recurring invoice. */
+interface Origin {
+  offerId?: string;
+  type?: InvoiceType;
+}
+
+function percentBp(value: string | number, field: string): bigint {
+  const bp = parseDecimal(value, PERCENT_SCALE, field);
+  if (bp < 0n || bp > 10_000n) throw invalidInput(`${field} must be between 0 and 100`);
+  return bp;
+}
+
+function text(v: string | undefined, field: string, max: number): string {
+  const t = (v ?? "").trim();
+  if (t.length > max) throw invalidInput(`${field} must be at most ${max} characters`);
+  return t;
+}
+
+/**
+ * The next number of the workspace's sequence for `year`, as `2026-0007`. Must run inside the invoice's
+ * transaction: the counter row stays locked until it commits (concurrent creations queue, no duplicates) and
+ * is restored if it rolls back (no gaps).
+ */
+export async function nextInvoiceNumber(
+  tx: Db,
+  workspaceId: string,
+  year: number,
+): Promise<{ number: string; sequence: number }> {
+  const [{ last }] = await tx<{ last: number }[]>`
+    insert into invoice_counters (workspace_id, year, last) values (${workspaceId}, ${year}, 1)
+    on conflict (workspace_id, year) do update set last = invoice_counters.last + 1
+    returning last`;
+  return { number: `${year}-${String(last).padStart(4, "0")}`, sequence: last };
+}
+
+/** Creates an invoice or credit note inside an open transaction `tx` (see createInvoice). */
+async function insertInvoice(
+  tx: Db,
+  caller: ScopedCaller,
+  s: Scope,
+  input: NewInvoice,
+  origin: Origin,
+): Promise<string> {
+  const creditNote = input.isCreditNote === true;
+  if (input.originalInvoiceId && !creditNote) {
+    throw invalidInput("originalInvoiceId is only for credit notes (isCreditNote: true)");
+  }
+  if (creditNote && !input.originalInvoiceId) {
+    throw invalidInput("a credit note needs originalInvoiceId: the invoice it credits");
+  }
+  const invoiceDate = input.invoiceDate ?? todayUtc();
+  if (input.dueDate && input.dueDate < invoiceDate) {
+    throw invalidInput("dueDate must not be before invoiceDate");
+  }
+
+  // Defaults come from what the invoice refers to: the credited invoice, the project, the client.
+  let original: {
+    client_id: string | null;
+    company_id: string | null;
+    project_id: string | null;
+    currency: string;
+    vat_rate: string;
+  } | undefined;
+  if (input.originalInvoiceId) {
+    const [o] = await tx<
+      {
+        client_id: string | null;
+        company_id: string | null;
+        project_id: string | null;
+        currency: string;
+        vat_rate: string;
+        is_credit_note: boolean;
+      }[]
+    >`
+      select client_id, company_id, project_id, currency, vat_rate::text as vat_rate, is_credit_note
+        from invoices where workspace_id = ${s.workspaceId} and id = ${input.originalInvoiceId}`;
+    if (!o || !inScope(s, o.company_id)) throw notFound(`no invoice ${input.originalInvoiceId}`);
+    if (o.is_credit_note) {
+      throw invalidInput(`originalInvoiceId ${input.originalInvoiceId} is a credit note: credit an invoice`);
+    }
+    original = o;
+  }
+  const projectId = input.projectId ?? original?.project_id ?? null;
+  let project: { company_id: string | null; client_id: string | null } | undefined;
+  if (projectId) {
+    [project] = await tx<{ company_id: string | null; client_id: string | null }[]>`
+      select company_id, client_id from projects where workspace_id = ${s.workspaceId} and id = ${projectId}`;
+    if (!project || !inScope(s, project.company_id)) throw notFound(`no project ${projectId}`);
+  }
+  const clientId = input.clientId ?? original?.client_id ?? project?.client_id ?? null;
+  let client: ClientRef | undefined;
+  if (clientId) client = await requireClient(tx, s, clientId);
+
+  let companyId = input.companyId ?? original?.company_id ?? null;
+  for (
+    const [what, id, theirs] of [
+      ["client", clientId, client?.companyId],
+      ["project", projectId, project?.company_id],
+    ] as const
+  ) {
+    if (!theirs) continue;
+    if (companyId && companyId !== theirs) {
+      throw invalidInput(
+        `${what} ${id} belongs to another company than ${input.companyId ? "companyId" : "the invoice"}`,
+      );
+    }
+    companyId = theirs;
+  }
+  companyId = companyForWrite(s, companyId);
+  if (companyId) await requireCompany(tx, s, companyId);
+
+  const vatRateBp = input.vatRate !== undefined
+    ? percentBp(input.vatRate, "vatRate")
+    : original
+    ? parseDecimal(original.vat_rate, PERCENT_SCALE, "vatRate")
+    : client?.vatRateBp ?? 0n;
+
+  // Credit notes are stored positive: negative rows are read as written in the displayed sign and normalised,
+  // and then the rounding adjustment was written in that sign too.
+  const { lines, negative } = parseLines(input.rows ?? [], { normaliseSign: creditNote });
+  let adjustment = parseMoney(input.roundingAdjustment ?? 0, "roundingAdjustment");
+  if (abs(adjustment) > MAX_ROUNDING_ADJUSTMENT) {
+    throw invalidInput("roundingAdjustment must be between -1.00 and 1.00");
+  }
+  if (negative) adjustment = -adjustment;
+  let totals = computeTotals(lines, vatRateBp, adjustment);
+  if (totals.total < 0n) {
+    if (!creditNote) throw invalidInput("roundingAdjustment would make the total negative");
+    totals = computeTotals(lines, vatRateBp, -adjustment);
+  }
+  let collected = parseMoney(input.collectedAmount ?? 0, "collectedAmount");
+  if (collected < 0n) {
+    if (!creditNote) throw invalidInput("collectedAmount must not be negative");
+    collected = -collected;
+  }
+  if (collected > totals.total) {
+    throw invalidInput(
+      `collectedAmount ${formatMoney(collected)} exceeds the total ${formatMoney(totals.total)}`,
+    );
+  }
+
+  const subject = text(input.subject, "subject", 200);
+  const description = text(input.description, "description", 10000);
+  const notes = text(input.notes, "notes", 10000);
+  const paymentMethod = text(input.paymentMethod, "paymentMethod", 100) || null;
+  const type: InvoiceType = creditNote ? "credit_note" : origin.type ?? "project";
+
+  const year = Number(invoiceDate.slice(0, 4));
+  const { number, sequence } = await nextInvoiceNumber(tx, s.workspaceId, year);
+  const [{ id }] = await tx<{ id: string }[]>`
+    insert into invoices (workspace_id, company_id, client_id, project_id, offer_id, number, year, sequence, type,
+                          is_credit_note, original_invoice_id, status, subject, description, invoice_date,
+                          due_date, currency, notes, payment_method, vat_rate, subtotal, vat_amount,
+                          rounding_adjustment, total, collected_amount, created_by)
+    values (${s.workspaceId}, ${companyId}, ${clientId}, ${projectId}, ${origin.offerId ?? null}, ${number},
+            ${year}, ${sequence}, ${type}, ${creditNote}, ${input.originalInvoiceId ?? null},
+            ${input.status ?? "draft"}, ${subject}, ${description}, ${invoiceDate}, ${input.dueDate ?? null},
+            ${input.currency ?? original?.currency ?? "EUR"}, ${notes}, ${paymentMethod},
+            ${formatDecimal(vatRateBp, PERCENT_SCALE)}, ${formatMoney(totals.subtotal)},
+            ${formatMoney(totals.vatAmount)}, ${formatMoney(totals.roundingAdjustment)},
+            ${formatMoney(totals.total)}, ${formatMoney(collected)}, ${caller.userId ?? null})
+    returning id`;
+  if (lines.length) {
+    const records = lineRecords(s.workspaceId, { column: "invoice_id", id }, lines, totals);
+    await tx`insert into invoice_rows ${tx(records, ...LINE_COLUMNS, "invoice_id")}`;
+  }
+  return id;
+}
+
+/**
+ * Creates an invoice or a credit note with its rows and number in one transaction. Totals come from the rows,
+ * the VAT rate and the rounding adjustment, never from the caller.
+ */
+export async function createInvoice(
+  db: Db,
+  caller: ScopedCaller,
+  input: NewInvoice,
+  origin: Origin = {},
+): Promise<Invoice> {
+  const s = scopeOf(caller);
+  const id = await atomically(db, (tx) => insertInvoice(tx, caller, s, input, origin));
+  return (await fetchInvoice(db, s, id))!;
+}
+
+export interface TrancheInvoiceInput {
+  offerId: string;
+  trancheId: string;
+  clientId?: string;
+  companyId?: string;
+  subject?: string;
+  description?: string;
+  invoiceDate?: string;
+  dueDate?: string;
+  currency?: string;
+  vatRate?: string | number;
+  notes?: string;
+  paymentMethod?: string;
+  rows?: LineInput[];
+}
+
+interface TrancheClaim {
+  position: number;
+  label: string;
+  percentage: string | null;
+  amount: string;
+}
+
+/**
+ * Invoices one tranche of an offer's payment plan: in ONE transaction the tranche moves to_invoice → invoiced
+ * (a single conditional UPDATE, so of two concurrent calls exactly one wins; the other waits for its row lock,
+ * then finds it invoiced → conflict), the invoice is created for the tranche's share (or the given rows), and
+ * the tranche is linked to it. Any failure rolls all three back.
+ */
+export async function invoiceOfferTranche(
+  db: Db,
+  caller: ScopedCaller,
+  input: TrancheInvoiceInput,
+): Promise<{ invoice: Invoice; tranche: Tranche }> {
+  const s = scopeOf(caller);
+  const id = await atomically(db, async (tx) => {
+    const [offer] = await tx<
+      { title: string; client_id: string | null; company_id: string | null; currency: string }[]
+    >`
+      select title, client_id, company_id, currency from offers
+       where workspace_id = ${s.workspaceId} and id = ${input.offerId}
+         and ${companyFilter(tx, s, "company_id")}`;
+    if (!offer) throw notFound(`no offer ${input.offerId}`);
+    const [claim] = await tx<TrancheClaim[]>`
+      update offer_tranches set status = 'invoiced', invoiced_at = now()
+       where workspace_id = ${s.workspaceId} and offer_id = ${input.offerId} and id = ${input.trancheId}
+         and status = 'to_invoice'
+      returning position, label, percentage::text as percentage, amount::text as amount`;
+    if (!claim) {
+      const [t] = await tx<{ status: string; number: string | null }[]>`
+        select t.status, i.number from offer_tranches t
+          left join invoices i on i.workspace_id = t.workspace_id and i.id = t.invoice_id
+         where t.workspace_id = ${s.workspaceId} and t.offer_id = ${input.offerId} and t.id = ${input.trancheId}`;
+      if (!t) throw notFound(`no tranche ${input.trancheId} in offer ${input.offerId}`);
+      throw conflict(
+        `tranche ${input.trancheId} is ${t.status}${
+          t.number ? ` (invoice ${t.number})` : ""
+        }: only a tranche ` +
+          "in to_invoice can be invoiced",
+      );
+    }
+    const name = claim.label || `Tranche ${claim.position}`;
+    const share = claim.percentage ? ` (${claim.percentage.replace(/\.00$/, "")} %)` : "";
+    const rows = input.rows ??
+      [{ description: `${name}${share} of offer "${offer.title}"`, unitPrice: claim.amount }];
+    const invoiceId = await insertInvoice(tx, caller, s, {
+      clientId: input.clientId ?? offer.client_id ?? undefined,
+      companyId: input.companyId ?? (input.clientId ? undefined : offer.company_id ?? undefined),
+      subject: input.subject ?? `${offer.title}: ${name}`.slice(0, 200),
+      description: input.description,
+      invoiceDate: input.invoiceDate,
+      dueDate: input.dueDate,
+      currency: input.currency ?? offer.currency,
+      vatRate: input.vatRate,
+      notes: input.notes,
+      paymentMethod: input.paymentMethod,
+      rows,
+    }, { offerId: input.offerId, type: "project" });
+    await tx`
+      update offer_tranches set invoice_id = ${invoiceId}
+       where workspace_id = ${s.workspaceId} and id = ${input.trancheId}`;
+    return invoiceId;
+  });
+  const invoice = (await fetchInvoice(db, s, id))!;
+  const [t] = await db<
+    {
+      id: string;
+      position: number;
+      label: string;
+      percentage: string | null;
+      amount: string;
+      due_date: string | null;
+      status: "to_invoice" | "invoiced";
+      invoice_id: string | null;
+    }[]
+  >`
+    select id, position, label, percentage::text as percentage, amount::text as amount,
+           due_date::text as due_date, status, invoice_id
+      from offer_tranches where workspace_id = ${s.workspaceId} and id = ${input.trancheId}`;
+  return { invoice, tranche: toTranche(t) };
+}

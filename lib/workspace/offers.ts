@@ -1,0 +1,307 @@
+// Offers: line items, a net total computed by the server, and a payment plan of tranches (percentage or amount).
+import type { Db } from "../db/client.ts";
+import { invalidInput, notFound } from "../errors.ts";
+import {
+  type Cents,
+  computeTotals,
+  formatDecimal,
+  formatMoney,
+  parseDecimal,
+  parseMoney,
+  PERCENT_SCALE,
+  percentageShares,
+} from "../money.ts";
+import { requireClient } from "./clients.ts";
+import {
+  atomically,
+  type Line,
+  LINE_COLUMNS,
+  type LineInput,
+  lineRecords,
+  type LineRow,
+  parseLines,
+  todayUtc,
+  toLine,
+} from "./line_items.ts";
+import {
+  companyFilter,
+  companyForWrite,
+  requireCompany,
+  type Scope,
+  type ScopedCaller,
+  scopeOf,
+} from "./scope.ts";
+
+export const TRANCHE_STATUSES = ["to_invoice", "invoiced"] as const;
+export type TrancheStatus = typeof TRANCHE_STATUSES[number];
+export const MAX_TRANCHES = 50;
+
+export interface TrancheInput {
+  label?: string;
+  /** percent of the offer total, > 0, at most 2 decimals */
+  percentage?: string | number;
+  /** fixed amount, > 0, at most 2 decimals */
+  amount?: string | number;
+  dueDate?: string;
+}
+
+export interface NewOffer {
+  subject?: string;
+  description?: string;
+  clientId?: string;
+  companyId?: string;
+  offerDate?: string;
+  validUntil?: string;
+  currency?: string;
+  notes?: string;
+  rows?: LineInput[];
+  tranches?: TrancheInput[];
+}
+
+export interface Tranche {
+  id: string;
+  position: number;
+  label: string;
+  /** "30.00" for a percentage tranche, else null */
+  percentage: string | null;
+  /** the tranche's share of the offer total in money (computed for percentage tranches) */
+  amount: string;
+  dueDate: string | null;
+  status: TrancheStatus;
+  invoiceId: string | null;
+}
+
+export interface Offer {
+  id: string;
+  subject: string;
+  description: string;
+  clientId: string | null;
+  clientName: string | null;
+  companyId: string | null;
+  offerDate: string;
+  validUntil: string | null;
+  currency: string;
+  notes: string;
+  /** Σ row amounts, net (offers carry no VAT; the invoices of the tranches do) */
+  total: string;
+  rows: Line[];
+  tranches: Tranche[];
+  createdBy: string | null;
+  createdAt: string;
+}
+
+interface ParsedTranche {
+  label: string;
+  percentageBp: bigint | null;
+  fixedAmount: Cents | null;
+  amount: Cents;
+  dueDate: string | null;
+}
+
+/**
+ * Checks and prices a payment plan: each tranche is a percentage or an amount (not both), percentages add up to
+ * at most 100, fixed amounts — and all shares together — to at most the offer total. Percentage shares use
+ * cumulative rounding (lib/money.ts percentageShares) so they never add up to more than their percentages.
+ */
+export function planTranches(total: Cents, tranches: readonly TrancheInput[]): ParsedTranche[] {
+  if (tranches.length === 0) return [];
+  if (tranches.length > MAX_TRANCHES) throw invalidInput(`tranches: at most ${MAX_TRANCHES} tranches`);
+  if (total === 0n) throw invalidInput("tranches need an offer total above 0: give rows with the offer");
+  const parsed = tranches.map((t, i) => {
+    const f = (name: string) => `tranches.${i}.${name}`;
+    const hasPct = t.percentage !== undefined;
+    const hasAmount = t.amount !== undefined;
+    if (hasPct === hasAmount) {
+      throw invalidInput(
+        `tranches.${i}: give either percentage or amount, not ${hasPct ? "both" : "neither"}`,
+      );
+    }
+    const label = (t.label ?? "").trim();
+    if (label.length > 200) throw invalidInput(`${f("label")} must be at most 200 characters`);
+    let percentageBp: bigint | null = null;
+    let fixedAmount: Cents | null = null;
+    if (hasPct) {
+      percentageBp = parseDecimal(t.percentage!, PERCENT_SCALE, f("percentage"));
+      if (percentageBp <= 0n || percentageBp > 10_000n) {
+        throw invalidInput(`${f("percentage")} must be greater than 0 and at most 100`);
+      }
+    } else {
+      fixedAmount = parseMoney(t.amount!, f("amount"));
+      if (fixedAmount <= 0n) throw invalidInput(`${f("amount")} must be greater than 0`);
+    }
+    return { label, percentageBp, fixedAmount, amount: 0n, dueDate: t.dueDate ?? null };
+  });
+  const pcts = parsed.filter((t) => t.percentageBp !== null);
+  const pctSum = pcts.reduce((a, t) => a + t.percentageBp!, 0n);
+  if (pctSum > 10_000n) {
+    throw invalidInput(`tranches: the percentages add up to ${formatDecimal(pctSum, 2)}, more than 100`);
+  }
+  const amountSum = parsed.reduce((a, t) => a + (t.fixedAmount ?? 0n), 0n);
+  if (amountSum > total) {
+    throw invalidInput(
+      `tranches: the amounts add up to ${formatMoney(amountSum)}, more than the offer total ${
+        formatMoney(total)
+      }`,
+    );
+  }
+  const shares = percentageShares(total, pcts.map((t) => t.percentageBp!));
+  pcts.forEach((t, i) => t.amount = shares[i]);
+  for (const t of parsed) if (t.fixedAmount !== null) t.amount = t.fixedAmount;
+  const all = parsed.reduce((a, t) => a + t.amount, 0n);
+  if (all > total) {
+    throw invalidInput(
+      `tranches: percentages and amounts together come to ${formatMoney(all)}, more than the offer total ` +
+        formatMoney(total),
+    );
+  }
+  return parsed;
+}
+
+interface OfferRow {
+  id: string;
+  title: string;
+  description: string;
+  client_id: string | null;
+  client_name: string | null;
+  company_id: string | null;
+  offer_date: string;
+  valid_until: string | null;
+  currency: string;
+  notes: string;
+  total: string;
+  created_by: string | null;
+  created_at: string;
+}
+
+interface TrancheRow {
+  id: string;
+  position: number;
+  label: string;
+  percentage: string | null;
+  amount: string;
+  due_date: string | null;
+  status: TrancheStatus;
+  invoice_id: string | null;
+}
+
+export function toTranche(r: TrancheRow): Tranche {
+  return {
+    id: r.id,
+    position: r.position,
+    label: r.label,
+    percentage: r.percentage,
+    amount: r.amount,
+    dueDate: r.due_date,
+    status: r.status,
+    invoiceId: r.invoice_id,
+  };
+}
+
+async function fetchOffer(db: Db, s: Scope, id: string): Promise<Offer | null> {
+  const [o] = await db<OfferRow[]>`
+    select o.id, o.title, o.description, o.client_id, c.name as client_name, o.company_id,
+           o.offer_date::text as offer_date, o.valid_until::text as valid_until, o.currency, o.notes,
+           o.total::text as total, o.created_by,
+           to_char(o.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at
+      from offers o
+      left join clients c on c.workspace_id = o.workspace_id and c.id = o.client_id
+     where o.workspace_id = ${s.workspaceId} and o.id = ${id} and ${companyFilter(db, s, "o.company_id")}`;
+  if (!o) return null;
+  const rows = await db<LineRow[]>`
+    select position, description, quantity::text as quantity, unit, unit_price::text as unit_price,
+           discount_percent::text as discount_percent, amount::text as amount
+      from offer_rows where workspace_id = ${s.workspaceId} and offer_id = ${id} order by position`;
+  const tranches = await db<TrancheRow[]>`
+    select id, position, label, percentage::text as percentage, amount::text as amount,
+           due_date::text as due_date, status, invoice_id
+      from offer_tranches where workspace_id = ${s.workspaceId} and offer_id = ${id} order by position`;
+  return {
+    id: o.id,
+    subject: o.title,
+    description: o.description,
+    clientId: o.client_id,
+    clientName: o.client_name,
+    companyId: o.company_id,
+    offerDate: o.offer_date,
+    validUntil: o.valid_until,
+    currency: o.currency,
+    notes: o.notes,
+    total: o.total,
+    rows: rows.map(toLine),
+    tranches: tranches.map(toTranche),
+    createdBy: o.created_by,
+    createdAt: o.created_at,
+  };
+}
+
+function text(v: string | undefined, field: string, max: number): string {
+  const t = (v ?? "").trim();
+  if (t.length > max) throw invalidInput(`${field} must be at most ${max} characters`);
+  return t;
+}
+
+/**
+ * Creates an offer with its rows and payment plan in one transaction. The company is the client's (or the given
+ * one, which must match it); the total is computed from the rows.
+ */
+export async function createOffer(db: Db, caller: ScopedCaller, input: NewOffer): Promise<Offer> {
+  const s = scopeOf(caller);
+  const offerDate = input.offerDate ?? todayUtc();
+  if (input.validUntil && input.validUntil < offerDate) {
+    throw invalidInput("validUntil must not be before offerDate");
+  }
+  const subject = text(input.subject, "subject", 200) || `Offer of ${offerDate}`;
+  const description = text(input.description, "description", 10000);
+  const notes = text(input.notes, "notes", 10000);
+  const { lines } = parseLines(input.rows ?? [], { normaliseSign: false });
+  const totals = computeTotals(lines, 0n, 0n);
+  const tranches = planTranches(totals.total, input.tranches ?? []);
+
+  let companyId = input.companyId ?? null;
+  if (input.clientId) {
+    const client = await requireClient(db, s, input.clientId);
+    if (companyId && client.companyId && companyId !== client.companyId) {
+      throw invalidInput(`client ${input.clientId} belongs to another company than companyId`);
+    }
+    companyId ??= client.companyId;
+  }
+  companyId = companyForWrite(s, companyId);
+  if (companyId) await requireCompany(db, s, companyId);
+
+  const id = await atomically(db, async (tx) => {
+    const [{ id }] = await tx<{ id: string }[]>`
+      insert into offers (workspace_id, company_id, client_id, title, description, offer_date, valid_until,
+                          currency, notes, total, created_by)
+      values (${s.workspaceId}, ${companyId}, ${
+      input.clientId ?? null
+    }, ${subject}, ${description}, ${offerDate},
+              ${input.validUntil ?? null}, ${input.currency ?? "EUR"}, ${notes}, ${formatMoney(totals.total)},
+              ${caller.userId ?? null})
+      returning id`;
+    if (lines.length) {
+      const records = lineRecords(s.workspaceId, { column: "offer_id", id }, lines, totals);
+      await tx`insert into offer_rows ${tx(records, ...LINE_COLUMNS, "offer_id")}`;
+    }
+    if (tranches.length) {
+      const records = tranches.map((t, i) => ({
+        workspace_id: s.workspaceId,
+        offer_id: id,
+        position: i + 1,
+        label: t.label,
+        percentage: t.percentageBp === null ? null : formatDecimal(t.percentageBp, PERCENT_SCALE),
+        fixed_amount: t.fixedAmount === null ? null : formatMoney(t.fixedAmount),
+        amount: formatMoney(t.amount),
+        due_date: t.dueDate,
+      }));
+      await tx`insert into offer_tranches ${tx(records)}`;
+    }
+    return id;
+  });
+  return (await fetchOffer(db, s, id))!;
+}
+
+export async function getOffer(db: Db, caller: ScopedCaller, id: string): Promise<Offer> {
+  const offer = await fetchOffer(db, scopeOf(caller), id);
+  if (!offer) throw notFound(`no offer ${id}`);
+  return offer;
+}
