@@ -18,7 +18,7 @@ import { TEST_SECRET, testApp } from "./app.ts";
 export type Variant = "A" | "B";
 /** Anything with a fetch-like `request` (a Hono app). */
 export interface RequestTarget {
-  request(input: string, init?: RequestInit): Response | Promise<Response>;
+  request(input: string | Request, init?: RequestInit): Response | Promise<Response>;
 }
 
 export interface Fixture {

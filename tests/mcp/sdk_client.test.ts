@@ -1,0 +1,164 @@
+// The official SDK client (Client + StreamableHTTPClientTransport) against a real listening server, both variants.
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { freshDatabase } from "../helpers/db.ts";
+import { buildFixture, mcpApp, type Variant } from "../helpers/mcp.ts";
+
+const db = await freshDatabase();
+const f = await buildFixture(db.sql);
+Deno.test.afterAll(() => db.close());
+
+interface Seen {
+  method: string;
+  status: number;
+  protocolHeader: string | null;
+}
+
+/** Serves variant `variant` on 127.0.0.1:0 and connects an SDK client; `version` rewrites the client's offer. */
+function connect(variant: Variant, key: string, version?: string) {
+  const app = mcpApp(db.sql, variant);
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (req) => app.request(req),
+  );
+  const seen: Seen[] = [];
+  const fetchSpy = async (input: string | URL | Request, init?: RequestInit) => {
+    let body = init?.body;
+    if (version && typeof body === "string" && body.includes('"initialize"')) {
+      const msg = JSON.parse(body);
+      msg.params.protocolVersion = version; // what an older client would offer
+      body = JSON.stringify(msg);
+    }
+    const res = await fetch(input, { ...init, body });
+    const headers = new Headers(init?.headers);
+    seen.push({
+      method: init?.method ?? "GET",
+      status: res.status,
+      protocolHeader: headers.get("mcp-protocol-version"),
+    });
+    return res;
+  };
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.addr.port}/mcp`), {
+    requestInit: { headers: { "x-api-key": key } },
+    fetch: fetchSpy,
+  });
+  const client = new Client({ name: "portico-test", version: "1.0.0" });
+  return {
+    client,
+    transport,
+    seen,
+    async close() {
+      await client.close().catch(() => {});
+      await server.shutdown();
+    },
+  };
+}
+
+for (const version of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
+  Deno.test(`SDK client: handshake, tools/list, tools/call and ping in protocol ${version}`, async () => {
+    const c = connect("A", f.keys.owner, version);
+    try {
+      await c.client.connect(c.transport);
+      assert.equal(c.transport.protocolVersion, version);
+      assert.deepEqual(c.client.getServerVersion(), { name: "portico", version: "0.1.0" });
+      assert.deepEqual(c.client.getServerCapabilities(), { tools: { listChanged: false } });
+      const { tools } = await c.client.listTools();
+      for (
+        const name of [
+          "list_projects",
+          "get_project",
+          "create_project",
+          "update_project",
+          "update_project_status",
+        ]
+      ) {
+        const t = tools.find((x: { name: string }) => x.name === name);
+        assert.ok(t, name);
+        assert.equal(typeof t.annotations?.readOnlyHint, "boolean");
+      }
+      const made = await c.client.callTool({
+        name: "create_project",
+        arguments: { name: `SDK ${version}`, budget: 10 },
+      });
+      assert.equal(made.isError, undefined);
+      const project = made.structuredContent as { id: string; name: string };
+      assert.equal(project.name, `SDK ${version}`);
+      const got = await c.client.callTool({ name: "get_project", arguments: { projectId: project.id } });
+      assert.deepEqual(JSON.parse((got.content as { text: string }[])[0].text), project);
+      const list = await c.client.callTool({ name: "list_projects", arguments: {} });
+      assert.ok(
+        JSON.parse((list.content as { text: string }[])[0].text).some((p: { id: string }) =>
+          p.id === project.id
+        ),
+      );
+      const bad = await c.client.callTool({ name: "get_project", arguments: { projectId: "nope" } });
+      assert.equal(bad.isError, true);
+      assert.match((bad.content as { text: string }[])[0].text, /^invalid_input: projectId: must be a UUID/);
+      assert.deepEqual(await c.client.ping(), {});
+      await assert.rejects(
+        c.client.callTool({ name: "no_such_tool", arguments: {} }),
+        (e: Error & { code?: number }) => {
+          assert.equal(e.code, -32602);
+          return true;
+        },
+      );
+      // initialize carries no header; every later POST names the negotiated version; the optional GET stream → 405
+      const posts = c.seen.filter((s) => s.method === "POST");
+      assert.equal(posts[0].protocolHeader, null);
+      for (const p of posts.slice(1)) assert.equal(p.protocolHeader, version);
+      assert.equal(posts[1].status, 202, "notifications/initialized");
+      for (const g of c.seen.filter((s) => s.method === "GET")) assert.equal(g.status, 405);
+    } finally {
+      await c.close();
+    }
+  });
+}
+
+Deno.test("SDK client, variant B: a workspace key connects and sees the Projects tools", async () => {
+  const c = connect("B", f.keys.workspace);
+  try {
+    await c.client.connect(c.transport);
+    const names = (await c.client.listTools()).tools.map((t: { name: string }) => t.name);
+    assert.ok(names.includes("list_projects") && names.includes("create_project"));
+    const r = await c.client.callTool({ name: "create_project", arguments: { name: "B via SDK" } });
+    assert.equal((r.structuredContent as { createdBy: string | null }).createdBy, null);
+  } finally {
+    await c.close();
+  }
+});
+
+Deno.test("SDK client: refused keys fail the connection (401 unknown, 403 legacy workspace key in A)", async () => {
+  for (
+    const [variant, key, status] of [
+      ["A", `pak_${"x".repeat(43)}`, 401],
+      ["B", f.keys.revoked, 401],
+      ["A", f.keys.workspace, 403],
+    ] as const
+  ) {
+    const c = connect(variant, key);
+    try {
+      await assert.rejects(c.client.connect(c.transport));
+      assert.equal(c.seen[0].status, status);
+    } finally {
+      await c.close();
+    }
+  }
+});
+
+Deno.test("SDK client: a tool the role may not use is absent and answers access_denied", async () => {
+  const c = connect("A", f.keys.guest);
+  try {
+    await c.client.connect(c.transport);
+    const names = (await c.client.listTools()).tools.map((t: { name: string }) => t.name);
+    assert.ok(!names.includes("list_projects"));
+    const r = await c.client.callTool({ name: "list_projects", arguments: {} });
+    assert.equal(r.isError, true);
+    assert.match(
+      (r.content as { text: string }[])[0].text,
+      /^access_denied: the guest role may not use projects/,
+    );
+  } finally {
+    await c.close();
+  }
+});
