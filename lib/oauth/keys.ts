@@ -84,7 +84,14 @@ export interface KeyStore {
 /** Minimum time between reloads triggered by unknown kids, so junk tokens cannot hammer the database. */
 const UNKNOWN_KID_RELOAD_MS = 5_000;
 
-export function createKeyStore(sql: Sql, secretKey: string, refreshSeconds = KEY_REFRESH_SECONDS): KeyStore {
+export interface KeyStoreOptions {
+  refreshSeconds?: number;
+  unknownKidReloadMs?: number;
+}
+
+export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOptions = {}): KeyStore {
+  const refreshSeconds = opts.refreshSeconds ?? KEY_REFRESH_SECONDS;
+  const unknownKidReloadMs = opts.unknownKidReloadMs ?? UNKNOWN_KID_RELOAD_MS;
   let current: KeySet | undefined;
   let loading: Promise<KeySet> | undefined;
   // Imported CryptoKeys survive reloads: each key is parsed once per process.
@@ -158,7 +165,7 @@ export function createKeyStore(sql: Sql, secretKey: string, refreshSeconds = KEY
       const set = await get();
       const k = set.byKid.get(kid);
       if (k) return k.publicKey;
-      if (Date.now() - set.loadedAt < UNKNOWN_KID_RELOAD_MS) return undefined;
+      if (Date.now() - set.loadedAt < unknownKidReloadMs) return undefined;
       return (await reload()).byKid.get(kid)?.publicKey;
     },
     async jwks() {

@@ -1,0 +1,124 @@
+// Discovery metadata, JWKS, and signing-key rotation across instances.
+import assert from "node:assert/strict";
+import { decodeProtectedHeader, type JWK } from "jose";
+import { createKeyStore, rotateSigningKey } from "../../lib/oauth/keys.ts";
+import { signAccessToken, verifyAccessToken } from "../../lib/oauth/tokens.ts";
+import { TEST_SECRET, testApp } from "../helpers/app.ts";
+import { Browser, exchange, getCode, registerPublic, setup } from "./helpers.ts";
+
+Deno.test("discovery documents", async () => {
+  const ctx = await setup();
+  try {
+    for (const path of ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]) {
+      const res = await ctx.app.request(path);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("cache-control")!, /public, max-age=\d+/);
+      const m = await res.json();
+      assert.equal(m.issuer, "http://localhost:8000");
+      assert.equal(m.authorization_endpoint, "http://localhost:8000/oauth/authorize");
+      assert.equal(m.token_endpoint, "http://localhost:8000/oauth/token");
+      assert.equal(m.registration_endpoint, "http://localhost:8000/oauth/register");
+      assert.equal(m.revocation_endpoint, "http://localhost:8000/oauth/revoke");
+      assert.equal(m.userinfo_endpoint, "http://localhost:8000/oauth/userinfo");
+      assert.equal(m.jwks_uri, "http://localhost:8000/oauth/jwks");
+      assert.deepEqual(m.response_types_supported, ["code"]);
+      assert.deepEqual(m.code_challenge_methods_supported, ["S256"]);
+      assert.deepEqual(m.grant_types_supported, ["authorization_code", "refresh_token"]);
+      assert.deepEqual(m.id_token_signing_alg_values_supported, ["RS256"]);
+      assert.deepEqual(m.subject_types_supported, ["public"]);
+      assert.deepEqual(m.token_endpoint_auth_methods_supported, [
+        "none",
+        "client_secret_post",
+        "client_secret_basic",
+      ]);
+      assert.ok(Array.isArray(m.revocation_endpoint_auth_methods_supported));
+      assert.ok(m.scopes_supported.includes("openid"));
+      assert.ok(m.claims_supported.includes("sub"));
+      assert.equal(m.authorization_response_iss_parameter_supported, true);
+      assert.equal(res.headers.get("access-control-allow-origin"), "*");
+    }
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("JWKS and key rotation", async (t) => {
+  const ctx = await setup();
+  const sql = ctx.db.sql;
+  try {
+    const client = await registerPublic(ctx.app);
+    const browser = new Browser(ctx.app);
+    const jwks = async (app = ctx.app) => {
+      const res = await app.request("/oauth/jwks");
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("cache-control")!, /public/);
+      return (await res.json()).keys as JWK[];
+    };
+
+    let oldToken = "";
+    await t.step(
+      "the JWKS publishes the current key as RS256 signing key without private parts",
+      async () => {
+        const { code, verifier } = await getCode(ctx, browser, client);
+        oldToken = (await (await exchange(ctx, client, code, verifier)).json()).access_token;
+        const keys = await jwks();
+        assert.equal(keys.length, 1);
+        assert.equal(keys[0].kid, decodeProtectedHeader(oldToken).kid);
+        assert.equal(keys[0].use, "sig");
+        assert.equal(keys[0].alg, "RS256");
+        assert.equal(keys[0].kty, "RSA");
+        assert.equal(keys[0].d, undefined);
+        assert.equal(keys[0].p, undefined);
+        const [row] = await sql<{ enc: string }[]>`select private_jwk_encrypted as enc from signing_keys`;
+        assert.match(row.enc, /^v1\./, "the private key is sealed at rest");
+      },
+    );
+
+    await t.step(
+      "after a rotation by another instance, new tokens use the new key; the old stays published",
+      async () => {
+        const { kid } = await rotateSigningKey(sql, TEST_SECRET);
+        assert.equal((await createKeyStore(sql, TEST_SECRET).signing()).kid, kid);
+        // this instance's cache picks the rotation up on its next refresh; a new instance sees it at once
+        const fresh = testApp(sql);
+        const keys = await jwks(fresh);
+        assert.deepEqual(keys.map((k) => k.kid).sort(), [kid, decodeProtectedHeader(oldToken).kid].sort());
+        // a token signed with the old key still works at UserInfo on the new instance
+        const ui = await fresh.request("/oauth/userinfo", {
+          headers: { authorization: `Bearer ${oldToken}` },
+        });
+        assert.equal(ui.status, 200);
+      },
+    );
+
+    await t.step("an instance meeting an unknown kid reloads the keys from the database", async () => {
+      const b = createKeyStore(sql, TEST_SECRET, { refreshSeconds: 3600, unknownKidReloadMs: 50 });
+      await b.signing(); // b caches the current key set
+      await rotateSigningKey(sql, TEST_SECRET);
+      const c = createKeyStore(sql, TEST_SECRET);
+      const token = await signAccessToken(c, {
+        issuer: "http://localhost:8000",
+        userId: ctx.user.id,
+        audience: "http://localhost:8000",
+        clientId: client.client_id,
+        scopes: ["openid"],
+        grantId: crypto.randomUUID(),
+        authTime: new Date(),
+      });
+      // b's cache is fresh (refresh interval 1 h) but the kid is unknown to it, so it reloads once
+      await new Promise((r) => setTimeout(r, 60));
+      const claims = await verifyAccessToken(b, "http://localhost:8000", token);
+      assert.equal(claims.sub, ctx.user.id);
+    });
+
+    await t.step("retired keys leave the JWKS once their tokens have expired", async () => {
+      await sql`update signing_keys set retired_at = now() - interval '3 hours' where retired_at is not null`;
+      const keys = await jwks(testApp(sql));
+      assert.equal(keys.length, 1);
+      const [current] = await sql<{ kid: string }[]>`select kid from signing_keys where retired_at is null`;
+      assert.equal(keys[0].kid, current.kid);
+    });
+  } finally {
+    await ctx.close();
+  }
+});

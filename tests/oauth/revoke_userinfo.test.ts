@@ -1,0 +1,203 @@
+// RFC 7009 revocation and the UserInfo endpoint (RFC 6750 errors).
+import assert from "node:assert/strict";
+import { subscribeAgent, unlockAgent } from "../../lib/accounts.ts";
+import {
+  Browser,
+  type Ctx,
+  exchange,
+  getCode,
+  registerConfidential,
+  type Registered,
+  registerPublic,
+  setup,
+  token,
+} from "./helpers.ts";
+
+function revoke(ctx: Ctx, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  return ctx.app.request("/oauth/revoke", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+async function tokensFor(ctx: Ctx, client: Registered, extra: Record<string, string> = {}) {
+  const { code, verifier } = await getCode(ctx, new Browser(ctx.app), client, extra);
+  const res = await exchange(ctx, client, code, verifier);
+  assert.equal(res.status, 200);
+  return await res.json();
+}
+
+function refresh(ctx: Ctx, client: Registered, refreshToken: string) {
+  return token(ctx.app, {
+    grant_type: "refresh_token",
+    refresh_token: refreshToken,
+    client_id: client.client_id,
+    ...(client.client_secret ? { client_secret: client.client_secret } : {}),
+  });
+}
+
+function userinfo(ctx: Ctx, accessToken: string, method = "GET") {
+  return ctx.app.request("/oauth/userinfo", { method, headers: { authorization: `Bearer ${accessToken}` } });
+}
+
+Deno.test("revocation", async (t) => {
+  const ctx = await setup();
+  try {
+    const pub = await registerPublic(ctx.app);
+    const conf = await registerConfidential(ctx.app);
+
+    await t.step("revoking a refresh token revokes its family (rotated successors included)", async () => {
+      const first = await tokensFor(ctx, pub);
+      const second = await (await refresh(ctx, pub, first.refresh_token)).json();
+      const res = await revoke(ctx, {
+        token: second.refresh_token,
+        token_type_hint: "refresh_token",
+        client_id: pub.client_id,
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("cache-control"), "no-store");
+      assert.equal((await refresh(ctx, pub, second.refresh_token)).status, 400);
+      assert.equal((await userinfo(ctx, second.access_token)).status, 401);
+    });
+
+    await t.step("a token of another client is left alone (and the answer is still 200)", async () => {
+      const theirs = await tokensFor(ctx, conf);
+      const res = await revoke(ctx, { token: theirs.refresh_token, client_id: pub.client_id });
+      assert.equal(res.status, 200);
+      const stillWorks = await refresh(ctx, conf, theirs.refresh_token);
+      assert.equal(stillWorks.status, 200);
+      const fresh = await stillWorks.json();
+      const viaAccess = await revoke(ctx, { token: fresh.access_token, client_id: pub.client_id });
+      assert.equal(viaAccess.status, 200);
+      assert.equal((await userinfo(ctx, fresh.access_token)).status, 200);
+    });
+
+    await t.step("unknown and already-revoked tokens → 200", async () => {
+      assert.equal((await revoke(ctx, { token: "prt_unknown", client_id: pub.client_id })).status, 200);
+      const t1 = await tokensFor(ctx, pub);
+      assert.equal((await revoke(ctx, { token: t1.refresh_token, client_id: pub.client_id })).status, 200);
+      assert.equal((await revoke(ctx, { token: t1.refresh_token, client_id: pub.client_id })).status, 200);
+    });
+
+    await t.step("revoking an access token ends its grant", async () => {
+      const t1 = await tokensFor(ctx, pub);
+      const res = await revoke(ctx, {
+        token: t1.access_token,
+        token_type_hint: "access_token",
+        client_id: pub.client_id,
+      });
+      assert.equal(res.status, 200);
+      assert.equal((await userinfo(ctx, t1.access_token)).status, 401);
+      assert.equal((await refresh(ctx, pub, t1.refresh_token)).status, 400);
+    });
+
+    await t.step("the client authenticates as at the token endpoint", async () => {
+      const t1 = await tokensFor(ctx, conf);
+      const wrong = await revoke(ctx, {
+        token: t1.refresh_token,
+        client_id: conf.client_id,
+        client_secret: "pcs_bad",
+      });
+      assert.equal(wrong.status, 401);
+      assert.equal((await wrong.json()).error, "invalid_client");
+      const basicWrong = await revoke(ctx, { token: t1.refresh_token }, {
+        authorization: `Basic ${btoa(`${conf.client_id}:bad`)}`,
+      });
+      assert.equal(basicWrong.status, 401);
+      assert.match(basicWrong.headers.get("www-authenticate")!, /^Basic/);
+      const ok = await revoke(ctx, { token: t1.refresh_token }, {
+        authorization: `Basic ${btoa(`${conf.client_id}:${conf.client_secret}`)}`,
+      });
+      assert.equal(ok.status, 200);
+      assert.equal((await refresh(ctx, conf, t1.refresh_token)).status, 400);
+      const missing = await revoke(ctx, { client_id: pub.client_id });
+      assert.equal(missing.status, 400);
+      assert.equal((await missing.json()).error, "invalid_request");
+    });
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("userinfo", async (t) => {
+  const ctx = await setup();
+  try {
+    const pub = await registerPublic(ctx.app);
+    await ctx.db.sql`update users set plan = 'pro', credits = 42 where id = ${ctx.user.id}`;
+    await unlockAgent(ctx.db.sql, ctx.user.id, ctx.agentId);
+    await subscribeAgent(ctx.db.sql, ctx.user.id, ctx.agentId, "monthly");
+
+    await t.step(
+      "GET and POST with profile: the account, plan, credits, agents and subscriptions",
+      async () => {
+        const t1 = await tokensFor(ctx, pub);
+        for (const method of ["GET", "POST"]) {
+          const res = await userinfo(ctx, t1.access_token, method);
+          assert.equal(res.status, 200);
+          assert.equal(res.headers.get("cache-control"), "no-store");
+          const body = await res.json();
+          assert.equal(body.sub, ctx.user.id);
+          assert.equal(body.email, "dana@example.com");
+          assert.equal(body.email_verified, true);
+          assert.equal(body.name, "Dana");
+          assert.equal(body.plan, "pro");
+          assert.equal(body.credits, 42);
+          assert.deepEqual(body.unlocked_agents, [{ id: ctx.agentId, name: "Research Assistant" }]);
+          assert.equal(body.agent_subscriptions.length, 1);
+          assert.equal(body.agent_subscriptions[0].agent_id, ctx.agentId);
+          assert.equal(body.agent_subscriptions[0].agent_name, "Research Assistant");
+          assert.equal(body.agent_subscriptions[0].plan, "monthly");
+          assert.equal(body.agent_subscriptions[0].status, "active");
+          assert.ok(!Number.isNaN(Date.parse(body.agent_subscriptions[0].current_period_end)));
+        }
+        const form = await ctx.app.request("/oauth/userinfo", {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ access_token: t1.access_token }).toString(),
+        });
+        assert.equal(form.status, 200);
+        await form.body?.cancel();
+      },
+    );
+
+    await t.step("openid without profile: only sub", async () => {
+      const t1 = await tokensFor(ctx, pub, { scope: "openid" });
+      assert.deepEqual(await (await userinfo(ctx, t1.access_token)).json(), { sub: ctx.user.id });
+    });
+
+    await t.step("no token → 401 with a bare Bearer challenge", async () => {
+      const res = await ctx.app.request("/oauth/userinfo");
+      assert.equal(res.status, 401);
+      assert.equal(res.headers.get("www-authenticate"), 'Bearer realm="portico"');
+      await res.body?.cancel();
+    });
+
+    await t.step("invalid or expired token → 401 invalid_token", async () => {
+      const res = await userinfo(ctx, "not.a.token");
+      assert.equal(res.status, 401);
+      assert.match(res.headers.get("www-authenticate")!, /^Bearer realm="portico", error="invalid_token"/);
+      assert.equal((await res.json()).error, "invalid_token");
+      const t1 = await tokensFor(ctx, pub);
+      const [h, p] = t1.access_token.split(".");
+      const payload = JSON.parse(atob(p.replace(/-/g, "+").replace(/_/g, "/")));
+      payload.exp = 1;
+      const forged = `${h}.${btoa(JSON.stringify(payload)).replace(/=+$/, "")}.${
+        t1.access_token.split(".")[2]
+      }`;
+      assert.equal((await userinfo(ctx, forged)).status, 401);
+      // an ID token is not an access token (typ differs)
+      assert.equal((await userinfo(ctx, t1.id_token)).status, 401);
+    });
+
+    await t.step("a token without openid → 403 insufficient_scope", async () => {
+      const t1 = await tokensFor(ctx, pub, { scope: "profile" });
+      const res = await userinfo(ctx, t1.access_token);
+      assert.equal(res.status, 403);
+      assert.match(res.headers.get("www-authenticate")!, /error="insufficient_scope"/);
+      assert.equal((await res.json()).error, "insufficient_scope");
+    });
+  } finally {
+    await ctx.close();
+  }
+});
