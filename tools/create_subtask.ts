@@ -1,0 +1,58 @@
+// MCP tool create_subtask: a subtask of a top-level task, in the parent's project.
+import { z } from "zod";
+import { dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { defineTool } from "../lib/mcp/tool.ts";
+import {
+  createTask as create,
+  TASK_PRIORITIES,
+  TASK_STATUSES,
+  TASK_STATUSES_B,
+} from "../lib/workspace/tasks.ts";
+
+const common = {
+  parentTaskId: uuidField(
+    "The parent task (UUID). Required; it must be a top-level task (subtasks nest one level only).",
+  ),
+  title: textField("The subtask's title, 1-500 characters. Required.", { min: 1, max: 500 }),
+  description: textField("What is to be done; up to 20000 characters. Default empty.", { max: 20000 })
+    .optional(),
+  priority: z.enum(TASK_PRIORITIES).describe("low, medium, high or urgent. Default medium.").optional(),
+  estimatedHours: hoursField("Estimated effort in hours: 0-100000, at most 2 decimals. Optional.").optional(),
+  dueDate: dateField("Due date, YYYY-MM-DD. Optional.").optional(),
+  assigneeIds: z.array(uuidField("A workspace member's user id (UUID)."), {
+    error: "must be an array of UUIDs",
+  })
+    .max(20, { error: "must hold at most 20 ids" })
+    .describe("Who works on it: 0-20 workspace members who can see the task's company. Default nobody.")
+    .optional(),
+  isPrivate: z.boolean({ error: "must be true or false" })
+    .describe("true: only the creator and the assignees see the subtask. Default false.").optional(),
+};
+
+const InputA = z.strictObject({
+  ...common,
+  status: z.enum(TASK_STATUSES).describe("todo, in_progress, frozen or done. Default todo.").optional(),
+  startDate: dateField("First day of work, YYYY-MM-DD (makes it a solid bar in gantt_plan). Optional.")
+    .optional(),
+}).refine((v) => !v.startDate || !v.dueDate || v.dueDate >= v.startDate, {
+  error: "must not be before startDate",
+  path: ["dueDate"],
+});
+
+const InputB = z.strictObject({
+  ...common,
+  status: z.enum(TASK_STATUSES_B).describe("todo, in_progress or done. Default todo.").optional(),
+});
+
+export const createSubtask = defineTool({
+  name: "create_subtask",
+  area: "tasks",
+  module: "tasks",
+  needsUser: true,
+  variants: { A: InputA, B: InputB },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  description: "Creates a subtask under a top-level task; it inherits the parent's project (and takes the " +
+    "project's next number) and company. Returns the new subtask as a JSON object (the get_task fields). " +
+    "invalid_input when the parent is itself a subtask.",
+  run: (ctx, input) => create(ctx.db, ctx.caller, input, { variantA: ctx.variant === "A" }),
+});

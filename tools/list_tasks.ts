@@ -1,0 +1,74 @@
+// MCP tool list_tasks: top-level tasks the key may see, with filters (A: scope, search, numbers, overdue).
+import { z } from "zod";
+import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { defineTool } from "../lib/mcp/tool.ts";
+import { listTasks as list, TASK_SCOPES } from "../lib/workspace/tasks.ts";
+
+const InputA = z.strictObject({
+  projectIds: z.array(uuidField("A project id (UUID)."), { error: "must be an array of UUIDs" })
+    .min(1, { error: "must not be empty" }).max(50, { error: "must hold at most 50 ids" })
+    .describe("Only tasks of these projects (1-50 UUIDs). Default: every project and project-less tasks.")
+    .optional(),
+  taskScope: z.enum(TASK_SCOPES).describe(
+    "Whose tasks: me (assigned to the caller), my_team (assigned to anyone sharing a team with the caller, " +
+      "the caller included), all. Default all.",
+  ).optional(),
+  targetUserId: uuidField("Only tasks assigned to this workspace member (UUID). Optional.").optional(),
+  query: textField(
+    "Words to find in the title or description (case-insensitive), or a display id such as WEB-42; up to " +
+      "200 characters. Optional.",
+    { max: 200 },
+  ).optional(),
+  taskNumber: z.number({ error: "must be a number" }).int({ error: "must be an integer" })
+    .min(1, { error: "must be at least 1" }).max(999_999_999, { error: "must be at most 999999999" })
+    .describe("Only the task(s) with this number within their project (the 42 of WEB-42). Optional.")
+    .optional(),
+  projectPrefix: z.string({ error: "must be a string" }).regex(/^[A-Za-z][A-Za-z0-9]{1,9}$/, {
+    error: "must be 2-10 letters or digits, starting with a letter",
+  }).describe(
+    "Only tasks of the project with this task prefix (the WEB of WEB-42), case-insensitive. Optional.",
+  )
+    .optional(),
+  overdue: z.boolean({ error: "must be true or false" }).describe(
+    "true: only overdue tasks (due date before today, not done); false: only tasks that are not. Default: both.",
+  ).optional(),
+  limit: limitField(100, 500),
+  offset: offsetField(),
+});
+
+const InputB = z.strictObject({
+  projectId: uuidField("Only tasks of this project (UUID). Optional; default every task.").optional(),
+  limit: limitField(100, 500),
+  offset: offsetField(),
+});
+
+const FIELDS =
+  "id, number, title, status, priority, projectId, projectName, parentTaskId (null), companyId, " +
+  "isPrivate, startDate, dueDate, estimatedHours, actualHours, sortOrder, assigneeIds, childTaskCount, " +
+  "createdBy, createdAt, updatedAt";
+
+export const listTasks = defineTool({
+  name: "list_tasks",
+  area: "tasks",
+  module: "tasks",
+  needsUser: false,
+  variants: { A: InputA, B: InputB },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  description: {
+    A: "Lists top-level tasks the key may see (private tasks only for their creator and assignees), newest " +
+      `first. Returns a JSON array of summaries: ${FIELDS}, plus displayId (e.g. WEB-42), isOverdue (due date ` +
+      "passed and not done) and isForecastLate (the plan finishes it after its due date).",
+    B: `Lists top-level tasks the key may see, newest first. Returns a JSON array of summaries: ${FIELDS}.`,
+  },
+  run: (ctx, input) => {
+    if (ctx.variant === "B") {
+      const b = input as z.output<typeof InputB>;
+      return list(ctx.db, ctx.caller, {
+        projectIds: b.projectId ? [b.projectId] : undefined,
+        limit: b.limit,
+        offset: b.offset,
+      }, { variantA: false });
+    }
+    return list(ctx.db, ctx.caller, input as z.output<typeof InputA>, { variantA: true });
+  },
+});
