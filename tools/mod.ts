@@ -21,6 +21,22 @@ import { exportContacts } from "./export_contacts.ts";
 import { listContacts } from "./list_contacts.ts";
 import { updateContact } from "./update_contact.ts";
 
+// Personal work (issue 8)
+import { listRecordings } from "./list_recordings.ts";
+import { getRecording } from "./get_recording.ts";
+import { listTimeLogs } from "./list_time_logs.ts";
+import { timeLogSummary } from "./time_log_summary.ts";
+import { listTimeCategories } from "./list_time_categories.ts";
+import { createTimeLog } from "./create_time_log.ts";
+import { updateTimeLog } from "./update_time_log.ts";
+import { deleteTimeLog } from "./delete_time_log.ts";
+import { listCalendars } from "./list_calendars.ts";
+import { listAppointments } from "./list_appointments.ts";
+import { createAppointment } from "./create_appointment.ts";
+import { updateAppointment } from "./update_appointment.ts";
+import { getBookingSettings } from "./get_booking_settings.ts";
+import { updateBookingSettings } from "./update_booking_settings.ts";
+
 /** Every tool, in tools/list order; each declares the variants it belongs to. */
 export const TOOLS: readonly AnyTool[] = [
   // Projects
@@ -45,4 +61,19 @@ export const TOOLS: readonly AnyTool[] = [
   exportContacts,
   createContact,
   updateContact,
+  // Recordings, time logs, calendars, appointments, booking (issue 8)
+  listRecordings,
+  getRecording,
+  listTimeLogs,
+  timeLogSummary,
+  listTimeCategories,
+  createTimeLog,
+  updateTimeLog,
+  deleteTimeLog,
+  listCalendars,
+  listAppointments,
+  createAppointment,
+  updateAppointment,
+  getBookingSettings,
+  updateBookingSettings,
 ];

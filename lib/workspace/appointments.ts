@@ -1,0 +1,275 @@
+// Appointments: the key user's own appointments with clients (studio, online or at home), optionally for a project.
+import type { Db } from "../db/client.ts";
+import { invalidInput, notFound, pgCode } from "../errors.ts";
+import { defaultCalendarId } from "./calendars.ts";
+import { actingUser, checkRange, isoColumn, minutesOf, personalCompany, projectInScope } from "./personal.ts";
+import { companyFilter, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
+
+export const APPOINTMENT_LOCATIONS = ["studio", "online", "home"] as const;
+export type AppointmentLocation = typeof APPOINTMENT_LOCATIONS[number];
+export const APPOINTMENT_STATUSES = ["scheduled", "confirmed", "completed", "cancelled", "no_show"] as const;
+export type AppointmentStatus = typeof APPOINTMENT_STATUSES[number];
+export const APPOINTMENT_TIMES_RULE = "endTime must be after startTime unless isAllDay is true";
+
+export interface Appointment {
+  id: string;
+  title: string;
+  clientName: string;
+  clientEmail: string | null;
+  clientPhone: string | null;
+  date: string;
+  startTime: string;
+  endTime: string;
+  isAllDay: boolean;
+  location: AppointmentLocation | null;
+  address: string | null;
+  onlinePlatform: string | null;
+  onlineLink: string | null;
+  notes: string;
+  status: AppointmentStatus;
+  projectId: string | null;
+  projectName: string | null;
+  calendarId: string | null;
+  companyId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewAppointment {
+  date: string;
+  startTime: string;
+  endTime: string;
+  title?: string;
+  clientName?: string;
+  clientEmail?: string;
+  clientPhone?: string;
+  isAllDay?: boolean;
+  location?: AppointmentLocation;
+  address?: string;
+  onlinePlatform?: string;
+  onlineLink?: string;
+  notes?: string;
+  status?: AppointmentStatus;
+  projectId?: string;
+}
+
+/** Fields to change; undefined = unchanged, null = cleared. */
+export interface AppointmentPatch {
+  title?: string;
+  clientName?: string;
+  clientEmail?: string | null;
+  clientPhone?: string | null;
+  date?: string;
+  startTime?: string;
+  endTime?: string;
+  isAllDay?: boolean;
+  location?: AppointmentLocation | null;
+  address?: string | null;
+  onlinePlatform?: string | null;
+  onlineLink?: string | null;
+  notes?: string;
+  status?: AppointmentStatus;
+  projectId?: string | null;
+}
+
+export interface AppointmentFilter {
+  startDate?: string;
+  endDate?: string;
+  limit: number;
+  offset?: number;
+}
+
+/** End after start, except for all-day appointments (whose times are kept but not meaningful). */
+export function checkAppointmentTimes(startTime: string, endTime: string, isAllDay: boolean): void {
+  const start = minutesOf(startTime), end = minutesOf(endTime);
+  if (!isAllDay && end <= start) throw invalidInput(APPOINTMENT_TIMES_RULE);
+}
+
+interface Row {
+  id: string;
+  title: string;
+  client_name: string;
+  client_email: string | null;
+  client_phone: string | null;
+  date: string;
+  start_time: string;
+  end_time: string;
+  is_all_day: boolean;
+  location: AppointmentLocation | null;
+  address: string | null;
+  online_platform: string | null;
+  online_link: string | null;
+  notes: string;
+  status: AppointmentStatus;
+  project_id: string | null;
+  project_name: string | null;
+  calendar_id: string | null;
+  company_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+function toAppointment(r: Row): Appointment {
+  return {
+    id: r.id,
+    title: r.title,
+    clientName: r.client_name,
+    clientEmail: r.client_email,
+    clientPhone: r.client_phone,
+    date: r.date,
+    startTime: r.start_time,
+    endTime: r.end_time,
+    isAllDay: r.is_all_day,
+    location: r.location,
+    address: r.address,
+    onlinePlatform: r.online_platform,
+    onlineLink: r.online_link,
+    notes: r.notes,
+    status: r.status,
+    projectId: r.project_id,
+    projectName: r.project_name,
+    calendarId: r.calendar_id,
+    companyId: r.company_id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function select(db: Db) {
+  return db`
+    select a.id, a.title, a.client_name, a.client_email, a.client_phone, a.date::text as date,
+           to_char(a.start_time, 'HH24:MI') as start_time, to_char(a.end_time, 'HH24:MI') as end_time,
+           a.is_all_day, a.location, a.address, a.online_platform, a.online_link, a.notes, a.status,
+           a.project_id, p.name as project_name, a.calendar_id, a.company_id,
+           ${isoColumn(db, "a.created_at")} as created_at, ${isoColumn(db, "a.updated_at")} as updated_at
+      from appointments a
+      left join projects p on p.workspace_id = a.workspace_id and p.id = a.project_id`;
+}
+
+/** The caller's own appointments in scope, in date and time order. */
+export async function listAppointments(
+  db: Db,
+  caller: ScopedCaller,
+  filter: AppointmentFilter,
+): Promise<Appointment[]> {
+  const s = scopeOf(caller);
+  const userId = actingUser(caller);
+  checkRange(filter.startDate, filter.endDate);
+  const rows = await db<Row[]>`
+    ${select(db)}
+     where a.workspace_id = ${s.workspaceId} and a.user_id = ${userId}
+       and ${companyFilter(db, s, "a.company_id")}
+       and (${filter.startDate ?? null}::date is null or a.date >= ${filter.startDate ?? null}::date)
+       and (${filter.endDate ?? null}::date is null or a.date <= ${filter.endDate ?? null}::date)
+     order by a.date, a.is_all_day desc, a.start_time, a.id
+     limit ${filter.limit} offset ${filter.offset ?? 0}`;
+  return rows.map(toAppointment);
+}
+
+async function fetchAppointment(db: Db, s: Scope, userId: string, id: string): Promise<Appointment | null> {
+  const [row] = await db<Row[]>`
+    ${select(db)}
+     where a.workspace_id = ${s.workspaceId} and a.user_id = ${userId} and a.id = ${id}
+       and ${companyFilter(db, s, "a.company_id")}`;
+  return row ? toAppointment(row) : null;
+}
+
+function translate(err: unknown): never {
+  const code = pgCode(err);
+  const constraint = (err as { constraint_name?: string }).constraint_name;
+  if (code === "23514" && constraint === "appointments_times") throw invalidInput(APPOINTMENT_TIMES_RULE);
+  if (code === "23503") throw notFound("the linked project or calendar no longer exists");
+  throw err;
+}
+
+/** Adds an appointment to the caller's default calendar (if they have one). */
+export async function createAppointment(
+  db: Db,
+  caller: ScopedCaller,
+  input: NewAppointment,
+): Promise<Appointment> {
+  const s = scopeOf(caller);
+  const userId = actingUser(caller);
+  checkAppointmentTimes(input.startTime, input.endTime, input.isAllDay ?? false);
+  let companyId: string | null = null;
+  if (input.projectId) companyId = (await projectInScope(db, s, input.projectId)).companyId;
+  companyId ??= personalCompany(s, "appointment");
+  const calendarId = await defaultCalendarId(db, s, userId);
+  const title = input.title || (input.clientName ? `Appointment with ${input.clientName}` : "Appointment");
+  let id: string;
+  try {
+    [{ id }] = await db<{ id: string }[]>`
+      insert into appointments (workspace_id, company_id, user_id, calendar_id, project_id, title, client_name,
+                                client_email, client_phone, date, start_time, end_time, is_all_day, location,
+                                address, online_platform, online_link, notes, status)
+      values (${s.workspaceId}, ${companyId}, ${userId}, ${calendarId}, ${input.projectId ?? null},
+              ${title.slice(0, 200)}, ${input.clientName ?? ""}, ${input.clientEmail ?? null},
+              ${input.clientPhone ?? null}, ${input.date}, ${input.startTime}, ${input.endTime},
+              ${input.isAllDay ?? false}, ${input.location ?? null}, ${input.address ?? null},
+              ${input.onlinePlatform ?? null}, ${input.onlineLink ?? null}, ${input.notes ?? ""},
+              ${input.status ?? "scheduled"})
+      returning id`;
+  } catch (err) {
+    translate(err);
+  }
+  return (await fetchAppointment(db, s, userId, id))!;
+}
+
+const PATCH_COLUMNS = {
+  title: "title",
+  clientName: "client_name",
+  clientEmail: "client_email",
+  clientPhone: "client_phone",
+  date: "date",
+  startTime: "start_time",
+  endTime: "end_time",
+  isAllDay: "is_all_day",
+  location: "location",
+  address: "address",
+  onlinePlatform: "online_platform",
+  onlineLink: "online_link",
+  notes: "notes",
+  status: "status",
+  projectId: "project_id",
+} as const satisfies Record<keyof AppointmentPatch, string>;
+
+/** Changes the given fields of one of the caller's appointments; the time rule is checked on the result. */
+export async function updateAppointment(
+  db: Db,
+  caller: ScopedCaller,
+  id: string,
+  patch: AppointmentPatch,
+): Promise<Appointment> {
+  const s = scopeOf(caller);
+  const userId = actingUser(caller);
+  const set: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(PATCH_COLUMNS)) {
+    const v = patch[field as keyof AppointmentPatch];
+    if (v !== undefined) set[column] = v;
+  }
+  if (Object.keys(set).length === 0) throw invalidInput("nothing to change: give at least one field");
+  const current = await fetchAppointment(db, s, userId, id);
+  if (!current) throw notFound(`no appointment ${id}`);
+  checkAppointmentTimes(
+    patch.startTime ?? current.startTime,
+    patch.endTime ?? current.endTime,
+    patch.isAllDay ?? current.isAllDay,
+  );
+  if (patch.projectId) {
+    const project = await projectInScope(db, s, patch.projectId);
+    // The appointment follows its project's company; a company-less project keeps the current company.
+    if (project.companyId) set.company_id = project.companyId;
+  }
+  let rows: { id: string }[];
+  try {
+    rows = await db<{ id: string }[]>`
+      update appointments a set ${db(set)}, updated_at = now()
+       where a.workspace_id = ${s.workspaceId} and a.user_id = ${userId} and a.id = ${id}
+         and ${companyFilter(db, s, "a.company_id")}
+      returning a.id`;
+  } catch (err) {
+    translate(err);
+  }
+  if (rows.length === 0) throw notFound(`no appointment ${id}`);
+  return (await fetchAppointment(db, s, userId, id))!;
+}

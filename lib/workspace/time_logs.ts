@@ -1,0 +1,542 @@
+// Time logs and timesheet categories: the key user's own time entries, their link rules, hours and summaries.
+import type { Db } from "../db/client.ts";
+import { invalidInput, notFound, pgCode } from "../errors.ts";
+import {
+  actingUser,
+  checkRange,
+  hoursOf,
+  isoColumn,
+  minutesOf,
+  personalCompany,
+  projectInScope,
+} from "./personal.ts";
+import { companyFilter, inScope, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
+
+export const EXCLUSIVE_LINK_RULE =
+  "exactly one of taskId and categoryId is required (exclusive choice: a time " +
+  "log is for a task or for a timesheet category, never both or neither)";
+export const PROJECT_LINK_RULE =
+  "projectId is allowed only on category-linked time logs (a task log counts its " +
+  "task's project)";
+export const TIMES_RULE = "endTime must be after startTime (a time log does not cross midnight)";
+
+export interface TimeCategory {
+  id: string;
+  name: string;
+  description: string;
+}
+
+export interface TimeLog {
+  id: string;
+  date: string;
+  startTime: string;
+  endTime: string;
+  /** whole minutes between startTime and endTime */
+  minutes: number;
+  /** minutes / 60, rounded to 2 decimals */
+  hours: number;
+  description: string;
+  taskId: string | null;
+  taskTitle: string | null;
+  categoryId: string | null;
+  categoryName: string | null;
+  /** the task's project for a task log, the directly set project for a category log */
+  projectId: string | null;
+  projectName: string | null;
+  isBillable: boolean;
+  hourlyRate: number | null;
+  /** minutes / 60 × hourlyRate rounded to cents, for billable logs with a rate; else null */
+  amount: number | null;
+  companyId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewTimeLog {
+  date: string;
+  startTime: string;
+  endTime: string;
+  taskId?: string;
+  categoryId?: string;
+  projectId?: string;
+  description?: string;
+  isBillable?: boolean;
+  hourlyRate?: number | null;
+}
+
+/** Fields to change; undefined = unchanged, null = cleared. */
+export interface TimeLogPatch {
+  date?: string;
+  startTime?: string;
+  endTime?: string;
+  description?: string;
+  taskId?: string;
+  categoryId?: string;
+  projectId?: string | null;
+  isBillable?: boolean;
+  hourlyRate?: number | null;
+}
+
+export interface TimeLogFilter {
+  startDate?: string;
+  endDate?: string;
+  limit: number;
+  offset?: number;
+}
+
+/** What a log points to: exactly one of task and category, and a direct project only beside a category. */
+export interface Link {
+  taskId: string | null;
+  categoryId: string | null;
+  projectId: string | null;
+}
+
+// ---- pure rules -------------------------------------------------------------------------------------------
+
+/** Whole minutes of a log; refuses an end that is not after the start. */
+export function logMinutes(startTime: string, endTime: string): number {
+  const m = minutesOf(endTime) - minutesOf(startTime);
+  if (m <= 0) throw invalidInput(TIMES_RULE);
+  return m;
+}
+
+/** The link of a new log (variant A rules; variant B's schema only offers taskId, which is required there). */
+export function newLink(input: { taskId?: string; categoryId?: string; projectId?: string }): Link {
+  const hasTask = input.taskId !== undefined;
+  const hasCategory = input.categoryId !== undefined;
+  if (hasTask === hasCategory) throw invalidInput(EXCLUSIVE_LINK_RULE);
+  if (input.projectId !== undefined && !hasCategory) throw invalidInput(PROJECT_LINK_RULE);
+  return {
+    taskId: input.taskId ?? null,
+    categoryId: input.categoryId ?? null,
+    projectId: input.projectId ?? null,
+  };
+}
+
+/**
+ * The link after an update: setting taskId clears categoryId and any direct projectId; setting categoryId clears
+ * taskId (keeping or setting a direct projectId); both at once is the exclusive-choice error.
+ */
+export function patchedLink(
+  current: Link,
+  patch: Pick<TimeLogPatch, "taskId" | "categoryId" | "projectId">,
+): Link {
+  if (patch.taskId !== undefined && patch.categoryId !== undefined) throw invalidInput(EXCLUSIVE_LINK_RULE);
+  if (patch.taskId !== undefined) {
+    if (patch.projectId !== undefined && patch.projectId !== null) throw invalidInput(PROJECT_LINK_RULE);
+    return { taskId: patch.taskId, categoryId: null, projectId: null };
+  }
+  if (patch.categoryId !== undefined) {
+    return {
+      taskId: null,
+      categoryId: patch.categoryId,
+      projectId: patch.projectId !== undefined ? patch.projectId : current.projectId,
+    };
+  }
+  if (patch.projectId !== undefined) {
+    if (patch.projectId !== null && current.categoryId === null) throw invalidInput(PROJECT_LINK_RULE);
+    return { ...current, projectId: patch.projectId };
+  }
+  return current;
+}
+
+/** Amount of a billable log with a rate: exact minutes × rate / 60, rounded to cents. */
+export function logAmount(minutes: number, isBillable: boolean, hourlyRate: number | null): number | null {
+  if (!isBillable || hourlyRate === null) return null;
+  return Math.round((minutes * hourlyRate * 100) / 60) / 100;
+}
+
+export interface SummaryEntry {
+  minutes: number;
+  isBillable: boolean;
+  projectId: string | null;
+  projectName: string | null;
+  categoryId: string | null;
+  categoryName: string | null;
+}
+
+export interface Bucket {
+  hours: number;
+  entryCount: number;
+}
+
+export interface TimeLogSummary {
+  totalHours: number;
+  entryCount: number;
+  billableHours: number;
+  byProject: Array<{ projectId: string; projectName: string } & Bucket>;
+  byCategory: Array<{ categoryId: string; categoryName: string } & Bucket>;
+  /** logs that count towards no project (category logs without a project, tasks outside any project) */
+  withoutProject: Bucket;
+}
+
+/**
+ * Sums minutes first and rounds once per figure, so three 20-minute logs make 1 hour (not 3 × 0.33 = 0.99).
+ * byProject: the task's project of a task log, the direct project of a category log. byCategory: category logs.
+ * Buckets are ordered by hours, then name.
+ */
+export function summarize(entries: readonly SummaryEntry[]): TimeLogSummary {
+  let total = 0, billable = 0, noProjectMinutes = 0, noProjectCount = 0;
+  const projects = new Map<string, { name: string; minutes: number; count: number }>();
+  const categories = new Map<string, { name: string; minutes: number; count: number }>();
+  const add = (m: typeof projects, id: string, name: string, minutes: number) => {
+    const b = m.get(id) ?? { name, minutes: 0, count: 0 };
+    b.minutes += minutes;
+    b.count += 1;
+    m.set(id, b);
+  };
+  for (const e of entries) {
+    total += e.minutes;
+    if (e.isBillable) billable += e.minutes;
+    if (e.projectId) add(projects, e.projectId, e.projectName ?? "", e.minutes);
+    else {
+      noProjectMinutes += e.minutes;
+      noProjectCount += 1;
+    }
+    if (e.categoryId) add(categories, e.categoryId, e.categoryName ?? "", e.minutes);
+  }
+  const order = (a: { minutes: number; name: string }, b: { minutes: number; name: string }) =>
+    b.minutes - a.minutes || a.name.localeCompare(b.name);
+  return {
+    totalHours: hoursOf(total),
+    entryCount: entries.length,
+    billableHours: hoursOf(billable),
+    byProject: [...projects].map(([id, b]) => ({ id, ...b })).sort(order).map((b) => ({
+      projectId: b.id,
+      projectName: b.name,
+      hours: hoursOf(b.minutes),
+      entryCount: b.count,
+    })),
+    byCategory: [...categories].map(([id, b]) => ({ id, ...b })).sort(order).map((b) => ({
+      categoryId: b.id,
+      categoryName: b.name,
+      hours: hoursOf(b.minutes),
+      entryCount: b.count,
+    })),
+    withoutProject: { hours: hoursOf(noProjectMinutes), entryCount: noProjectCount },
+  };
+}
+
+// ---- lookups ----------------------------------------------------------------------------------------------
+
+/** The workspace's active timesheet categories. */
+export async function listTimeCategories(db: Db, caller: ScopedCaller): Promise<TimeCategory[]> {
+  const s = scopeOf(caller);
+  actingUser(caller);
+  return await db<TimeCategory[]>`
+    select id, name, description from time_categories
+     where workspace_id = ${s.workspaceId} and is_active
+     order by sort_order, name`;
+}
+
+async function requireCategory(db: Db, s: Scope, categoryId: string): Promise<void> {
+  const [row] = await db<{ is_active: boolean }[]>`
+    select is_active from time_categories where workspace_id = ${s.workspaceId} and id = ${categoryId}`;
+  if (!row) throw notFound(`no time category ${categoryId}`);
+  if (!row.is_active) throw invalidInput(`categoryId: time category ${categoryId} is no longer active`);
+}
+
+/**
+ * A task the caller may log time on: in the workspace and the caller's companies (through its project), and not
+ * a private task of other people. Returns its project and company.
+ */
+async function taskInScope(
+  db: Db,
+  s: Scope,
+  userId: string,
+  taskId: string,
+): Promise<{ projectId: string | null; companyId: string | null }> {
+  const [row] = await db<{ project_id: string | null; company_id: string | null }[]>`
+    select t.project_id, t.company_id
+      from tasks t
+     where t.workspace_id = ${s.workspaceId} and t.id = ${taskId}
+       and (not t.is_private or t.created_by = ${userId}
+            or exists (select 1 from task_assignees a where a.task_id = t.id and a.user_id = ${userId}))`;
+  if (!row || !inScope(s, row.company_id)) throw notFound(`no task ${taskId}`);
+  return { projectId: row.project_id, companyId: row.company_id };
+}
+
+/**
+ * The company a log gets from its link: the task's project's company, or a category log's project's company;
+ * `fallback` when the link names no company (a new log: the caller's only company, see personalCompany).
+ */
+async function linkCompany(
+  db: Db,
+  s: Scope,
+  userId: string,
+  link: Link,
+  fallback: () => string | null,
+): Promise<string | null> {
+  if (link.taskId) {
+    const t = await taskInScope(db, s, userId, link.taskId);
+    return t.companyId ?? fallback();
+  }
+  if (link.categoryId) await requireCategory(db, s, link.categoryId);
+  if (link.projectId) {
+    const p = await projectInScope(db, s, link.projectId);
+    if (p.companyId) return p.companyId;
+  }
+  return fallback();
+}
+
+// ---- reads ------------------------------------------------------------------------------------------------
+
+interface Row {
+  id: string;
+  date: string;
+  start_time: string;
+  end_time: string;
+  minutes: number;
+  description: string;
+  task_id: string | null;
+  task_title: string | null;
+  category_id: string | null;
+  category_name: string | null;
+  project_id: string | null;
+  project_name: string | null;
+  is_billable: boolean;
+  hourly_rate: number | null;
+  company_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+function columns(db: Db) {
+  return db`
+    l.id, l.date::text as date, to_char(l.start_time, 'HH24:MI') as start_time,
+    to_char(l.end_time, 'HH24:MI') as end_time,
+    (extract(epoch from (l.end_time - l.start_time)) / 60)::int as minutes,
+    l.description, l.task_id, t.title as task_title, l.category_id, c.name as category_name,
+    coalesce(t.project_id, l.project_id) as project_id, p.name as project_name,
+    l.is_billable, l.hourly_rate::float8 as hourly_rate, l.company_id,
+    ${isoColumn(db, "l.created_at")} as created_at, ${isoColumn(db, "l.updated_at")} as updated_at`;
+}
+
+function joins(db: Db) {
+  return db`
+      from time_logs l
+      left join tasks t on t.workspace_id = l.workspace_id and t.id = l.task_id
+      left join time_categories c on c.workspace_id = l.workspace_id and c.id = l.category_id
+      left join projects p on p.workspace_id = l.workspace_id and p.id = coalesce(t.project_id, l.project_id)`;
+}
+
+function toLog(r: Row): TimeLog {
+  return {
+    id: r.id,
+    date: r.date,
+    startTime: r.start_time,
+    endTime: r.end_time,
+    minutes: r.minutes,
+    hours: hoursOf(r.minutes),
+    description: r.description,
+    taskId: r.task_id,
+    taskTitle: r.task_title,
+    categoryId: r.category_id,
+    categoryName: r.category_name,
+    projectId: r.project_id,
+    projectName: r.project_name,
+    isBillable: r.is_billable,
+    hourlyRate: r.hourly_rate,
+    amount: logAmount(r.minutes, r.is_billable, r.hourly_rate),
+    companyId: r.company_id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** The caller's own time logs in scope, newest day first, earliest start first within a day. */
+export async function listTimeLogs(db: Db, caller: ScopedCaller, filter: TimeLogFilter): Promise<TimeLog[]> {
+  const s = scopeOf(caller);
+  const userId = actingUser(caller);
+  checkRange(filter.startDate, filter.endDate);
+  const rows = await db<Row[]>`
+    select ${columns(db)} ${joins(db)}
+     where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId}
+       and ${companyFilter(db, s, "l.company_id")}
+       and (${filter.startDate ?? null}::date is null or l.date >= ${filter.startDate ?? null}::date)
+       and (${filter.endDate ?? null}::date is null or l.date <= ${filter.endDate ?? null}::date)
+     order by l.date desc, l.start_time, l.id
+     limit ${filter.limit} offset ${filter.offset ?? 0}`;
+  return rows.map(toLog);
+}
+
+async function fetchLog(db: Db, s: Scope, userId: string, id: string): Promise<TimeLog | null> {
+  const [row] = await db<Row[]>`
+    select ${columns(db)} ${joins(db)}
+     where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId} and l.id = ${id}
+       and ${companyFilter(db, s, "l.company_id")}`;
+  return row ? toLog(row) : null;
+}
+
+/** One of the caller's own logs; another person's, workspace's or company's → not_found. */
+export async function getTimeLog(db: Db, caller: ScopedCaller, id: string): Promise<TimeLog> {
+  const log = await fetchLog(db, scopeOf(caller), actingUser(caller), id);
+  if (!log) throw notFound(`no time log ${id}`);
+  return log;
+}
+
+export interface SummaryFilter {
+  startDate?: string;
+  endDate?: string;
+  projectIds?: readonly string[];
+}
+
+/**
+ * Totals of the caller's own logs in scope, optionally within dates and limited to logs counting towards the
+ * given projects. Project ids the caller cannot see simply match nothing.
+ */
+export async function timeLogSummary(
+  db: Db,
+  caller: ScopedCaller,
+  filter: SummaryFilter,
+): Promise<
+  { startDate: string | null; endDate: string | null; projectIds: string[] | null } & TimeLogSummary
+> {
+  const s = scopeOf(caller);
+  const userId = actingUser(caller);
+  checkRange(filter.startDate, filter.endDate);
+  const projectIds = filter.projectIds && filter.projectIds.length > 0
+    ? [...new Set(filter.projectIds)]
+    : null;
+  const rows = await db<(Row & { is_billable: boolean })[]>`
+    select ${columns(db)} ${joins(db)}
+     where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId}
+       and ${companyFilter(db, s, "l.company_id")}
+       and (${filter.startDate ?? null}::date is null or l.date >= ${filter.startDate ?? null}::date)
+       and (${filter.endDate ?? null}::date is null or l.date <= ${filter.endDate ?? null}::date)
+       and (${projectIds}::uuid[] is null or coalesce(t.project_id, l.project_id) = any(${projectIds}::uuid[]))`;
+  return {
+    startDate: filter.startDate ?? null,
+    endDate: filter.endDate ?? null,
+    projectIds,
+    ...summarize(rows.map((r) => ({
+      minutes: r.minutes,
+      isBillable: r.is_billable,
+      projectId: r.project_id,
+      projectName: r.project_name,
+      categoryId: r.category_id,
+      categoryName: r.category_name,
+    }))),
+  };
+}
+
+// ---- writes -----------------------------------------------------------------------------------------------
+
+/** Constraint violations that slipped past the checks above (e.g. a concurrent change) as answers. */
+function translate(err: unknown): never {
+  const code = pgCode(err);
+  const constraint = (err as { constraint_name?: string }).constraint_name;
+  if (code === "23514" && constraint === "time_logs_times") throw invalidInput(TIMES_RULE);
+  if (code === "23514" && constraint === "time_logs_link") throw invalidInput(EXCLUSIVE_LINK_RULE);
+  if (code === "23514" && constraint === "time_logs_project") throw invalidInput(PROJECT_LINK_RULE);
+  if (code === "23503") throw notFound("a linked task, category or project no longer exists");
+  throw err;
+}
+
+/** Logs time for the caller. */
+export async function createTimeLog(db: Db, caller: ScopedCaller, input: NewTimeLog): Promise<TimeLog> {
+  const s = scopeOf(caller);
+  const userId = actingUser(caller);
+  logMinutes(input.startTime, input.endTime);
+  const link = newLink(input);
+  const companyId = await linkCompany(db, s, userId, link, () => personalCompany(s, "time log"));
+  let id: string;
+  try {
+    [{ id }] = await db<{ id: string }[]>`
+      insert into time_logs (workspace_id, company_id, user_id, date, start_time, end_time, task_id, category_id,
+                             project_id, description, is_billable, hourly_rate)
+      values (${s.workspaceId}, ${companyId}, ${userId}, ${input.date}, ${input.startTime}, ${input.endTime},
+              ${link.taskId}, ${link.categoryId}, ${link.projectId}, ${input.description ?? ""},
+              ${input.isBillable ?? false}, ${input.hourlyRate ?? null})
+      returning id`;
+  } catch (err) {
+    translate(err);
+  }
+  return (await fetchLog(db, s, userId, id))!;
+}
+
+/**
+ * Changes the given fields of one of the caller's logs. The times are checked against the stored ones; the
+ * link follows patchedLink. The table's CHECK constraints back both rules against a concurrent change.
+ */
+export async function updateTimeLog(
+  db: Db,
+  caller: ScopedCaller,
+  id: string,
+  patch: TimeLogPatch,
+): Promise<TimeLog> {
+  const s = scopeOf(caller);
+  const userId = actingUser(caller);
+  if (Object.values(patch).every((v) => v === undefined)) {
+    throw invalidInput("nothing to change: give at least one field");
+  }
+  const current = await fetchLog(db, s, userId, id);
+  if (!current) throw notFound(`no time log ${id}`);
+  logMinutes(patch.startTime ?? current.startTime, patch.endTime ?? current.endTime);
+  // A task log's projectId is the task's project (read-only); its direct project column is null.
+  const stored: Link = {
+    taskId: current.taskId,
+    categoryId: current.categoryId,
+    projectId: current.taskId ? null : current.projectId,
+  };
+  const link = patchedLink(stored, patch);
+  const linkChanged = link.taskId !== stored.taskId || link.categoryId !== stored.categoryId ||
+    link.projectId !== stored.projectId;
+  const companyId = linkChanged
+    ? await linkCompany(db, s, userId, link, () => current.companyId)
+    : current.companyId;
+  const set: Record<string, unknown> = {
+    task_id: link.taskId,
+    category_id: link.categoryId,
+    project_id: link.projectId,
+    company_id: companyId,
+  };
+  if (patch.date !== undefined) set.date = patch.date;
+  if (patch.startTime !== undefined) set.start_time = patch.startTime;
+  if (patch.endTime !== undefined) set.end_time = patch.endTime;
+  if (patch.description !== undefined) set.description = patch.description;
+  if (patch.isBillable !== undefined) set.is_billable = patch.isBillable;
+  if (patch.hourlyRate !== undefined) set.hourly_rate = patch.hourlyRate;
+  let rows: { id: string }[];
+  try {
+    rows = await db<{ id: string }[]>`
+      update time_logs l set ${db(set)}, updated_at = now()
+       where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId} and l.id = ${id}
+         and ${companyFilter(db, s, "l.company_id")}
+      returning l.id`;
+  } catch (err) {
+    translate(err);
+  }
+  if (rows.length === 0) throw notFound(`no time log ${id}`);
+  return (await fetchLog(db, s, userId, id))!;
+}
+
+/** Deletes one of the caller's logs in one statement; another person's log → not_found. */
+export async function deleteTimeLog(
+  db: Db,
+  caller: ScopedCaller,
+  id: string,
+): Promise<{ deleted: true; id: string }> {
+  const s = scopeOf(caller);
+  const userId = actingUser(caller);
+  const rows = await db`
+    delete from time_logs l
+     where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId} and l.id = ${id}
+       and ${companyFilter(db, s, "l.company_id")}
+    returning l.id`;
+  if (rows.length === 0) throw notFound(`no time log ${id}`);
+  return { deleted: true, id };
+}
+
+/** Adds a timesheet category (no tool manages categories; the demo seeder and tests use this). */
+export async function insertTimeCategory(
+  db: Db,
+  workspaceId: string,
+  c: { name: string; description?: string; isActive?: boolean; sortOrder?: number },
+): Promise<{ id: string }> {
+  const [row] = await db<{ id: string }[]>`
+    insert into time_categories (workspace_id, name, description, is_active, sort_order)
+    values (${workspaceId}, ${c.name}, ${c.description ?? ""}, ${c.isActive ?? true}, ${c.sortOrder ?? 0})
+    returning id`;
+  return row;
+}

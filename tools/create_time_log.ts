@@ -1,0 +1,57 @@
+// MCP tool create_time_log: logs time for the key user, on a task or (variant A) a timesheet category.
+import { z } from "zod";
+import { dateField, moneyField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { timeField } from "../lib/mcp/time_fields.ts";
+import { defineTool } from "../lib/mcp/tool.ts";
+import { createTimeLog as create } from "../lib/workspace/time_logs.ts";
+
+const common = {
+  date: dateField("The day worked, YYYY-MM-DD. Required."),
+  startTime: timeField("Start time HH:MM (00:00-23:59). Required."),
+  endTime: timeField(
+    "End time HH:MM, after startTime on the same day (a log does not cross midnight). Required.",
+  ),
+  description: textField("What was done; up to 2000 characters. Default empty.", { max: 2000 }).optional(),
+  isBillable: z.boolean({ error: "must be true or false" })
+    .describe("Whether the time is billable to the client. Default false.").optional(),
+  hourlyRate: moneyField(
+    "Hourly rate for billable time: at least 0, at most 2 decimals. Optional; default none.",
+  )
+    .optional(),
+};
+
+const InputA = z.strictObject({
+  ...common,
+  taskId: uuidField("The task worked on (UUID). Exactly one of taskId and categoryId is required.")
+    .optional(),
+  categoryId: uuidField(
+    "The timesheet category (UUID, from list_time_categories) for time not spent on a task. Exactly one of " +
+      "taskId and categoryId is required.",
+  ).optional(),
+  projectId: uuidField(
+    "The project a category log counts towards (UUID). Only together with categoryId; a task log counts its " +
+      "task's project. Optional.",
+  ).optional(),
+});
+
+const InputB = z.strictObject({
+  ...common,
+  taskId: uuidField("The task worked on (UUID). Required."),
+});
+
+export const createTimeLog = defineTool({
+  name: "create_time_log",
+  area: "time_tracking",
+  module: "time_tracking",
+  needsUser: true,
+  variants: { A: InputA, B: InputB },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  description: {
+    A: "Logs time for the key user on a task or a timesheet category (exactly one of taskId and categoryId; " +
+      "projectId only with categoryId). Returns the new log as a JSON object: id, date, startTime, endTime, " +
+      "minutes, hours, taskId, categoryId, projectId, isBillable, hourlyRate, amount and more.",
+    B: "Logs time for the key user on a task. Returns the new log as a JSON object: id, date, startTime, " +
+      "endTime, minutes, hours, taskId, projectId, isBillable, hourlyRate, amount and more.",
+  },
+  run: (ctx, input) => create(ctx.db, ctx.caller, input),
+});

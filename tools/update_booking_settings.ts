@@ -1,0 +1,76 @@
+// MCP tool update_booking_settings: changes (and on first use creates) the key user's booking page settings.
+import { z } from "zod";
+import { textField, uuidField } from "../lib/mcp/fields.ts";
+import { timeField } from "../lib/mcp/time_fields.ts";
+import { defineTool } from "../lib/mcp/tool.ts";
+import {
+  BOOKING_BOUNDS,
+  LOCATION_TYPES,
+  MAX_INTERVALS_PER_DAY,
+  updateBookingSettings as update,
+} from "../lib/workspace/booking.ts";
+
+function bounded(name: keyof typeof BOOKING_BOUNDS, what: string) {
+  const b = BOOKING_BOUNDS[name];
+  return z.number({ error: "must be a number" }).int({ error: "must be a whole number" })
+    .min(b.min, { error: `must be at least ${b.min}` }).max(b.max, { error: `must be at most ${b.max}` })
+    .describe(`${what}: ${b.min}-${b.max}; default ${b.default} until set. Omit to keep.`);
+}
+
+const Interval = z.strictObject({
+  start: timeField("Start HH:MM, before end."),
+  end: timeField("End HH:MM, after start."),
+});
+
+const Input = z.strictObject({
+  isActive: z.boolean({ error: "must be true or false" })
+    .describe("Whether the booking page accepts bookings. Default false until set. Omit to keep.").optional(),
+  slotDuration: bounded("slotDuration", "Length of one bookable slot in minutes").optional(),
+  bufferMinutes: bounded("bufferMinutes", "Free minutes kept after each booking").optional(),
+  weeklyHours: z.record(
+    z.string().regex(/^[1-7]$/, { error: 'keys must be "1" (Monday) to "7" (Sunday)' }),
+    z.array(Interval).max(MAX_INTERVALS_PER_DAY, {
+      error: `must hold at most ${MAX_INTERVALS_PER_DAY} intervals per day`,
+    }),
+  ).describe(
+    'Bookable hours per weekday, replacing the stored ones: an object keyed "1" (Monday) to "7" (Sunday), each ' +
+      `an array of up to ${MAX_INTERVALS_PER_DAY} {start, end} HH:MM intervals, start before end, not ` +
+      "overlapping within a day (touching is fine). A missing day is closed. Omit to keep.",
+  ).optional(),
+  maxDaysAhead: bounded("maxDaysAhead", "How many days ahead people may book").optional(),
+  minimumNoticeMinutes: bounded("minimumNoticeMinutes", "Minutes between booking and the slot's start")
+    .optional(),
+  welcomeMessage: textField("Text shown on the booking page, up to 2000 characters. Omit to keep.", {
+    max: 2000,
+  }).optional(),
+  locationType: z.enum(LOCATION_TYPES, { error: "must be none, in_person or google_meet" })
+    .describe("Where booked meetings happen: none, in_person or google_meet. Default none. Omit to keep.")
+    .optional(),
+  locationAddress: textField(
+    "Address for in_person meetings, up to 500 characters; null clears it. Omit to keep.",
+    {
+      max: 500,
+    },
+  ).nullable().optional(),
+  bookingCalendarId: uuidField(
+    "The calendar bookings are written to (UUID): one of the key user's calendars (list_calendars); null clears " +
+      "it. Omit to keep.",
+  ).nullable().optional(),
+  companyId: uuidField(
+    "The company the booking page belongs to (UUID), within the key's companies. Default on creation: the key's " +
+      "only company, or none for an unlimited key. Omit to keep.",
+  ).optional(),
+});
+
+export const updateBookingSettings = defineTool({
+  name: "update_booking_settings",
+  area: "booking",
+  module: "booking",
+  needsUser: true,
+  variants: { A: Input },
+  // Replaces weekly hours and the welcome text, which cannot be recovered afterwards.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  description: "Changes the key user's online booking settings; the first call creates them with a unique " +
+    "slug. Omitted fields stay. Returns the settings as a JSON object (as get_booking_settings).",
+  run: (ctx, input) => update(ctx.db, ctx.caller, input),
+});
