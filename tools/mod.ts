@@ -20,6 +20,9 @@ import { createContact } from "./create_contact.ts";
 import { exportContacts } from "./export_contacts.ts";
 import { listContacts } from "./list_contacts.ts";
 import { updateContact } from "./update_contact.ts";
+import { listActivities } from "./list_activities.ts";
+import { createActivity } from "./create_activity.ts";
+import { updateActivity } from "./update_activity.ts";
 
 // Personal work (issue 8)
 import { listRecordings } from "./list_recordings.ts";
@@ -61,6 +64,9 @@ export const TOOLS: readonly AnyTool[] = [
   exportContacts,
   createContact,
   updateContact,
+  listActivities,
+  createActivity,
+  updateActivity,
   // Recordings, time logs, calendars, appointments, booking (issue 8)
   listRecordings,
   getRecording,

@@ -1,0 +1,331 @@
+// CRM activities (calls, meetings, emails …), each about exactly one contact, client, collaborator or supplier.
+import type postgres from "postgres";
+import type { Db } from "../db/client.ts";
+import { invalidInput, notFound, pgCode } from "../errors.ts";
+import { allOf, likePattern } from "./contacts.ts";
+import { companyFilter, inScope, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
+
+export const ACTIVITY_TYPES = [
+  "call",
+  "email",
+  "meeting",
+  "lunch",
+  "visit",
+  "video_call",
+  "message",
+  "other",
+] as const;
+export type ActivityType = typeof ACTIVITY_TYPES[number];
+
+/** The four kinds of record an activity can be about: input field → table and column. */
+export const ENTITY_REFS = {
+  contactId: { kind: "contact", table: "contacts", column: "contact_id" },
+  clientId: { kind: "client", table: "clients", column: "client_id" },
+  collaboratorId: { kind: "collaborator", table: "collaborators", column: "collaborator_id" },
+  supplierId: { kind: "supplier", table: "suppliers", column: "supplier_id" },
+} as const;
+export type EntityField = keyof typeof ENTITY_REFS;
+export type EntityKind = typeof ENTITY_REFS[EntityField]["kind"];
+const ENTITY_FIELDS = Object.keys(ENTITY_REFS) as EntityField[];
+export const ONE_ENTITY_RULE =
+  "an activity belongs to exactly one record: give exactly one of contactId, clientId, " +
+  "collaboratorId or supplierId";
+
+export interface Activity {
+  id: string;
+  type: ActivityType;
+  title: string;
+  description: string | null;
+  /** the record the activity is about */
+  entity: { kind: EntityKind; id: string; name: string | null };
+  contactId: string | null;
+  clientId: string | null;
+  collaboratorId: string | null;
+  supplierId: string | null;
+  companyId: string | null;
+  activityDate: string;
+  startDate: string | null;
+  endDate: string | null;
+  isAllDay: boolean;
+  durationMinutes: number | null;
+  isCompleted: boolean;
+  completedAt: string | null;
+  outcome: string | null;
+  notes: string | null;
+  createdBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type EntityIds = { [K in EntityField]?: string | null };
+
+export interface ActivityFields extends EntityIds {
+  type?: ActivityType;
+  description?: string | null;
+  /** ISO 8601 instants (or YYYY-MM-DD, read as midnight UTC) */
+  activityDate?: string;
+  startDate?: string | null;
+  endDate?: string | null;
+  isAllDay?: boolean;
+  durationMinutes?: number | null;
+  isCompleted?: boolean;
+  completedAt?: string | null;
+  outcome?: string | null;
+  notes?: string | null;
+}
+export interface NewActivity extends ActivityFields {
+  title: string;
+}
+export interface ActivityPatch extends ActivityFields {
+  title?: string;
+}
+
+export interface ActivityFilter extends EntityIds {
+  type?: ActivityType;
+  search?: string;
+  limit: number;
+  offset?: number;
+}
+
+interface Row extends Omit<Activity, "entity"> {
+  entityName: string | null;
+}
+
+function shape(r: Row): Activity {
+  const { entityName, ...rest } = r;
+  const field = ENTITY_FIELDS.find((f) => r[f] !== null)!;
+  return { ...rest, entity: { kind: ENTITY_REFS[field].kind, id: r[field]!, name: entityName } };
+}
+
+function ts(db: Db, column: string) {
+  return db`to_char(${db(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+}
+
+function select(db: Db) {
+  return db`
+    select a.id, a.type, a.title, a.description, a.contact_id as "contactId", a.client_id as "clientId",
+           a.collaborator_id as "collaboratorId", a.supplier_id as "supplierId", a.company_id as "companyId",
+           ${ts(db, "a.activity_date")} as "activityDate", ${ts(db, "a.start_at")} as "startDate",
+           ${
+    ts(db, "a.end_at")
+  } as "endDate", a.is_all_day as "isAllDay", a.duration_minutes as "durationMinutes",
+           a.is_completed as "isCompleted", ${ts(db, "a.completed_at")} as "completedAt", a.outcome, a.notes,
+           a.created_by as "createdBy", ${ts(db, "a.created_at")} as "createdAt",
+           ${ts(db, "a.updated_at")} as "updatedAt",
+           coalesce(ct.contact_name, nullif(concat_ws(' ', ct.first_name, ct.last_name), ''), ct.company_name,
+                    ct.email, cl.name, co.name, su.name) as "entityName"
+      from activities a
+      left join contacts ct on ct.workspace_id = a.workspace_id and ct.id = a.contact_id
+      left join clients cl on cl.workspace_id = a.workspace_id and cl.id = a.client_id
+      left join collaborators co on co.workspace_id = a.workspace_id and co.id = a.collaborator_id
+      left join suppliers su on su.workspace_id = a.workspace_id and su.id = a.supplier_id`;
+}
+
+/** The referenced record's company, or not_found when it is unknown or outside the caller's scope. */
+async function resolveEntity(db: Db, s: Scope, field: EntityField, id: string): Promise<string | null> {
+  const ref = ENTITY_REFS[field];
+  const [row] = await db<{ company_id: string | null }[]>`
+    select company_id from ${db(ref.table)} where workspace_id = ${s.workspaceId} and id = ${id}`;
+  if (!row || !inScope(s, row.company_id)) throw notFound(`no ${ref.kind} ${id} (${field})`);
+  return row.company_id;
+}
+
+/** The one entity among the given ids, or invalid_input naming the one-entity rule. */
+function oneEntity(ids: EntityIds): { field: EntityField; id: string } {
+  const given = ENTITY_FIELDS.filter((f) => ids[f] !== undefined && ids[f] !== null);
+  if (given.length !== 1) {
+    throw invalidInput(
+      `${ONE_ENTITY_RULE} (${given.length === 0 ? "none was given" : `got ${given.join(", ")}`})`,
+    );
+  }
+  return { field: given[0], id: ids[given[0]]! };
+}
+
+function checkDates(start: string | null | undefined, end: string | null | undefined): void {
+  if (start && end && Date.parse(end) < Date.parse(start)) {
+    throw invalidInput("endDate must not be before startDate");
+  }
+}
+
+function translate(err: unknown): never {
+  const constraint = (err as { constraint_name?: string }).constraint_name;
+  if (pgCode(err) === "23514" && constraint === "activities_dates") {
+    throw invalidInput("endDate must not be before startDate");
+  }
+  throw err;
+}
+
+async function fetchActivity(db: Db, s: Scope, id: string): Promise<Activity | null> {
+  const [row] = await db<Row[]>`
+    ${select(db)}
+     where a.workspace_id = ${s.workspaceId} and a.id = ${id} and ${companyFilter(db, s, "a.company_id")}`;
+  return row ? shape(row) : null;
+}
+
+export async function getActivity(db: Db, caller: ScopedCaller, id: string): Promise<Activity> {
+  const a = await fetchActivity(db, scopeOf(caller), id);
+  if (!a) throw notFound(`no activity ${id}`);
+  return a;
+}
+
+/**
+ * Records an activity by the caller's user. The activity takes the company of its record, so it is visible to
+ * exactly those who see the record. Completion: isCompleted true stamps completedAt (now unless given); a
+ * completedAt alone marks it completed. A missing duration is derived from startDate and endDate.
+ */
+export async function createActivity(db: Db, caller: ScopedCaller, input: NewActivity): Promise<Activity> {
+  const s = scopeOf(caller);
+  const { field, id: entityId } = oneEntity(input);
+  checkDates(input.startDate, input.endDate);
+  if (input.isCompleted === false && input.completedAt) {
+    throw invalidInput("completedAt needs isCompleted true (or omit isCompleted)");
+  }
+  const companyId = await resolveEntity(db, s, field, entityId);
+  const completed = input.isCompleted ?? Boolean(input.completedAt);
+  const ref = (f: EntityField) => (f === field ? entityId : null);
+  const activityDate = input.activityDate ?? input.startDate ?? null;
+  let id: string;
+  try {
+    // activity_date and completed_at fall back to the database clock
+    [{ id }] = await db<{ id: string }[]>`
+      insert into activities (workspace_id, company_id, contact_id, client_id, collaborator_id, supplier_id, type,
+                              title, description, activity_date, start_at, end_at, is_all_day, duration_minutes,
+                              is_completed, completed_at, outcome, notes, created_by)
+      values (${s.workspaceId}, ${companyId}, ${ref("contactId")}, ${ref("clientId")}, ${
+      ref("collaboratorId")
+    },
+              ${ref("supplierId")}, ${input.type ?? "other"}, ${input.title}, ${input.description ?? null},
+              coalesce(${activityDate}::timestamptz, now()), ${input.startDate ?? null}, ${
+      input.endDate ?? null
+    },
+              ${input.isAllDay ?? false},
+              ${input.durationMinutes ?? derivedDuration(input.startDate, input.endDate)}, ${completed},
+              case when ${completed}::boolean then coalesce(${
+      input.completedAt ?? null
+    }::timestamptz, now()) end,
+              ${input.outcome ?? null}, ${input.notes ?? null}, ${caller.userId ?? null})
+      returning id`;
+  } catch (err) {
+    translate(err);
+  }
+  return (await fetchActivity(db, s, id))!;
+}
+
+function derivedDuration(start?: string | null, end?: string | null): number | null {
+  if (!start || !end) return null;
+  const minutes = Math.round((Date.parse(end) - Date.parse(start)) / 60_000);
+  return minutes >= 0 && minutes <= 10080 ? minutes : null;
+}
+
+const PATCH_COLUMNS = {
+  type: "type",
+  title: "title",
+  description: "description",
+  activityDate: "activity_date",
+  startDate: "start_at",
+  endDate: "end_at",
+  isAllDay: "is_all_day",
+  durationMinutes: "duration_minutes",
+  outcome: "outcome",
+  notes: "notes",
+} as const;
+
+/**
+ * Changes the given fields in one statement. Giving any of the four record ids moves the activity to that one
+ * record (exactly one, in scope) and to its company. isCompleted false clears completedAt.
+ */
+export async function updateActivity(
+  db: Db,
+  caller: ScopedCaller,
+  id: string,
+  patch: ActivityPatch,
+): Promise<Activity> {
+  const s = scopeOf(caller);
+  const sets: postgres.Fragment[] = [];
+  for (const [field, column] of Object.entries(PATCH_COLUMNS)) {
+    const v = patch[field as keyof typeof PATCH_COLUMNS];
+    if (v === undefined) continue;
+    if (field === "activityDate" && v === null) throw invalidInput("activityDate cannot be cleared");
+    sets.push(db`${db(column)} = ${v}`);
+  }
+  if (ENTITY_FIELDS.some((f) => patch[f] !== undefined)) {
+    const { field, id: entityId } = oneEntity(patch);
+    const companyId = await resolveEntity(db, s, field, entityId);
+    for (const f of ENTITY_FIELDS) {
+      sets.push(db`${db(ENTITY_REFS[f].column)} = ${f === field ? entityId : null}`);
+    }
+    sets.push(db`company_id = ${companyId}`);
+  }
+  if (patch.isCompleted === false) {
+    if (patch.completedAt) throw invalidInput("completedAt needs isCompleted true (or omit isCompleted)");
+    sets.push(db`is_completed = false, completed_at = null`);
+  } else if (patch.isCompleted === true || patch.completedAt) {
+    sets.push(db`is_completed = true,
+      completed_at = coalesce(${patch.completedAt ?? null}::timestamptz, completed_at, now())`);
+  } else if (patch.completedAt === null) {
+    sets.push(db`is_completed = false, completed_at = null`);
+  }
+  if (sets.length === 0) throw invalidInput("nothing to change: give at least one field");
+  checkDates(patch.startDate, patch.endDate);
+  let rows: { id: string }[];
+  try {
+    rows = await db<{ id: string }[]>`
+      update activities a set ${sets.reduce((acc, p) => db`${acc}, ${p}`)}, updated_at = now()
+       where a.workspace_id = ${s.workspaceId} and a.id = ${id} and ${companyFilter(db, s, "a.company_id")}
+      returning a.id`;
+  } catch (err) {
+    translate(err);
+  }
+  if (rows.length === 0) throw notFound(`no activity ${id}`);
+  return (await fetchActivity(db, s, id))!;
+}
+
+export interface ActivityPage {
+  items: Activity[];
+  total: number;
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+
+/**
+ * The caller's activities, most recent activityDate first, optionally of one record (which must be visible:
+ * not_found otherwise), of one type, and matching `search` in title, description, outcome or notes.
+ */
+export async function listActivities(
+  db: Db,
+  caller: ScopedCaller,
+  filter: ActivityFilter,
+): Promise<ActivityPage> {
+  const s = scopeOf(caller);
+  const parts: postgres.Fragment[] = [
+    db`a.workspace_id = ${s.workspaceId}`,
+    companyFilter(db, s, "a.company_id"),
+  ];
+  for (const f of ENTITY_FIELDS) {
+    const v = filter[f];
+    if (!v) continue;
+    await resolveEntity(db, s, f, v);
+    parts.push(db`${db(`a.${ENTITY_REFS[f].column}`)} = ${v}`);
+  }
+  if (filter.type) parts.push(db`a.type = ${filter.type}`);
+  if (filter.search) {
+    const p = likePattern(filter.search);
+    parts.push(db`(a.title ilike ${p} escape '\\' or a.description ilike ${p} escape '\\'
+      or a.outcome ilike ${p} escape '\\' or a.notes ilike ${p} escape '\\')`);
+  }
+  const where = allOf(db, parts);
+  const offset = filter.offset ?? 0;
+  const [rows, [{ total }]] = await Promise.all([
+    db<Row[]>`${select(db)} where ${where}
+      order by a.activity_date desc, a.id desc limit ${filter.limit} offset ${offset}`,
+    db<{ total: number }[]>`select count(*)::int as total from activities a where ${where}`,
+  ]);
+  return {
+    items: rows.map(shape),
+    total,
+    limit: filter.limit,
+    offset,
+    hasMore: offset + rows.length < total,
+  };
+}
