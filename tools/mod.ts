@@ -16,6 +16,15 @@ import { updateTaskStatus } from "./update_task_status.ts";
 import { setTaskQueuePosition } from "./set_task_queue_position.ts";
 import { moveTaskToFocus } from "./move_task_to_focus.ts";
 import { ganttPlan } from "./gantt_plan.ts";
+// Clients, offers, invoices, ideas (issue 6)
+import { listClients } from "./list_clients.ts";
+import { createClient } from "./create_client.ts";
+import { updateClient } from "./update_client.ts";
+import { createOffer } from "./create_offer.ts";
+import { listInvoices } from "./list_invoices.ts";
+import { createInvoice } from "./create_invoice.ts";
+import { generateInvoiceFromOfferTranche } from "./generate_invoice_from_offer_tranche.ts";
+import { createIdea } from "./create_idea.ts";
 import { createContact } from "./create_contact.ts";
 import { exportContacts } from "./export_contacts.ts";
 import { listContacts } from "./list_contacts.ts";
@@ -59,6 +68,15 @@ export const TOOLS: readonly AnyTool[] = [
   setTaskQueuePosition,
   moveTaskToFocus,
   ganttPlan,
+  // Clients, offers, invoices, ideas (issue 6)
+  listClients,
+  createClient,
+  updateClient,
+  createOffer,
+  listInvoices,
+  createInvoice,
+  generateInvoiceFromOfferTranche,
+  createIdea,
   // Contacts and CRM (issue 7)
   listContacts,
   exportContacts,

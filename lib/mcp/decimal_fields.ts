@@ -71,3 +71,36 @@ export function decimalMoneyField(
 export function percentField(description: string, opts: { positive?: boolean } = {}) {
   return decimalField(description, { scale: 2, min: 0n, minExclusive: opts.positive, max: 10_000n });
 }
+
+const MAX_QUANTITY = 1_000_000_000n; // 1 000 000 with 3 decimals
+
+/**
+ * Line items of offers and invoices (at most 200). `negative`: quantity and unit price may be negative — credit
+ * notes, whose negative input is normalised to positive, never refused.
+ */
+export function rowsField(description: string, opts: { negative?: boolean; min?: number } = {}) {
+  const negativeNote = opts.negative ? " A negative value (credit notes) is taken as positive." : "";
+  const row = z.strictObject({
+    description: z.string({ error: "must be a string" }).trim()
+      .min(1, { error: "must not be empty" }).max(1000, { error: "must be at most 1000 characters" })
+      .describe("What the row is for, 1-1000 characters. Required."),
+    quantity: decimalField(
+      `How many units, greater than 0 and at most 1000000, with at most 3 decimals (1.5 for 1.5 h); a number ` +
+        `or a decimal string. Default 1.${negativeNote}`,
+      { scale: 3, min: 0n, minExclusive: true, max: MAX_QUANTITY, negative: opts.negative },
+    ).optional(),
+    unit: z.string({ error: "must be a string" }).trim().max(20, { error: "must be at most 20 characters" })
+      .describe("Unit shown with the quantity (h, days, pcs), up to 20 characters. Optional.").optional(),
+    unitPrice: decimalField(
+      `Net price of one unit, 0 to 999999999999.99 with at most 2 decimals; a number or a decimal string ` +
+        `("95.00"). Required.${negativeNote}`,
+      { scale: 2, min: 0n, max: MAX_CENTS, negative: opts.negative },
+    ),
+    discountPercent: percentField("Row discount in percent, 0-100 with at most 2 decimals. Default 0.")
+      .optional(),
+  });
+  return z.array(row, { error: "must be an array of rows" })
+    .min(opts.min ?? 0, { error: `must have at least ${opts.min ?? 0} row` })
+    .max(200, { error: "must have at most 200 rows" })
+    .describe(description);
+}

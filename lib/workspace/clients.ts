@@ -114,14 +114,14 @@ function columns(db: Db) {
 }
 
 /** Every client the caller may see, sorted by company name (case-insensitive). */
-export async function listClients(db: Db, caller: ScopedCaller): Promise<Client[]> {
+export async function listClients(db: Db, caller: ScopedCaller): Promise<{ items: Client[]; total: number }> {
   const s = scopeOf(caller);
   const rows = await db<Row[]>`
     select ${columns(db)}
       from clients c
      where c.workspace_id = ${s.workspaceId} and ${companyFilter(db, s, "c.company_id")}
      order by lower(c.name), c.name, c.id`;
-  return rows.map(toClient);
+  return { items: rows.map(toClient), total: rows.length };
 }
 
 async function fetchClient(db: Db, s: Scope, id: string): Promise<Client | null> {

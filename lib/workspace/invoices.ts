@@ -224,11 +224,15 @@ export interface InvoiceTotals {
   outstanding: string;
 }
 
+/** The shape of the workspace's list tools (as list_contacts): a page of items and the count of all matches. */
 export interface InvoiceList {
-  invoices: InvoiceSummary[];
-  /** how many invoices match the filter (the list holds at most `limit` of them) */
-  count: number;
-  totals: InvoiceTotals[];
+  items: InvoiceSummary[];
+  /** how many invoices match the filter (items holds at most `limit` of them) */
+  total: number;
+  limit: number;
+  hasMore: boolean;
+  /** money sums per currency over every match; credit notes count negative */
+  sums: InvoiceTotals[];
 }
 
 /** Invoices and credit notes the caller may see, newest first, with signed totals per currency. */
@@ -264,10 +268,13 @@ export async function listInvoices(
      where ${where}
      group by i.currency
      order by i.currency`;
+  const total = sums.reduce((a, t) => a + t.n, 0);
   return {
-    invoices: rows.map(summary),
-    count: sums.reduce((a, t) => a + t.n, 0),
-    totals: sums.map((t) => {
+    items: rows.map(summary),
+    total,
+    limit: filter.limit,
+    hasMore: total > rows.length,
+    sums: sums.map((t) => {
       const total = parseMoney(t.total, "total");
       const collected = parseMoney(t.collected, "collected");
       return {
