@@ -16,7 +16,9 @@ export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
     c.set("requestId", id);
     const start = performance.now();
     await next();
-    c.header("X-Request-Id", id);
+    // Set on the response directly: c.header() after the handler re-wraps the body as a stream (~0.5 ms for
+    // a 100 KB tools/list answer, measured in bench/mcp.ts).
+    c.res.headers.set("X-Request-Id", id);
     log.info("request", {
       request_id: id,
       method: c.req.method,

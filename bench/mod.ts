@@ -1,0 +1,4 @@
+// `deno task bench`: every benchmark in one run. Add a bench/<name>.ts exporting a function and call it here.
+import { benchMcp } from "./mcp.ts";
+
+await benchMcp();
