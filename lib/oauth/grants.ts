@@ -23,6 +23,8 @@ export async function issueCode(db: Db, req: AuthzRequest, userId: string, authT
     values (${sha256Hex(code)}, ${req.clientId}, ${userId}, ${req.redirectUri}, ${req.scopes},
             ${req.resource ?? null}, ${req.nonce ?? null}, ${req.codeChallenge}, ${authTime},
             now() + make_interval(secs => ${CODE_TTL_SECONDS}))`;
+  // Old codes are kept a day past expiry so a late replay still revokes what the code produced; then swept.
+  if (Math.random() < 0.01) await db`delete from oauth_codes where expires_at < now() - interval '1 day'`;
   return code;
 }
 
