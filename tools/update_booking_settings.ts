@@ -28,10 +28,16 @@ const Input = z.strictObject({
   slotDuration: bounded("slotDuration", "Length of one bookable slot in minutes").optional(),
   bufferMinutes: bounded("bufferMinutes", "Free minutes kept after each booking").optional(),
   weeklyHours: z.record(
-    z.string().regex(/^[1-7]$/, { error: 'keys must be "1" (Monday) to "7" (Sunday)' }),
-    z.array(Interval).max(MAX_INTERVALS_PER_DAY, {
+    z.string().regex(/^[1-7]$/),
+    z.array(Interval, { error: "must be an array of {start, end} intervals" }).max(MAX_INTERVALS_PER_DAY, {
       error: `must hold at most ${MAX_INTERVALS_PER_DAY} intervals per day`,
     }),
+    {
+      error: (iss) =>
+        iss.code === "invalid_key"
+          ? 'is not a day: keys are "1" (Monday) to "7" (Sunday)'
+          : 'must be an object keyed "1" (Monday) to "7" (Sunday)',
+    },
   ).describe(
     'Bookable hours per weekday, replacing the stored ones: an object keyed "1" (Monday) to "7" (Sunday), each ' +
       `an array of up to ${MAX_INTERVALS_PER_DAY} {start, end} HH:MM intervals, start before end, not ` +

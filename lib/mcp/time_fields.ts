@@ -4,7 +4,7 @@ import { HHMM } from "../workspace/personal.ts";
 
 /** A clock time HH:MM, 00:00-23:59 (24-hour, leading zeros). */
 export function timeField(description: string) {
-  return z.string({ error: "must be a string" })
+  return z.string({ error: (iss) => iss.input === undefined ? "is required" : "must be a string HH:MM" })
     .regex(HHMM, { error: "must be a time HH:MM from 00:00 to 23:59" })
     .describe(description);
 }
