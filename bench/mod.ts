@@ -1,4 +1,6 @@
 // `deno task bench`: every benchmark in one run. Add a bench/<name>.ts exporting a function and call it here.
 import { benchMcp } from "./mcp.ts";
+import { benchGantt } from "./gantt.ts";
 
 await benchMcp();
+await benchGantt();
