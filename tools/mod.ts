@@ -32,6 +32,14 @@ import { updateContact } from "./update_contact.ts";
 import { listActivities } from "./list_activities.ts";
 import { createActivity } from "./create_activity.ts";
 import { updateActivity } from "./update_activity.ts";
+import { trackAiActivity } from "./track_ai_activity.ts";
+import { updateAiActivityPhase } from "./update_ai_activity_phase.ts";
+import { listAiActivities } from "./list_ai_activities.ts";
+import { getAiActivity } from "./get_ai_activity.ts";
+import { createWorkspaceDocument } from "./create_workspace_document.ts";
+import { updateWorkspaceDocument } from "./update_workspace_document.ts";
+import { listWorkspaceDocuments } from "./list_workspace_documents.ts";
+import { getWorkspaceDocument } from "./get_workspace_document.ts";
 
 // Personal work (issue 8)
 import { listRecordings } from "./list_recordings.ts";
@@ -85,6 +93,14 @@ export const TOOLS: readonly AnyTool[] = [
   listActivities,
   createActivity,
   updateActivity,
+  trackAiActivity,
+  updateAiActivityPhase,
+  listAiActivities,
+  getAiActivity,
+  createWorkspaceDocument,
+  updateWorkspaceDocument,
+  listWorkspaceDocuments,
+  getWorkspaceDocument,
   // Recordings, time logs, calendars, appointments, booking (issue 8)
   listRecordings,
   getRecording,

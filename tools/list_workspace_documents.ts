@@ -1,0 +1,31 @@
+// MCP tool list_workspace_documents: the caller's documents as summaries (without content), newest first.
+import { z } from "zod";
+import { limitField, offsetField, textField } from "../lib/mcp/fields.ts";
+import { defineTool } from "../lib/mcp/tool.ts";
+import { DOCUMENT_KINDS, DOCUMENT_SOURCES, listDocuments as list } from "../lib/workspace/documents.ts";
+
+const Input = z.strictObject({
+  kind: z.enum(DOCUMENT_KINDS).describe(`Only this kind: ${DOCUMENT_KINDS.join(", ")}. Optional.`).optional(),
+  source: z.enum(DOCUMENT_SOURCES).describe(`Only this source: ${DOCUMENT_SOURCES.join(", ")}. Optional.`)
+    .optional(),
+  search: textField(
+    "Text to find in title, description or content (case-insensitive substring); up to 200 characters. Optional.",
+    { max: 200 },
+  ).optional(),
+  limit: limitField(20, 100),
+  offset: offsetField(),
+});
+
+export const listWorkspaceDocuments = defineTool({
+  name: "list_workspace_documents",
+  area: "documents",
+  module: "documents",
+  needsUser: false,
+  variants: { A: Input },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  description:
+    "Lists the workspace documents the key may see, newest first; filters combine with AND. Returns " +
+    "{ items, total, limit, offset, hasMore }; items have every field except contentMarkdown and metadata " +
+    "(contentBytes gives the content's size). Read one with get_workspace_document.",
+  run: (ctx, input) => list(ctx.db, ctx.caller, input),
+});
