@@ -8,6 +8,7 @@ import type { AppEnv } from "../lib/http/types.ts";
 import { createHealthRoutes } from "./health.ts";
 import { createOAuthRoutes } from "./oauth.ts";
 import { createMcpRoutes } from "./mcp.ts";
+import { createAccountKeysRoutes } from "./account_keys.ts";
 
 export interface AppDeps {
   config: Config;
@@ -28,5 +29,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", createHealthRoutes(deps));
   app.route("/", createOAuthRoutes(deps));
   app.route("/", createMcpRoutes(deps));
+  app.route("/", createAccountKeysRoutes(deps));
   return app;
 }

@@ -1,0 +1,148 @@
+// The API keys page's data: a person's keys per workspace (every key for owners and admins), creating and revoking.
+import { createApiKey } from "./api_keys.ts";
+import type { Db } from "./db/client.ts";
+import { invalidInput, isUuid, notFound } from "./errors.ts";
+
+/** Roles that see and revoke every key of their workspace. */
+export const KEY_ADMIN_ROLES: readonly string[] = ["owner", "admin"];
+
+export interface KeyListing {
+  id: string;
+  name: string;
+  prefix: string;
+  kind: string;
+  companyName: string | null;
+  /** the person the key acts as; null for workspace keys */
+  userEmail: string | null;
+  mine: boolean;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revoked: boolean;
+}
+
+export interface KeyWorkspace {
+  id: string;
+  name: string;
+  role: string;
+  /** companies a new key of this person may be limited to */
+  companies: Array<{ id: string; name: string }>;
+  /** this person's own keys */
+  own: KeyListing[];
+  /** every key of the workspace, for owners and admins; null otherwise */
+  all: KeyListing[] | null;
+}
+
+interface KeyRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  key_prefix: string;
+  kind: string;
+  company_name: string | null;
+  user_id: string | null;
+  email: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked: boolean;
+}
+
+/** Everything the page shows for `userId`, in two queries for memberships and companies plus one for keys. */
+export async function keysPageData(db: Db, userId: string): Promise<KeyWorkspace[]> {
+  const memberships = await db<{ id: string; name: string; role: string; company_ids: string[] | null }[]>`
+    select w.id, w.name, m.role, m.company_ids
+      from workspace_members m join workspaces w on w.id = m.workspace_id
+     where m.user_id = ${userId}
+     order by w.name, w.id`;
+  if (memberships.length === 0) return [];
+  const wsIds = memberships.map((m) => m.id);
+  const adminWs = memberships.filter((m) => KEY_ADMIN_ROLES.includes(m.role)).map((m) => m.id);
+  const companies = await db<{ id: string; name: string; workspace_id: string }[]>`
+    select id, name, workspace_id from companies where workspace_id = any(${wsIds}::uuid[]) order by name, id`;
+  const keys = await db<KeyRow[]>`
+    select k.id, k.workspace_id, k.name, k.key_prefix, k.kind, c.name as company_name, k.user_id, u.email,
+           to_char(k.created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI') as created_at,
+           to_char(k.last_used_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI') as last_used_at,
+           k.revoked_at is not null as revoked
+      from api_keys k
+      left join companies c on c.workspace_id = k.workspace_id and c.id = k.company_id
+      left join users u on u.id = k.user_id
+     where k.workspace_id = any(${wsIds}::uuid[])
+       and (k.user_id = ${userId} or k.workspace_id = any(${adminWs}::uuid[]))
+     order by k.revoked_at is not null, k.created_at desc, k.id`;
+  const listing = (k: KeyRow): KeyListing => ({
+    id: k.id,
+    name: k.name,
+    prefix: k.key_prefix,
+    kind: k.kind,
+    companyName: k.company_name,
+    userEmail: k.email,
+    mine: k.user_id === userId,
+    createdAt: k.created_at,
+    lastUsedAt: k.last_used_at,
+    revoked: k.revoked,
+  });
+  return memberships.map((m) => {
+    const inWs = keys.filter((k) => k.workspace_id === m.id);
+    return {
+      id: m.id,
+      name: m.name,
+      role: m.role,
+      companies: companies
+        .filter((c) => c.workspace_id === m.id && (m.company_ids === null || m.company_ids.includes(c.id)))
+        .map((c) => ({ id: c.id, name: c.name })),
+      own: inWs.filter((k) => k.user_id === userId).map(listing),
+      all: adminWs.includes(m.id) ? inWs.map(listing) : null,
+    };
+  });
+}
+
+export interface NewOwnKey {
+  workspaceId: string;
+  name: string;
+  /** limit the key to this company (one the person may see); empty = not limited */
+  companyId?: string;
+}
+
+/** A key bound to `userId` (kind user), optionally limited to one of the companies the person may see. */
+export async function createOwnKey(
+  db: Db,
+  userId: string,
+  input: NewOwnKey,
+): Promise<{ id: string; key: string }> {
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > 200) throw invalidInput("name must be 1-200 characters");
+  if (!isUuid(input.workspaceId)) throw notFound("no such workspace");
+  const [member] = await db<{ company_ids: string[] | null }[]>`
+    select company_ids from workspace_members where workspace_id = ${input.workspaceId} and user_id = ${userId}`;
+  if (!member) throw notFound("no such workspace");
+  if (input.companyId) {
+    if (!isUuid(input.companyId)) throw notFound("no such company");
+    if (member.company_ids !== null && !member.company_ids.includes(input.companyId)) {
+      throw notFound("no such company");
+    }
+  }
+  return await createApiKey(db, {
+    workspaceId: input.workspaceId,
+    userId,
+    kind: "user",
+    companyId: input.companyId || undefined,
+    name,
+  });
+}
+
+/**
+ * Revokes a key when it is the person's own or the person is an owner or admin of its workspace, in one
+ * statement. False when there is no such key the person may revoke (already revoked counts as done).
+ */
+export async function revokeKeyAs(db: Db, userId: string, keyId: string): Promise<boolean> {
+  if (!isUuid(keyId)) return false;
+  const [row] = await db`
+    update api_keys k set revoked_at = coalesce(k.revoked_at, now())
+     where k.id = ${keyId}
+       and (k.user_id = ${userId}
+            or exists (select 1 from workspace_members m
+                        where m.workspace_id = k.workspace_id and m.user_id = ${userId}
+                          and m.role = any(${KEY_ADMIN_ROLES as string[]}::text[])))
+    returning k.id`;
+  return row !== undefined;
+}

@@ -1,0 +1,157 @@
+// /account/keys: the signed-in person's API keys for the MCP server — create (shown once), list, revoke.
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { z } from "zod";
+import { createOwnKey, keysPageData, revokeKeyAs } from "../lib/account_keys.ts";
+import type { Config } from "../lib/config.ts";
+import type { Sql } from "../lib/db/client.ts";
+import { AppError } from "../lib/errors.ts";
+import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
+import { render } from "../lib/http/render.ts";
+import type { AppEnv } from "../lib/http/types.ts";
+import { isHttps, requireAccount } from "../lib/oauth/sessions.ts";
+import { open, seal } from "../lib/secret_box.ts";
+import { ErrorPage } from "../views/error_page.tsx";
+import { KeysPage } from "../views/keys.tsx";
+
+export interface AccountKeysDeps {
+  config: Config;
+  sql: Sql;
+  secretKey: string;
+}
+
+const PATH = "/account/keys";
+// The new key travels from the POST to the page after the 303 in this cookie, sealed with SECRET_KEY and bound
+// to the person; the page deletes it when it shows the key, so the value is displayed once.
+const NEW_KEY_COOKIE = "portico_new_key";
+const NEW_KEY_SECONDS = 120;
+const SEAL_PURPOSE = "account-keys:new-key";
+
+const CreateForm = z.object({
+  csrf: z.string().max(200),
+  workspace_id: z.string().max(100),
+  name: z.string().max(1000),
+  company_id: z.string().max(100).optional(),
+});
+const RevokeForm = z.object({ csrf: z.string().max(200), key_id: z.string().max(100) });
+
+// Fixed texts chosen by a code in the query, so a crafted link cannot put words on the page.
+const ERRORS: Record<string, string> = {
+  invalid_input: "The key name must be 1-200 characters.",
+  not_found: "That workspace or company is not available to you.",
+  no_key: "There is no such key, or you may not revoke it.",
+};
+
+interface Sealed {
+  userId: string;
+  name: string;
+  value: string;
+  workspaceName: string;
+}
+
+export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const issuer = deps.config.issuer;
+  const mcpUrl = `${issuer}/mcp`;
+  const cookieOpts = (maxAge: number) => ({
+    path: PATH,
+    httpOnly: true,
+    sameSite: "Lax" as const,
+    secure: isHttps(issuer),
+    maxAge,
+  });
+
+  function expired(c: Context<AppEnv>) {
+    return render(
+      c,
+      ErrorPage({
+        title: "Form expired",
+        message: "The form could not be verified. Reload the page and try again.",
+      }),
+      403,
+    );
+  }
+
+  async function takeNewKey(c: Context<AppEnv>, userId: string): Promise<Sealed | undefined> {
+    const sealed = getCookie(c, NEW_KEY_COOKIE);
+    if (!sealed) return undefined;
+    deleteCookie(c, NEW_KEY_COOKIE, { path: PATH, secure: isHttps(issuer) });
+    try {
+      const data = JSON.parse(await open(deps.secretKey, SEAL_PURPOSE, sealed)) as Sealed;
+      return data.userId === userId ? data : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  app.get(PATH, async (c) => {
+    const who = await requireAccount(deps.sql, c, issuer);
+    if (who instanceof Response) return who;
+    const created = await takeNewKey(c, who.account.userId);
+    const notice = c.req.query("revoked") === "1"
+      ? "The key was revoked. It stops working on the next request."
+      : undefined;
+    const error = ERRORS[c.req.query("error") ?? ""];
+    return render(
+      c,
+      KeysPage({
+        csrf: csrfToken(c, deps),
+        account: who.account,
+        workspaces: await keysPageData(deps.sql, who.account.userId),
+        created,
+        notice,
+        error,
+        mcpUrl,
+      }),
+    );
+  });
+
+  app.post(PATH, async (c) => {
+    const form = CreateForm.safeParse(await c.req.parseBody());
+    if (!form.success || !verifyCsrf(c, deps, form.data.csrf)) return expired(c);
+    const who = await requireAccount(deps.sql, c, issuer);
+    if (who instanceof Response) return who;
+    try {
+      const { key } = await createOwnKey(deps.sql, who.account.userId, {
+        workspaceId: form.data.workspace_id,
+        name: form.data.name,
+        companyId: form.data.company_id || undefined,
+      });
+      const [ws] = await deps.sql<{ name: string }[]>`
+        select name from workspaces where id = ${form.data.workspace_id}`;
+      const payload: Sealed = {
+        userId: who.account.userId,
+        name: form.data.name.trim(),
+        value: key,
+        workspaceName: ws?.name ?? "",
+      };
+      setCookie(
+        c,
+        NEW_KEY_COOKIE,
+        await seal(deps.secretKey, SEAL_PURPOSE, JSON.stringify(payload)),
+        cookieOpts(NEW_KEY_SECONDS),
+      );
+      return c.redirect(PATH, 303);
+    } catch (err) {
+      if (err instanceof AppError) {
+        return c.redirect(
+          `${PATH}?error=${err.code === "invalid_input" ? "invalid_input" : "not_found"}`,
+          303,
+        );
+      }
+      throw err;
+    }
+  });
+
+  app.post(`${PATH}/revoke`, async (c) => {
+    const form = RevokeForm.safeParse(await c.req.parseBody());
+    if (!form.success || !verifyCsrf(c, deps, form.data.csrf)) return expired(c);
+    const who = await requireAccount(deps.sql, c, issuer);
+    if (who instanceof Response) return who;
+    const done = await revokeKeyAs(deps.sql, who.account.userId, form.data.key_id);
+    return c.redirect(done ? `${PATH}?revoked=1` : `${PATH}?error=no_key`, 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,156 @@
+// /account/keys: sign in, create a key (shown once) that works on /mcp, company limits, revoke, admin view, CSRF.
+import assert from "node:assert/strict";
+import { Browser, field, signInOnPage } from "../oauth/helpers.ts";
+import { testApp } from "../helpers/app.ts";
+import { freshDatabase } from "../helpers/db.ts";
+import { buildFixture, callOk, listedTools, rpc } from "../helpers/mcp.ts";
+
+const db = await freshDatabase();
+const f = await buildFixture(db.sql);
+const app = testApp(db.sql);
+Deno.test.afterAll(() => db.close());
+
+const KEY = /pak_[A-Za-z0-9_-]{43}/g;
+
+async function emailOf(userId: string): Promise<string> {
+  return (await db.sql<{ email: string }[]>`select email from users where id = ${userId}`)[0].email;
+}
+
+async function signedIn(userId: string): Promise<Browser> {
+  const b = new Browser(app);
+  const first = await b.get("/account/keys");
+  assert.equal(first.status, 303);
+  const to = new URL(first.headers.get("location")!, "http://localhost:8000");
+  assert.equal(to.pathname, "/signin");
+  const page = await b.get(to.pathname + to.search);
+  assert.equal(page.status, 200);
+  const res = await signInOnPage(b, page, await emailOf(userId), "password-123");
+  assert.equal(res.status, 303);
+  assert.equal(res.headers.get("location"), "/account/keys");
+  return b;
+}
+
+async function page(b: Browser): Promise<string> {
+  const res = await b.get("/account/keys");
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("cache-control"), "no-store");
+  return await res.text();
+}
+
+async function create(
+  b: Browser,
+  fields: Record<string, string>,
+): Promise<{ status: number; location: string }> {
+  const html = await page(b);
+  const res = await b.post("/account/keys", { csrf: field(html, "csrf")!, ...fields });
+  return { status: res.status, location: res.headers.get("location") ?? "" };
+}
+
+async function keyId(value: string): Promise<string> {
+  return (await db.sql<{ id: string }[]>`select id from api_keys where key_prefix = ${value.slice(0, 10)}`)[0]
+    .id;
+}
+
+Deno.test("create a key: 303, shown once on the next page, works on /mcp as its creator", async () => {
+  const b = await signedIn(f.users.member);
+  const r = await create(b, { workspace_id: f.workspaceId, name: "Claude", company_id: "" });
+  assert.equal(r.status, 303);
+  assert.equal(r.location, "/account/keys");
+  const html = await page(b);
+  const shown = html.match(KEY) ?? [];
+  assert.equal(shown.length, 1, "the new value, once");
+  const value = shown[0];
+  assert.match(html, /shown only this once/);
+  assert.equal((await page(b)).match(KEY), null, "gone on reload");
+  const made = await callOk(app, value, "create_project", { name: "via page key" });
+  assert.equal(made.createdBy, f.users.member);
+  const row = (await db.sql<{ kind: string; name: string }[]>`
+    select kind, name from api_keys where key_prefix = ${value.slice(0, 10)}`)[0];
+  assert.deepEqual({ ...row }, { kind: "user", name: "Claude" });
+  assert.match(html, /Claude/);
+});
+
+Deno.test("a company limit: only companies the person may see; the key is limited to it", async () => {
+  const b = await signedIn(f.users.limited);
+  const html = await page(b);
+  assert.ok(html.includes(f.companies.a) && !html.includes(f.companies.b), "only company a offered");
+  const refused = await create(b, { workspace_id: f.workspaceId, name: "sneaky", company_id: f.companies.b });
+  assert.equal(refused.location, "/account/keys?error=not_found");
+  assert.match(await (await b.get(refused.location)).text(), /not available to you/);
+  const ok = await create(b, { workspace_id: f.workspaceId, name: "scoped", company_id: f.companies.a });
+  assert.equal(ok.location, "/account/keys");
+  const value = (await page(b)).match(KEY)![0];
+  const row = (await db.sql<{ company_id: string }[]>`
+    select company_id from api_keys where key_prefix = ${value.slice(0, 10)}`)[0];
+  assert.equal(row.company_id, f.companies.a);
+  const other = await create(b, { workspace_id: f.other.workspaceId, name: "x", company_id: "" });
+  assert.equal(other.location, "/account/keys?error=not_found", "not a member there");
+  const empty = await create(b, { workspace_id: f.workspaceId, name: "  ", company_id: "" });
+  assert.equal(empty.location, "/account/keys?error=invalid_input");
+});
+
+Deno.test("revoke an own key: it stops working on the next request", async () => {
+  const b = await signedIn(f.users.manager);
+  await create(b, { workspace_id: f.workspaceId, name: "short-lived", company_id: "" });
+  const value = (await page(b)).match(KEY)![0];
+  assert.ok((await listedTools(app, value)).includes("list_projects"));
+  const html = await page(b);
+  const res = await b.post("/account/keys/revoke", {
+    csrf: field(html, "csrf")!,
+    key_id: await keyId(value),
+  });
+  assert.equal(res.status, 303);
+  assert.equal(res.headers.get("location"), "/account/keys?revoked=1");
+  assert.equal((await rpc(app, value, "tools/list")).status, 401);
+  assert.match(await page(b), /revoked/);
+});
+
+Deno.test("a member cannot revoke someone else's key; an admin sees and revokes every key", async () => {
+  const victim = f.keys.accounting;
+  const victimId = await keyId(victim);
+  const member = await signedIn(f.users.member);
+  const mhtml = await page(member);
+  assert.ok(!mhtml.includes(victimId), "members see only their own keys");
+  assert.doesNotMatch(mhtml, /Every key of/);
+  const res = await member.post("/account/keys/revoke", { csrf: field(mhtml, "csrf")!, key_id: victimId });
+  assert.equal(res.headers.get("location"), "/account/keys?error=no_key");
+  assert.equal((await rpc(app, victim, "ping")).status, 200, "still works");
+
+  const admin = await signedIn(f.users.admin);
+  const ahtml = await page(admin);
+  assert.match(ahtml, /Every key of Test Workspace/);
+  assert.ok(ahtml.includes(victimId) && ahtml.includes(await keyId(f.keys.workspace)), "every key listed");
+  assert.ok(!ahtml.includes(await keyId(f.other.key)), "not another workspace's");
+  const r2 = await admin.post("/account/keys/revoke", { csrf: field(ahtml, "csrf")!, key_id: victimId });
+  assert.equal(r2.headers.get("location"), "/account/keys?revoked=1");
+  assert.equal((await rpc(app, victim, "ping")).status, 401);
+  // nor across workspaces, even for an admin
+  const r3 = await admin.post("/account/keys/revoke", {
+    csrf: field(ahtml, "csrf")!,
+    key_id: await keyId(f.other.key),
+  });
+  assert.equal(r3.headers.get("location"), "/account/keys?error=no_key");
+  assert.equal((await rpc(app, f.other.key, "ping")).status, 200);
+});
+
+Deno.test("forms without a valid CSRF token → 403; signed out → sign-in", async () => {
+  const b = await signedIn(f.users.owner);
+  const res = await b.post("/account/keys", { csrf: "forged", workspace_id: f.workspaceId, name: "x" });
+  assert.equal(res.status, 403);
+  const rev = await b.post("/account/keys/revoke", { key_id: await keyId(f.keys.owner) });
+  assert.equal(rev.status, 403);
+  assert.equal((await rpc(app, f.keys.owner, "ping")).status, 200);
+  const anon = new Browser(app);
+  const r = await anon.get("/account/keys");
+  assert.equal(r.status, 303);
+  assert.match(r.headers.get("location")!, /^\/signin\?return_to=%2Faccount%2Fkeys$/);
+});
+
+Deno.test("the page is framed by nothing and carries no third-party content", async () => {
+  const b = await signedIn(f.users.owner);
+  const res = await b.get("/account/keys");
+  assert.equal(res.headers.get("x-frame-options"), "DENY");
+  assert.match(res.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
+  const html = await res.text();
+  assert.doesNotMatch(html, /https?:\/\/(?!localhost:8000)[a-z]/i);
+});
