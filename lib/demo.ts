@@ -6,6 +6,7 @@ import { addMember, createCompany, createWorkspace } from "./workspace/workspace
 import { MODULES } from "./workspace/modules.ts";
 import { createApiKey } from "./api_keys.ts";
 import { seedDemoProjects } from "./workspace/projects.ts";
+import { seedDemoPersonal } from "./workspace/personal_demo.ts";
 
 export interface DemoContext {
   workspaceId: string;
@@ -17,6 +18,7 @@ export interface DemoContext {
 
 /** Domain seeders add sample records of their own tables; later issues append to this list. */
 export const DEMO_SEEDERS: Array<(db: Db, ctx: DemoContext) => Promise<void>> = [seedDemoProjects];
+DEMO_SEEDERS.push(seedDemoPersonal);
 
 export interface DemoResult {
   email: string;
