@@ -7,6 +7,7 @@ import { MODULES } from "./workspace/modules.ts";
 import { createApiKey } from "./api_keys.ts";
 import { seedDemoProjects } from "./workspace/projects.ts";
 import { seedDemoPersonal } from "./workspace/personal_demo.ts";
+import { seedDemoTasks } from "./workspace/tasks_demo.ts";
 import { seedDemoCommercial } from "./workspace/commercial_demo.ts";
 
 export interface DemoContext {
@@ -20,6 +21,7 @@ export interface DemoContext {
 /** Domain seeders add sample records of their own tables; later issues append to this list. */
 export const DEMO_SEEDERS: Array<(db: Db, ctx: DemoContext) => Promise<void>> = [seedDemoProjects];
 DEMO_SEEDERS.push(seedDemoPersonal);
+DEMO_SEEDERS.push(seedDemoTasks);
 DEMO_SEEDERS.push(seedDemoCommercial);
 
 export interface DemoResult {
