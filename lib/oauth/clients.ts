@@ -206,7 +206,8 @@ export function readClientCredentials(
     if (form.client_id !== undefined && form.client_id !== id) {
       throw new OAuthError("invalid_request", "client_id in the body differs from the Basic credentials");
     }
-    return { clientId: id, clientSecret: secret, via: "basic" };
+    // `client_id:` with an empty password is how some public clients use Basic; it carries no secret.
+    return { clientId: id, clientSecret: secret === "" ? undefined : secret, via: "basic" };
   }
   if (form.client_secret !== undefined) {
     return { clientId: form.client_id, clientSecret: form.client_secret, via: "body" };

@@ -316,6 +316,26 @@ Deno.test("token endpoint", async (t) => {
         await expectError(repeated, 400, "invalid_request");
       },
     );
+    await t.step(
+      "a public client may use Basic with an empty password; a public client sending a secret is refused",
+      async () => {
+        const { code, verifier } = await getCode(ctx, browser, pub);
+        const res = await token(app, {
+          grant_type: "authorization_code",
+          code,
+          redirect_uri: "http://127.0.0.1:8976/callback",
+          code_verifier: verifier,
+        }, { authorization: `Basic ${btoa(`${pub.client_id}:`)}` });
+        assert.equal(res.status, 200);
+        await res.body?.cancel();
+        const { code: c2, verifier: v2 } = await getCode(ctx, browser, pub);
+        await expectError(
+          await exchange(ctx, { ...pub, client_secret: "pcs_made_up" }, c2, v2),
+          401,
+          "invalid_client",
+        );
+      },
+    );
   } finally {
     await ctx.close();
   }
