@@ -18,7 +18,8 @@ const db = await freshDatabase();
 const f = await buildFixture(db.sql);
 Deno.test.afterAll(() => db.close());
 
-// Stand-ins for tools later issues write, with the real names so USER_CONTEXT_TOOLS applies to them.
+// Stand-ins replacing two real tools (same names, so USER_CONTEXT_TOOLS and the areas apply) that answer who
+// they acted as, so the rules are tested apart from any domain's own logic.
 const Empty = z.strictObject({});
 const whoAmI = (ctx: { caller: { userId?: string; keyKind: string } }) => ({
   userId: ctx.caller.userId ?? null,
@@ -44,7 +45,11 @@ const listInvoices = defineTool({
   description: "Test stand-in for an invoice tool. Returns who it acted as.",
   run: whoAmI,
 });
-const tools = [...TOOLS, createTask, listInvoices];
+const tools = [
+  ...TOOLS.filter((t) => t.name !== "create_task" && t.name !== "list_invoices"),
+  createTask,
+  listInvoices,
+];
 const apps = { A: mcpApp(db.sql, "A", { tools }), B: mcpApp(db.sql, "B", { tools }) };
 const both: Variant[] = ["A", "B"];
 
@@ -241,7 +246,13 @@ Deno.test("tools the caller may not use are absent from tools/list, and present 
   assert.equal(r.isError, true);
   assert.equal(r.structuredContent, undefined);
   const guest = await listedTools(apps.A, f.keys.guest);
+  const areaOf = new Map(tools.map((t) => [t.name, t.area]));
+  assert.ok(guest.includes("create_task") && !guest.includes("list_projects"));
+  for (const name of guest) assert.ok(["tasks", "ai_activities"].includes(areaOf.get(name)!), name);
   const owner = await listedTools(apps.A, f.keys.owner);
-  assert.deepEqual(guest, ["create_task"]);
-  assert.deepEqual(owner, [...TOOLS.map((t) => t.name), "create_task", "list_invoices"]);
+  assert.deepEqual(
+    owner,
+    tools.filter((t) => t.variants.A).map((t) => t.name),
+    "the owner sees every tool of A",
+  );
 });
