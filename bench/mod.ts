@@ -1,6 +1,8 @@
 // `deno task bench`: every benchmark in one run. Add a bench/<name>.ts exporting a function and call it here.
 import { benchMcp } from "./mcp.ts";
 import { benchGantt } from "./gantt.ts";
+import { benchContactsExport } from "./contacts_export.ts";
 
 await benchMcp();
 await benchGantt();
+await benchContactsExport();

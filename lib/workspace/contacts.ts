@@ -61,7 +61,7 @@ const TEXT_SORT: ReadonlySet<string> = new Set(Object.keys(CONTACT_TEXT_FILTERS)
 
 /** The cap of one export: larger exports would make one MCP answer of many megabytes. */
 export const EXPORT_MAX_ROWS = 10_000;
-const EXPORT_CHUNK = 500;
+export const EXPORT_CHUNK = 500;
 
 export type ContactFilter = { [K in ContactTextFilter]?: string } & {
   search?: string;
