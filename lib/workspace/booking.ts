@@ -7,6 +7,7 @@ import { actingUser, HHMM, isoColumn, minutesOf } from "./personal.ts";
 import {
   companyFilter,
   companyForWrite,
+  inScope,
   requireCompany,
   type Scope,
   type ScopedCaller,
@@ -183,12 +184,14 @@ async function fetchSettings(db: Db, s: Scope, userId: string): Promise<BookingS
   };
 }
 
-/** Does the user have settings this caller cannot see (another company)? Then they are not_found, not new. */
-async function existsOutOfScope(db: Db, s: Scope, userId: string): Promise<boolean> {
-  const [row] = await db`
-    select 1 from booking_settings where workspace_id = ${s.workspaceId} and user_id = ${userId}`;
-  return row !== undefined;
+/** The company of the user's stored settings, whoever may see them; undefined when none are stored. */
+async function storedCompany(db: Db, s: Scope, userId: string): Promise<string | null | undefined> {
+  const [row] = await db<{ company_id: string | null }[]>`
+    select company_id from booking_settings where workspace_id = ${s.workspaceId} and user_id = ${userId}`;
+  return row ? row.company_id : undefined;
 }
+
+const OUT_OF_SCOPE = "this user's booking settings belong to a company this key may not reach";
 
 /** The caller's booking settings; the defaults (configured: false) when none are stored yet. */
 export async function getBookingSettings(db: Db, caller: ScopedCaller): Promise<BookingSettings> {
@@ -196,10 +199,11 @@ export async function getBookingSettings(db: Db, caller: ScopedCaller): Promise<
   const userId = actingUser(caller);
   const found = await fetchSettings(db, s, userId);
   if (found) return found;
-  if (await existsOutOfScope(db, s, userId)) {
-    throw notFound("this user's booking settings belong to a company this key may not reach");
-  }
-  return defaults();
+  const company = await storedCompany(db, s, userId);
+  if (company === undefined) return defaults();
+  if (!inScope(s, company)) throw notFound(OUT_OF_SCOPE);
+  // Created by a concurrent first update since the read above.
+  return (await fetchSettings(db, s, userId)) ?? defaults();
 }
 
 function checkBounds(patch: BookingPatch): void {
@@ -246,27 +250,44 @@ export async function updateBookingSettings(
   if (patch.companyId) await requireCompany(db, s, patch.companyId);
   if (patch.bookingCalendarId) await requireOwnCalendar(db, s, userId, patch.bookingCalendarId);
 
-  // Existing settings: one statement, limited to the caller's companies.
-  if (Object.keys(set).length > 0) {
-    const updated = await db`
-      update booking_settings b set ${db(set)}, updated_at = now()
-       where b.workspace_id = ${s.workspaceId} and b.user_id = ${userId}
-         and ${companyFilter(db, s, "b.company_id")}
-      returning b.id`;
-    if (updated.length > 0) return (await fetchSettings(db, s, userId))!;
-  } else {
-    const found = await fetchSettings(db, s, userId);
-    if (found) return found;
+  for (let round = 0; round < 3; round++) {
+    // Existing settings: one statement, limited to the caller's companies.
+    if (Object.keys(set).length > 0) {
+      const updated = await db`
+        update booking_settings b set ${db(set)}, updated_at = now()
+         where b.workspace_id = ${s.workspaceId} and b.user_id = ${userId}
+           and ${companyFilter(db, s, "b.company_id")}
+        returning b.id`;
+      if (updated.length > 0) return (await fetchSettings(db, s, userId))!;
+    } else {
+      const found = await fetchSettings(db, s, userId);
+      if (found) return found;
+    }
+    const company = await storedCompany(db, s, userId);
+    if (company !== undefined) {
+      if (!inScope(s, company)) throw notFound(OUT_OF_SCOPE);
+      continue; // created by a concurrent first update since the update above: apply the change to it
+    }
+    const created = await createSettings(db, s, userId, set, patch.companyId);
+    if (created) return created;
   }
-  if (await existsOutOfScope(db, s, userId)) {
-    throw notFound("this user's booking settings belong to a company this key may not reach");
-  }
+  throw new Error("booking settings changed concurrently too often");
+}
 
-  // First update: create them. The company is the requested one, or the key's only company.
-  const companyId = companyForWrite(s, patch.companyId);
-  const [person] = await db<
-    { name: string; email: string }[]
-  >`select name, email from users where id = ${userId}`;
+/**
+ * Inserts the user's settings with a free slug; null when a concurrent request created them first. The company
+ * is the requested one, or the key's only company.
+ */
+async function createSettings(
+  db: Db,
+  s: Scope,
+  userId: string,
+  set: Record<string, unknown>,
+  requestedCompany: string | undefined,
+): Promise<BookingSettings | null> {
+  const companyId = companyForWrite(s, requestedCompany);
+  const [person] = await db<{ name: string; email: string }[]>`
+    select name, email from users where id = ${userId}`;
   const base = slugBase(person?.name ?? "", person?.email ?? "");
   const taken = await db<{ slug: string }[]>`
     select slug from booking_settings where slug = ${base} or slug like ${base + "-%"}`;
@@ -283,10 +304,7 @@ export async function updateBookingSettings(
         insert into booking_settings ${db(row)}
         on conflict (workspace_id, user_id) do nothing
         returning id`;
-      if (inserted.length === 0) {
-        // Created concurrently by another request of the same person: apply this change to it.
-        return await updateBookingSettings(db, caller, patch);
-      }
+      if (inserted.length === 0) return null;
       return (await fetchSettings(db, s, userId))!;
     } catch (err) {
       const constraint = (err as { constraint_name?: string }).constraint_name;

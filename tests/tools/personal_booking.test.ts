@@ -305,3 +305,29 @@ Deno.test("booking tools: variant A only, user keys only, booking role and modul
   const fx = await buildFixture(db.sql, { modules: MODULES.filter((m) => m !== "booking") });
   await callFails(appA, fx.keys.owner, "get_booking_settings", {}, "unavailable");
 });
+
+Deno.test("update_booking_settings: concurrent first updates make one row; same names get distinct slugs", async () => {
+  // On Postgres these race for real (pool of 10); on embedded PGlite (one connection) they serialise.
+  const fx = await buildFixture(db.sql);
+  const results = await Promise.all(
+    Array.from(
+      { length: 6 },
+      (_, i) => callOk(appA, fx.keys.manager, "update_booking_settings", { bufferMinutes: i }),
+    ),
+  );
+  const [{ n }] = await db
+    .sql`select count(*)::int as n from booking_settings where user_id = ${fx.users.manager}`;
+  assert.equal(n, 1);
+  assert.equal(new Set(results.map((r) => r.slug)).size, 1, "every answer shows the one row's slug");
+
+  await db.sql`update users set name = 'Same Name' where id = any(${[
+    fx.users.admin,
+    fx.users.owner,
+  ]}::uuid[])`;
+  const [a, b] = await Promise.all([
+    callOk(appA, fx.keys.admin, "update_booking_settings", { isActive: true }),
+    callOk(appA, fx.keys.owner, "update_booking_settings", { isActive: true }),
+  ]);
+  assert.notEqual(a.slug, b.slug);
+  assert.ok(a.slug.startsWith("same-name") && b.slug.startsWith("same-name"), `${a.slug} ${b.slug}`);
+});
