@@ -13,6 +13,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Db, Sql } from "../db/client.ts";
 import { randomToken, sha256Hex } from "../crypto.ts";
+import { isUuid } from "../errors.ts";
 
 export const SESSION_COOKIE = "portico_session";
 export const SECURE_SESSION_COOKIE = "__Host-portico_session";
@@ -135,16 +136,19 @@ export async function requireAccount(
  */
 export async function addAccount(sql: Sql, c: Context, issuer: string, userId: string): Promise<string> {
   const existing = await readBrowserSession(sql, c, issuer);
+  // A new cookie value on every sign-in, so a session id planted before sign-in is worthless afterwards.
+  const token = randomToken("pbs_");
   let sessionId = existing?.sessionId;
-  if (!sessionId) {
-    const token = randomToken("pbs_");
+  if (sessionId) {
+    await sql`update browser_sessions set token_hash = ${sha256Hex(token)} where id = ${sessionId}`;
+  } else {
     const [row] = await sql<{ id: string }[]>`
       insert into browser_sessions (token_hash, expires_at)
       values (${sha256Hex(token)}, now() + make_interval(secs => ${SESSION_TTL_SECONDS}))
       returning id`;
     sessionId = row.id;
-    setCookie(c, sessionCookieName(issuer), token, cookieOptions(issuer, SESSION_TTL_SECONDS));
   }
+  setCookie(c, sessionCookieName(issuer), token, cookieOptions(issuer, SESSION_TTL_SECONDS));
   await sql`
     insert into browser_session_accounts (session_id, user_id, auth_time, last_used_at)
     values (${sessionId}, ${userId}, now(), now())
@@ -154,6 +158,7 @@ export async function addAccount(sql: Sql, c: Context, issuer: string, userId: s
 
 /** Makes an account already in the session the current one; false when it is not in the session. */
 export async function useAccount(sql: Db, sessionId: string, userId: string): Promise<boolean> {
+  if (!isUuid(userId)) return false;
   const rows = await sql`
     update browser_session_accounts set last_used_at = now()
     where session_id = ${sessionId} and user_id = ${userId}
@@ -163,6 +168,7 @@ export async function useAccount(sql: Db, sessionId: string, userId: string): Pr
 
 /** Signs one account out of this browser. */
 export async function removeAccount(sql: Db, sessionId: string, userId: string): Promise<void> {
+  if (!isUuid(userId)) return;
   await sql`delete from browser_session_accounts where session_id = ${sessionId} and user_id = ${userId}`;
 }
 

@@ -248,6 +248,35 @@ Deno.test("browser pages", async (t) => {
       },
     );
 
+    await t.step("signing in again replaces the session cookie value (no fixation)", async () => {
+      const b = new Browser(app);
+      const csrf = field(await (await b.get("/signin")).text(), "csrf")!;
+      await b.post("/signin", { csrf, email: ctx.user.email, password: PASSWORD });
+      const before = b.cookies.get("portico_session");
+      await b.post("/signin", { csrf, email: ctx.other.email, password: PASSWORD });
+      const after = b.cookies.get("portico_session");
+      assert.ok(before && after);
+      assert.notEqual(before, after);
+      // both accounts live on in the one session
+      const chooser = await (await b.get("/signin")).text();
+      assert.match(chooser, /dana@example.com/);
+      assert.match(chooser, /olly@example.com/);
+    });
+
+    await t.step("malformed form values get a normal answer, not a server error", async () => {
+      const b = new Browser(app);
+      const p = await b.get(authorize());
+      const html = await p.text();
+      const csrf = field(html, "csrf")!;
+      const ticket = field(html, "ticket")!;
+      const res = await b.post("/oauth/authorize/select", { csrf, ticket, user_id: "not-a-uuid" });
+      assert.equal(res.status, 303);
+      const sw = await b.post("/account/switch", { csrf, user_id: "'; drop table users; --" });
+      assert.equal(sw.status, 303);
+      const out = await b.post("/signout", { csrf, user_id: "nope" });
+      assert.equal(out.status, 303);
+    });
+
     await t.step("a tampered or foreign ticket is refused with an error page", async () => {
       const b = new Browser(app);
       const res = await b.get("/oauth/authorize/resume?ticket=v1.AAAA.BBBB");
