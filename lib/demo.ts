@@ -9,6 +9,7 @@ import { seedDemoProjects } from "./workspace/projects.ts";
 import { seedDemoPersonal } from "./workspace/personal_demo.ts";
 import { seedDemoTasks } from "./workspace/tasks_demo.ts";
 import { seedDemoCommercial } from "./workspace/commercial_demo.ts";
+import { seedDemoCrm } from "./workspace/crm_demo.ts";
 
 export interface DemoContext {
   workspaceId: string;
@@ -23,6 +24,7 @@ export const DEMO_SEEDERS: Array<(db: Db, ctx: DemoContext) => Promise<void>> = 
 DEMO_SEEDERS.push(seedDemoPersonal);
 DEMO_SEEDERS.push(seedDemoTasks);
 DEMO_SEEDERS.push(seedDemoCommercial);
+DEMO_SEEDERS.push(seedDemoCrm);
 
 export interface DemoResult {
   email: string;
