@@ -4,7 +4,7 @@ import { z } from "zod";
 import { fileURLToPath } from "node:url";
 import { buildRegistry } from "../../lib/mcp/registry.ts";
 import { type Caller } from "../../lib/mcp/caller.ts";
-import { denial, USER_CONTEXT_TOOLS } from "../../lib/mcp/permissions.ts";
+import { DEFAULT_AREA_ROLES, denial, USER_CONTEXT_TOOLS } from "../../lib/mcp/permissions.ts";
 import { type AnyTool, defineTool } from "../../lib/mcp/tool.ts";
 import { TOOLS } from "../../tools/mod.ts";
 import { freshDatabase } from "../helpers/db.ts";
@@ -165,4 +165,63 @@ Deno.test("tools/list per variant matches tests/snapshots (UPDATE_SNAPSHOTS=1 re
   } finally {
     await db.close();
   }
+});
+
+const DOCS = new URL("../../docs/mcp.md", import.meta.url);
+const ROLE_ORDER = ["owner", "admin", "manager", "accounting", "member", "guest"] as const;
+
+function areasTable(): string {
+  const head = `| area | ${ROLE_ORDER.join(" | ")} |\n|---|${ROLE_ORDER.map(() => ":-:").join("|")}|`;
+  const rows = Object.entries(DEFAULT_AREA_ROLES).map(([area, roles]) =>
+    `| ${area} | ${ROLE_ORDER.map((r) => (roles as readonly string[]).includes(r) ? "✓" : "").join(" | ")} |`
+  );
+  return [head, ...rows].join("\n");
+}
+
+function toolsTable(): string {
+  const rows = TOOLS.map((t) => {
+    const variants = (["A", "B"] as const).filter((v) => t.variants[v]).join(", ");
+    const kind = t.annotations.readOnlyHint
+      ? "read"
+      : t.annotations.destructiveHint
+      ? "write (destructive)"
+      : "write";
+    return `| \`${t.name}\` | ${t.area} | ${t.module ?? "—"} | ${variants} | ${
+      t.needsUser ? "person" : ""
+    } | ${kind} |`;
+  });
+  return ["| tool | area | module | variants | user context | kind |", "|---|---|---|---|---|---|", ...rows]
+    .join("\n");
+}
+
+function replaceBetween(text: string, name: string, body: string): string {
+  const begin = text.indexOf(`<!-- ${name}:begin`);
+  const end = text.indexOf(`<!-- ${name}:end -->`);
+  if (begin < 0 || end < 0) throw new Error(`docs/mcp.md lacks the ${name} markers`);
+  const afterBegin = text.indexOf("-->", begin) + 3;
+  return text.slice(0, afterBegin) + "\n" + body + "\n" + text.slice(end);
+}
+
+/** Table rows without deno fmt's column padding, so generated and formatted tables compare equal. */
+function normalise(md: string): string {
+  return md.split("\n").map((line) =>
+    line.startsWith("|")
+      ? line.split("|").map((cell) => cell.trim().replace(/^:?-+:?$/, (d) => d.replace(/-+/, "-"))).join("|")
+      : line
+  ).filter((line) => line.trim() !== "").join("\n");
+}
+
+Deno.test("docs/mcp.md lists every tool's area, module and variants, and the default roles per area", async () => {
+  const current = await Deno.readTextFile(DOCS);
+  const wanted = replaceBetween(replaceBetween(current, "areas", areasTable()), "tools", toolsTable());
+  if (Deno.env.get("UPDATE_SNAPSHOTS") === "1") {
+    await Deno.writeTextFile(DOCS, wanted);
+    await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", fileURLToPath(DOCS)] }).output();
+    return;
+  }
+  assert.equal(
+    normalise(current),
+    normalise(wanted),
+    "docs/mcp.md tables are stale. If intended, run: UPDATE_SNAPSHOTS=1 deno test -A tests/mcp/registry.test.ts",
+  );
 });
