@@ -46,8 +46,16 @@ export function dayNumber(date: string): number {
   return Date.UTC(+date.slice(0, 4), +date.slice(5, 7) - 1, +date.slice(8, 10)) / DAY_MS;
 }
 
+const dayStrings = new Map<number, string>();
+
+/** YYYY-MM-DD of a day number; memoised, since a plan names the same few hundred days thousands of times. */
 export function dayString(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  let s = dayStrings.get(day);
+  if (s === undefined) {
+    s = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    if (dayStrings.size < 100_000) dayStrings.set(day, s);
+  }
+  return s;
 }
 
 /** 0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday). */

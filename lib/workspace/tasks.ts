@@ -862,7 +862,11 @@ interface PlanRow {
   sort_order: number;
   created_at: string;
   assignee_ids: string[];
+  project_id: string | null;
+  display_id: string | null;
 }
+
+type PlannedTask = PlanTask & { projectId: string | null; displayId: string | null };
 
 /** The visible tasks that make up these users' workloads (every user, and unassigned dated tasks, for null). */
 async function loadPlanTasks(
@@ -870,14 +874,20 @@ async function loadPlanTasks(
   s: Scope,
   uid: string | null,
   users: readonly string[] | null,
-): Promise<PlanTask[]> {
+): Promise<PlannedTask[]> {
   const list = users ? [...users] : null;
   const rows = await db<PlanRow[]>`
     select t.id, t.title, t.status, t.start_date::text as start_date, t.due_date::text as due_date,
            t.estimated_hours::float8 as estimated_hours, t.sort_order,
            to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as created_at,
-           coalesce((select array_agg(a.user_id) from task_assignees a where a.task_id = t.id), '{}') as assignee_ids
+           coalesce(ta.ids, '{}') as assignee_ids, t.project_id,
+           case when p.task_prefix is not null and t.number is not null then p.task_prefix || '-' || t.number end
+             as display_id
       from tasks t
+      left join projects p on p.workspace_id = t.workspace_id and p.id = t.project_id
+      -- one aggregate over the workspace's assignments instead of a subquery per task
+      left join (select task_id, array_agg(user_id) as ids from task_assignees
+                  where workspace_id = ${s.workspaceId} group by task_id) ta on ta.task_id = t.id
      where ${visible(db, s, uid, "t")}
        and (t.start_date is not null or t.status in ('todo', 'in_progress'))
        and (${list}::uuid[] is null
@@ -892,6 +902,8 @@ async function loadPlanTasks(
     sortOrder: r.sort_order,
     createdAt: r.created_at,
     assigneeIds: r.assignee_ids,
+    projectId: r.project_id,
+    displayId: r.display_id,
   }));
 }
 
@@ -975,18 +987,9 @@ export async function ganttPlan(
   const needle = req.search?.trim().toLowerCase();
   let shown = bars.filter((b) => !req.statuses || req.statuses.includes(byId.get(b.taskId)!.status));
   if (needle) shown = shown.filter((b) => b.title.toLowerCase().includes(needle));
-  const ids = [...new Set(shown.map((b) => b.taskId))];
-  const info = new Map(
-    (await db<{ id: string; project_id: string | null; display_id: string | null }[]>`
-      select t.id, t.project_id,
-             case when p.task_prefix is not null and t.number is not null then p.task_prefix || '-' || t.number end
-               as display_id
-        from tasks t left join projects p on p.workspace_id = t.workspace_id and p.id = t.project_id
-       where t.workspace_id = ${s.workspaceId} and t.id = any(${ids}::uuid[])`).map((r) => [r.id, r]),
-  );
   if (req.projectIds) {
     const wanted = new Set(req.projectIds);
-    shown = shown.filter((b) => wanted.has(info.get(b.taskId)?.project_id ?? ""));
+    shown = shown.filter((b) => wanted.has(byId.get(b.taskId)!.projectId ?? ""));
   }
   const userIds = [...new Set(shown.map((b) => b.userId).filter((u): u is string => u !== null))];
   const names = new Map(
@@ -995,9 +998,9 @@ export async function ganttPlan(
   );
   const out: PlanBar[] = shown.slice(0, req.limit).map((b) => ({
     taskId: b.taskId,
-    displayId: info.get(b.taskId)?.display_id ?? null,
+    displayId: byId.get(b.taskId)!.displayId,
     title: b.title,
-    projectId: info.get(b.taskId)?.project_id ?? null,
+    projectId: byId.get(b.taskId)!.projectId,
     status: byId.get(b.taskId)!.status,
     userId: b.userId,
     userName: b.userId ? names.get(b.userId) ?? null : null,
