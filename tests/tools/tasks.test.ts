@@ -1,6 +1,7 @@
 // Task tools: create/get/list/subtasks/update/status in both variants — happy path, bad input, not_found,
 // company scope, workspace isolation, privacy and the subtask rules.
 import assert from "node:assert/strict";
+import { createApiKey } from "../../lib/api_keys.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import {
   buildFixture,
@@ -655,4 +656,63 @@ Deno.test("the tasks module switched off: the tools are unavailable in A", async
     assert.match(await callFails(apps.A, off.keys.owner, name, {}, "unavailable"), /tasks module/);
   }
   await callOk(apps.B, off.keys.workspace, "list_tasks", {});
+});
+
+Deno.test("every task tool in both variants: other companies and other workspaces answer not_found", async () => {
+  // Keys that reach company a only, and keys of another workspace, per variant (creating needs user context).
+  const scoped = {
+    A: { read: f.keys.limited, write: f.keys.limited },
+    B: {
+      read: f.keys.workspaceCompanyA,
+      write: await f.key({ kind: "internal", user: f.users.owner, companyId: f.companies.a }),
+    },
+  };
+  const otherInternal = (await createApiKey(db.sql, {
+    workspaceId: f.other.workspaceId,
+    userId: f.other.ownerId,
+    kind: "internal",
+    name: "other internal",
+  })).key;
+  const foreign = {
+    A: { read: f.other.key, write: f.other.key },
+    B: { read: f.other.key, write: otherInternal },
+  };
+  const inB = await callOk(apps.A, writer.A, "create_task", { title: "company b", projectId: projB.id });
+  const subB = await callOk(apps.A, writer.A, "create_subtask", {
+    parentTaskId: inB.id,
+    title: "company b child",
+  });
+  const inA = await callOk(apps.A, writer.A, "create_task", { title: "company a", projectId: projA.id });
+
+  for (const v of both) {
+    for (const [who, keys, target] of [["scoped", scoped[v], inB], ["foreign", foreign[v], inA]] as const) {
+      const label = `${v} ${who}`;
+      const fails = async (name: string, key: string, args: Record<string, unknown>) =>
+        await callFails(apps[v], key, name, args, "not_found").catch((e) => {
+          throw new Error(`${label} ${name}: ${e.message}`);
+        });
+      await fails("get_task", keys.read, { taskId: target.id });
+      await fails("list_subtasks", keys.read, { parentTaskId: target.id });
+      await fails("update_task", keys.read, { taskId: target.id, title: "x" });
+      await fails("update_task_status", keys.read, { taskId: target.id, status: "done" });
+      await fails("create_subtask", keys.write, { parentTaskId: target.id, title: "x" });
+      await fails("create_task", keys.write, { title: "x", projectId: target.projectId });
+      const list = await callOk(apps[v], keys.read, "list_tasks", {});
+      assert.ok(!list.some((t: { id: string }) => t.id === target.id), `${label} list_tasks`);
+      if (v === "A") {
+        await fails("set_task_queue_position", keys.read, {
+          taskId: target.id,
+          userId: f.users.owner,
+          slotIndex: 0,
+        });
+        await fails("move_task_to_focus", keys.read, { taskId: target.id, userId: f.users.owner });
+      }
+    }
+    // The subtask of company b is just as invisible on its own.
+    await callFails(apps[v], scoped[v].read, "get_task", { taskId: subB.id }, "not_found");
+  }
+  const unchanged = await callOk(apps.A, writer.A, "get_task", { taskId: inB.id });
+  assert.equal(unchanged.title, "company b");
+  assert.equal(unchanged.status, "todo");
+  assert.equal(unchanged.subtasks.length, 1);
 });
