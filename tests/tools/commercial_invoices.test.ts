@@ -137,6 +137,24 @@ Deno.test("create_invoice B: a draft invoice without rows; A-only fields unknown
   await callFails(B, f.keys.workspaceCompanyA, "create_invoice", { clientId: client19.id }, "not_found");
 });
 
+Deno.test("create_invoice B: bad input, not_found and workspace isolation", async () => {
+  const w = f.keys.workspace;
+  await callFails(B, w, "create_invoice", { clientId: "x" }, "invalid_input");
+  const t = await callFails(
+    B,
+    w,
+    "create_invoice",
+    { invoiceDate: "2027-02-02", dueDate: "2027-02-01" },
+    "invalid_input",
+  );
+  assert.match(t, /dueDate must not be before invoiceDate/);
+  await callFails(B, w, "create_invoice", { clientId: MISSING }, "not_found");
+  await callFails(B, w, "create_invoice", { clientId: foreign.id }, "not_found");
+  await callFails(B, w, "create_invoice", { projectId: MISSING }, "not_found");
+  await callFails(B, w, "create_invoice", { companyId: f.other.companyId }, "not_found");
+  await callFails(B, f.keys.workspaceCompanyA, "create_invoice", { projectId: projectB.id }, "not_found");
+});
+
 Deno.test("create_invoice: bad input names the field and rule", async () => {
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ clientId: "x" }, /clientId: must be a UUID/],

@@ -327,3 +327,22 @@ Deno.test("offers and ideas: role areas and modules gate A; roles without them n
   // variant B ignores modules: the assistant may still create them
   await callOk(B, g.keys.internal, "create_idea", { title: "B ignores modules" });
 });
+
+Deno.test("variant B: bad input, not_found and company scope for create_offer and create_idea", async () => {
+  const internalA = await f.key({ kind: "internal", user: f.users.owner, companyId: f.companies.a });
+  for (const [tool, base] of [["create_offer", {}], ["create_idea", { title: "t" }]] as const) {
+    await callFails(B, f.keys.internal, tool, { ...base, clientId: "nope" }, "invalid_input");
+    await callFails(B, f.keys.internal, tool, { ...base, clientId: MISSING }, "not_found");
+    await callFails(B, f.keys.internal, tool, { ...base, clientId: foreignClient.id }, "not_found");
+    await callFails(B, f.keys.internal, tool, { ...base, companyId: f.other.companyId }, "not_found");
+    await callFails(B, internalA, tool, { ...base, clientId: clientB.id }, "not_found");
+    const scoped = await callOk(B, internalA, tool, base);
+    assert.equal(scoped.companyId, f.companies.a, `${tool}: the key's only company`);
+  }
+  const t = await callFails(B, f.keys.internal, "create_offer", {
+    offerDate: "2026-05-02",
+    validUntil: "2026-05-01",
+  }, "invalid_input");
+  assert.match(t, /validUntil must not be before offerDate/);
+  assert.match(await callFails(B, f.keys.internal, "create_idea", { title: "" }, "invalid_input"), /title/);
+});
