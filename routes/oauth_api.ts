@@ -67,7 +67,12 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const limit = deps.config.registrationRateLimit;
 
   // Public JSON endpoints may be called from browser-based clients (MCP inspectors, SPAs); none uses cookies.
-  const open = cors({ origin: "*", allowHeaders: ["Authorization", "Content-Type"], maxAge: 600 });
+  const open = cors({
+    origin: "*",
+    allowMethods: ["GET", "POST"],
+    allowHeaders: ["Authorization", "Content-Type"],
+    maxAge: 600,
+  });
   for (
     const path of [
       "/.well-known/*",

@@ -37,6 +37,18 @@ Deno.test("discovery documents", async () => {
       assert.equal(m.authorization_response_iss_parameter_supported, true);
       assert.equal(res.headers.get("access-control-allow-origin"), "*");
     }
+    // browser-based clients (MCP inspectors) get through the CORS preflight of the token endpoint
+    const preflight = await ctx.app.request("/oauth/token", {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://inspector.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type",
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get("access-control-allow-origin"), "*");
+    assert.match(preflight.headers.get("access-control-allow-methods")!, /POST/);
   } finally {
     await ctx.close();
   }

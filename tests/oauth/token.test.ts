@@ -125,6 +125,17 @@ Deno.test("token endpoint", async (t) => {
       assert.match(userinfo.headers.get("www-authenticate")!, /error="invalid_token"/);
     });
 
+    await t.step(
+      "a loopback redirect with another port: the same URI at the token endpoint succeeds",
+      async () => {
+        const other = "http://127.0.0.1:51234/callback";
+        const { code, verifier } = await getCode(ctx, browser, pub, { redirect_uri: other });
+        const res = await exchange(ctx, pub, code, verifier, { redirect_uri: other });
+        assert.equal(res.status, 200);
+        await res.body?.cancel();
+      },
+    );
+
     await t.step("an expired code → invalid_grant", async () => {
       const { code, verifier } = await getCode(ctx, browser, pub);
       await ctx.db.sql`update oauth_codes set expires_at = now() - interval '1 second'
