@@ -17,6 +17,7 @@ main.wide { max-width: 48rem; }
 h1 { font-size: 1.4rem; margin: 0 0 1rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 p, ul { margin: 0 0 1rem; }
+a { color: var(--accent); }
 .muted { color: var(--muted); font-size: .9rem; }
 .brand { font-weight: 600; margin-bottom: 1rem; color: var(--muted); }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
