@@ -451,3 +451,38 @@ Deno.test("calendar tools: listed per variant and caller", async () => {
   const fx = await buildFixture(db.sql, { modules: MODULES.filter((m) => m !== "calendar") });
   await callFails(appA, fx.keys.owner, "create_appointment", base, "unavailable");
 });
+
+Deno.test("variant B (internal key): appointments' bad input, not_found, another person's record, scope", async () => {
+  const k = f.keys.internal; // acts as the owner
+  await callFails(appB, k, "create_appointment", { ...base, endTime: "09:00" }, "invalid_input");
+  await callFails(appB, k, "create_appointment", { ...base, location: "park" }, "invalid_input");
+  await callFails(appB, k, "create_appointment", { ...base, onlineLink: "not a url" }, "invalid_input");
+  await callFails(appB, k, "create_appointment", { ...base, clientEmail: "nobody" }, "invalid_input");
+  await callFails(appB, k, "create_appointment", { ...base, projectId: otherProject }, "not_found");
+  await callFails(appB, k, "list_appointments", { startDate: "soon" }, "invalid_input");
+  await callFails(appB, k, "get_recording", { recordingId: adminRecording }, "not_found");
+  await callFails(appB, k, "list_recordings", { limit: 20 }, "invalid_input");
+
+  const adminAppt = await callOk(appA, f.keys.admin, "create_appointment", { ...base, title: "Admin's" });
+  await callFails(appB, k, "update_appointment", { appointmentId: adminAppt.id, title: "Mine" }, "not_found");
+  await callFails(appB, k, "update_appointment", { appointmentId: MISSING, title: "Mine" }, "not_found");
+  await callFails(
+    appB,
+    k,
+    "update_appointment",
+    { appointmentId: adminAppt.id, status: "gone" },
+    "invalid_input",
+  );
+  const listed = await callOk(appB, k, "list_appointments");
+  assert.ok(listed.every((a: { id: string }) => a.id !== adminAppt.id));
+
+  const scopedInternal = await f.key({ kind: "internal", user: owner, companyId: f.companies.a });
+  await callFails(appB, scopedInternal, "create_appointment", { ...base, projectId: projB }, "not_found");
+  const inA = await callOk(appB, scopedInternal, "create_appointment", { ...base, title: "Scoped" });
+  assert.equal(inA.companyId, f.companies.a);
+  assert.equal(inA.calendarId, north, "the default calendar is out of scope: the first one in scope is used");
+  const calendars = await callOk(appB, scopedInternal, "list_calendars");
+  assert.deepEqual(calendars.map((c: { id: string }) => c.id), [north]);
+  const recs = await callOk(appB, scopedInternal, "list_recordings");
+  assert.deepEqual(recs.map((r: { id: string }) => r.id), [recIds[10]]);
+});

@@ -553,3 +553,43 @@ Deno.test("variant A: role and module gating of the time tools", async () => {
   );
   assert.match(off, /time_tracking module is disabled/);
 });
+
+Deno.test("variant B (internal key): bad input, not_found, another person's log, scope, delete", async () => {
+  const k = f.keys.internal; // acts as the owner
+  await callFails(appB, k, "create_time_log", { ...day, taskId: MISSING }, "not_found");
+  await callFails(appB, k, "create_time_log", { ...day, taskId: otherTask }, "not_found");
+  await callFails(appB, k, "create_time_log", { ...day, taskId: taskPrivate }, "not_found");
+  await callFails(appB, k, "create_time_log", { ...day, endTime: "08:00", taskId: taskA }, "invalid_input");
+  await callFails(appB, k, "create_time_log", { ...day, taskId: "t" }, "invalid_input");
+  await callFails(appB, k, "list_time_logs", { startDate: "2026-13-01" }, "invalid_input");
+  await callFails(
+    appB,
+    k,
+    "list_time_logs",
+    { startDate: "2026-05-02", endDate: "2026-05-01" },
+    "invalid_input",
+  );
+
+  // The admin's log is not the owner's: the internal key (bound to the owner) cannot see, change or delete it.
+  const adminLog = await callOk(appA, f.keys.admin, "create_time_log", { ...day, taskId: taskA });
+  await callFails(appB, k, "update_time_log", { timeLogId: adminLog.id, description: "x" }, "not_found");
+  await callFails(appB, k, "delete_time_log", { timeLogId: adminLog.id }, "not_found");
+  await callFails(appB, k, "update_time_log", { timeLogId: MISSING, description: "x" }, "not_found");
+  const listed = await callOk(appB, k, "list_time_logs");
+  assert.ok(listed.every((l: { id: string }) => l.id !== adminLog.id));
+
+  // An internal key scoped to company a sees only company a's logs and cannot reach company b's tasks.
+  const scopedInternal = await f.key({ kind: "internal", user: f.users.owner, companyId: f.companies.a });
+  await callFails(appB, scopedInternal, "create_time_log", { ...day, taskId: taskB }, "not_found");
+  const inA = await callOk(appB, scopedInternal, "list_time_logs");
+  assert.ok(inA.length > 0);
+  assert.ok(inA.every((l: { companyId: string }) => l.companyId === f.companies.a));
+  const bLog = await callOk(appB, k, "create_time_log", { ...day, taskId: taskB });
+  await callFails(appB, scopedInternal, "delete_time_log", { timeLogId: bLog.id }, "not_found");
+
+  assert.deepEqual(await callOk(appB, k, "delete_time_log", { timeLogId: bLog.id }), {
+    deleted: true,
+    id: bLog.id,
+  });
+  await callFails(appB, k, "delete_time_log", { timeLogId: bLog.id }, "not_found");
+});
