@@ -24,7 +24,7 @@ import {
   todayUtc,
   toLine,
 } from "./line_items.ts";
-import { toTranche, type Tranche } from "./offers.ts";
+import { toTranche, type Tranche, type TrancheRow } from "./offers.ts";
 import {
   companyFilter,
   companyForWrite,
@@ -325,6 +325,16 @@ export async function nextInvoiceNumber(
   return { number: `${year}-${String(last).padStart(4, "0")}`, sequence: last };
 }
 
+/** What a credit note takes from the invoice it credits. */
+interface OriginalRow {
+  client_id: string | null;
+  company_id: string | null;
+  project_id: string | null;
+  currency: string;
+  vat_rate: string;
+  is_credit_note: boolean;
+}
+
 /** Creates an invoice or credit note inside an open transaction `tx` (see createInvoice). */
 async function insertInvoice(
   tx: Db,
@@ -346,24 +356,9 @@ async function insertInvoice(
   }
 
   // Defaults come from what the invoice refers to: the credited invoice, the project, the client.
-  let original: {
-    client_id: string | null;
-    company_id: string | null;
-    project_id: string | null;
-    currency: string;
-    vat_rate: string;
-  } | undefined;
+  let original: OriginalRow | undefined;
   if (input.originalInvoiceId) {
-    const [o] = await tx<
-      {
-        client_id: string | null;
-        company_id: string | null;
-        project_id: string | null;
-        currency: string;
-        vat_rate: string;
-        is_credit_note: boolean;
-      }[]
-    >`
+    const [o] = await tx<OriginalRow[]>`
       select client_id, company_id, project_id, currency, vat_rate::text as vat_rate, is_credit_note
         from invoices where workspace_id = ${s.workspaceId} and id = ${input.originalInvoiceId}`;
     if (!o || !inScope(s, o.company_id)) throw notFound(`no invoice ${input.originalInvoiceId}`);
@@ -558,18 +553,7 @@ export async function invoiceOfferTranche(
     return invoiceId;
   });
   const invoice = (await fetchInvoice(db, s, id))!;
-  const [t] = await db<
-    {
-      id: string;
-      position: number;
-      label: string;
-      percentage: string | null;
-      amount: string;
-      due_date: string | null;
-      status: "to_invoice" | "invoiced";
-      invoice_id: string | null;
-    }[]
-  >`
+  const [t] = await db<TrancheRow[]>`
     select id, position, label, percentage::text as percentage, amount::text as amount,
            due_date::text as due_date, status, invoice_id
       from offer_tranches where workspace_id = ${s.workspaceId} and id = ${input.trancheId}`;

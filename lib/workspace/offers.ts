@@ -173,7 +173,7 @@ interface OfferRow {
   created_at: string;
 }
 
-interface TrancheRow {
+export interface TrancheRow {
   id: string;
   position: number;
   label: string;
