@@ -135,6 +135,10 @@ export async function parseAuthorizeRequest(
   if (responseType !== "code") {
     return fail("unsupported_response_type", "only response_type=code is supported");
   }
+  const responseMode = single(params, "response_mode");
+  if (responseMode !== undefined && responseMode !== "query") {
+    return fail("invalid_request", "only response_mode=query is supported");
+  }
   const challenge = single(params, "code_challenge");
   const method = single(params, "code_challenge_method");
   if (!challenge) return fail("invalid_request", "code_challenge is required (PKCE with S256)");

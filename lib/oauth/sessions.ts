@@ -149,6 +149,8 @@ export async function addAccount(sql: Sql, c: Context, issuer: string, userId: s
     sessionId = row.id;
   }
   setCookie(c, sessionCookieName(issuer), token, cookieOptions(issuer, SESSION_TTL_SECONDS));
+  // Expired sessions are useless; sweep them now and then rather than on every sign-in.
+  if (Math.random() < 0.02) await sql`delete from browser_sessions where expires_at < now()`;
   await sql`
     insert into browser_session_accounts (session_id, user_id, auth_time, last_used_at)
     values (${sessionId}, ${userId}, now(), now())

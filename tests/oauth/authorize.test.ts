@@ -145,6 +145,13 @@ Deno.test("authorization endpoint", async (t) => {
       );
     });
 
+    await t.step("response_mode other than query → invalid_request", async () => {
+      assertRedirectError(
+        await new Browser(app).get(params(client, { response_mode: "form_post" })),
+        "invalid_request",
+      );
+    });
+
     await t.step("unknown scope and unknown agent → invalid_scope", async () => {
       assertRedirectError(
         await new Browser(app).get(params(client, { scope: "openid email_all" })),
