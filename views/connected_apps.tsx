@@ -43,6 +43,7 @@ export function ConnectedAppsPage(props: ConnectedAppsProps) {
         </ul>
       )}
       <footer>
+        <a href="/account/keys">API keys</a>
         <a href="/signin?return_to=%2Faccount%2Fapps">Switch account</a>
         <form method="post" action="/signout">
           <input type="hidden" name="csrf" value={props.csrf} />
