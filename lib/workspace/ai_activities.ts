@@ -303,7 +303,8 @@ export async function updateAiActivityPhase(
       insert into ai_activity_phases as p (workspace_id, activity_id, position, name, status, summary, error,
                                            started_at, finished_at)
       values (${s.workspaceId}, ${id},
-              (select coalesce(max(position), 0) + 1 from ai_activity_phases where activity_id = ${id}),
+              (select coalesce(max(position), 0) + 1 from ai_activity_phases
+                where workspace_id = ${s.workspaceId} and activity_id = ${id}),
               ${u.phaseName}, ${st}, ${u.phaseSummary ?? null}, ${u.phaseError ?? null},
               coalesce(${u.startedAt ?? null}::timestamptz, case when ${
       st !== "pending"
