@@ -30,9 +30,13 @@ export function contactText(field: keyof typeof CONTACT_LIMITS, what: string, ta
   return textField(`${what}; up to ${max} characters. ${tail}`, { max });
 }
 
+/** An email address of at most 320 characters. */
+export function emailSchema() {
+  return z.email({ error: "must be an email address" }).max(320, { error: "must be at most 320 characters" });
+}
+
 export function emailField(description: string) {
-  return z.string({ error: "must be a string" }).trim().max(320, { error: "must be at most 320 characters" })
-    .pipe(z.email({ error: "must be an email address" })).describe(description);
+  return emailSchema().describe(description);
 }
 
 const Input = z.strictObject({

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { dateField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { CONTACT_STATUSES, updateContact as update } from "../lib/workspace/contacts.ts";
-import { CONTACT_LIMITS, contactText, emailField } from "./create_contact.ts";
+import { CONTACT_LIMITS, contactText, emailSchema } from "./create_contact.ts";
 
 const KEEP = 'null or "" clears it. Omit to keep.';
 const LABELS: Record<keyof typeof CONTACT_LIMITS, string> = {
@@ -36,7 +36,7 @@ const texts = Object.fromEntries(
 const Input = z.strictObject({
   contactId: uuidField("The contact's id (UUID), as returned by list_contacts. Required."),
   ...texts,
-  email: z.union([z.literal(""), emailField("")]).nullable().optional().describe(
+  email: z.union([z.literal(""), emailSchema()]).nullable().optional().describe(
     `New email address, up to 320 characters; ${KEEP}`,
   ),
   status: z.enum(CONTACT_STATUSES).describe(
