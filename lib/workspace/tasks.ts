@@ -783,9 +783,10 @@ export async function setQueuePosition(
   const s = scopeOf(caller);
   const uid = userOf(caller);
   const placed = await inTransaction(db, async (tx) => {
+    // The person's queue lock first, then rows: every queue change takes locks in this order (no deadlocks).
+    await lockQueue(tx, s.workspaceId, userId);
     const t = await lockTask(tx, s, uid, taskId);
     await checkAssignees(tx, s, [userId], t.company_id, "userId");
-    await lockQueue(tx, s.workspaceId, userId);
     const focus = await currentFocus(tx, s.workspaceId, userId);
     const p = await placeInQueue(tx, s, uid, userId, taskId, slotIndex, focus);
     await tx`
@@ -827,9 +828,15 @@ export async function moveToFocus(
   const s = scopeOf(caller);
   const uid = userOf(caller);
   const demoted = await inTransaction(db, async (tx) => {
+    // The person's queue lock first, then rows: every queue change takes locks in this order (no deadlocks).
+    await lockQueue(tx, s.workspaceId, userId);
+    // Both rows this change writes (the task and the current focus), locked in id order: two people swapping
+    // focus tasks at once must not each hold one row and wait for the other.
+    const prior = await currentFocus(tx, s.workspaceId, userId);
+    await tx`select id from tasks where workspace_id = ${s.workspaceId}
+               and id = any(${prior ? [taskId, prior] : [taskId]}::uuid[]) order by id for update`;
     const t = await lockTask(tx, s, uid, taskId);
     await checkAssignees(tx, s, [userId], t.company_id, "userId");
-    await lockQueue(tx, s.workspaceId, userId);
     const old = await currentFocus(tx, s.workspaceId, userId);
     await tx`update tasks set status = 'in_progress', updated_at = now()
               where workspace_id = ${s.workspaceId} and id = ${taskId}`;
@@ -840,7 +847,6 @@ export async function moveToFocus(
       insert into task_focus (workspace_id, user_id, task_id) values (${s.workspaceId}, ${userId}, ${taskId})
       on conflict (workspace_id, user_id) do update set task_id = excluded.task_id, set_at = now()`;
     if (!old || old === taskId) return null;
-    await tx`select id from tasks where id = ${old} for update`;
     const p = await placeInQueue(tx, s, uid, userId, old, 1, taskId);
     await tx`update tasks set status = 'todo', sort_order = ${p.sortOrder}, updated_at = now()
               where workspace_id = ${s.workspaceId} and id = ${old}`;

@@ -443,3 +443,62 @@ Deno.test("gantt_plan: bad windows, statuses and users are refused naming the fi
     "access_denied",
   );
 });
+
+Deno.test("concurrent focus moves and placements for one person stay consistent", async () => {
+  // On Postgres these run in parallel and serialise on the person's queue lock; on PGlite they queue up.
+  const user = f.users.owner;
+  const made: string[] = [];
+  for (let i = 0; i < 10; i++) made.push((await task(`parallel ${i}`, { assigneeIds: [user] })).id);
+  const moves = await Promise.all(
+    made.map((id) => callOk(A, owner, "move_task_to_focus", { taskId: id, userId: user })),
+  );
+  const demoted = moves.map((m) => m.demotedTaskId).filter((id) => id !== null);
+  assert.equal(demoted.length, 9, "every move but the first demoted the previous focus");
+  const [{ n }] = await db.sql<{ n: number }[]>`
+    select count(*)::int as n from tasks where id = any(${made}::uuid[]) and status = 'in_progress'`;
+  assert.equal(n, 1, "exactly one of them is still in progress: the focus");
+  let focus = (await queueOf(user))[0];
+  assert.ok(made.includes(focus));
+  // Re-focusing the current focus while others move: the focus row is locked by both sides.
+  const others = made.filter((id) => id !== focus).slice(0, 4);
+  await Promise.all(
+    [focus, ...others, focus].map((id) =>
+      callOk(A, owner, "move_task_to_focus", { taskId: id, userId: user })
+    ),
+  );
+  focus = (await queueOf(user))[0];
+  const [{ m }] = await db.sql<{ m: number }[]>`
+    select count(*)::int as m from tasks where id = any(${made}::uuid[]) and status = 'in_progress'`;
+  assert.equal(m, 1);
+
+  const placed = await Promise.all(
+    made.filter((id) => id !== focus).map((id, i) =>
+      callOk(A, owner, "set_task_queue_position", { taskId: id, userId: user, slotIndex: i % 3 })
+    ),
+  );
+  assert.equal(placed.length, 9);
+  const queue = await queueOf(user);
+  assert.equal(queue[0], focus, "the focus keeps slot 0");
+  for (const id of made) assert.ok(queue.includes(id));
+  const sorts = await db.sql<
+    { sort_order: number }[]
+  >`select sort_order from tasks where id = any(${made}::uuid[])`;
+  assert.equal(new Set(sorts.map((r) => r.sort_order)).size, 10, "no two placements picked the same gap");
+});
+
+Deno.test("two people swapping shared focus tasks at the same time do not deadlock", async () => {
+  const [u1, u2] = [f.users.owner, f.users.guest];
+  for (let round = 0; round < 5; round++) {
+    const x = await task(`swap x ${round}`, { assigneeIds: [u1, u2] });
+    const y = await task(`swap y ${round}`, { assigneeIds: [u1, u2] });
+    await callOk(A, owner, "move_task_to_focus", { taskId: x.id, userId: u2 });
+    await callOk(A, owner, "move_task_to_focus", { taskId: y.id, userId: u1 });
+    // u1 takes x (u2's focus), u2 takes y (u1's focus): each demotes the other's new focus row.
+    const [r1, r2] = await Promise.all([
+      callOk(A, owner, "move_task_to_focus", { taskId: x.id, userId: u1 }),
+      callOk(A, owner, "move_task_to_focus", { taskId: y.id, userId: u2 }),
+    ]);
+    assert.equal(r1.userId, u1);
+    assert.equal(r2.userId, u2);
+  }
+});
