@@ -11,10 +11,16 @@ export const SIGNED_TOKEN_TTL_SECONDS = 3600;
 /** How often an instance re-reads the key table, so a rotation elsewhere is used within this delay. */
 export const KEY_REFRESH_SECONDS = 60;
 /**
- * A retired key stays published this long: the token lifetime, plus one refresh interval during which a
- * not-yet-refreshed instance may still sign with it, plus a little clock slack.
+ * A new key is published in JWKS this long before anyone signs with it, so every instance's cache (and a
+ * verifier that refetches on an unknown kid) already knows it when the first token carrying it arrives.
  */
-export const RETIRED_KEY_GRACE_SECONDS = SIGNED_TOKEN_TTL_SECONDS + KEY_REFRESH_SECONDS + 300;
+export const KEY_PUBLISH_DELAY_SECONDS = KEY_REFRESH_SECONDS;
+/**
+ * A retired key stays published this long: the token lifetime, plus the publish delay during which instances
+ * still sign with it, plus one refresh interval for instances that have not reloaded yet, plus clock slack.
+ */
+export const RETIRED_KEY_GRACE_SECONDS = SIGNED_TOKEN_TTL_SECONDS + KEY_PUBLISH_DELAY_SECONDS +
+  KEY_REFRESH_SECONDS + 300;
 
 async function insertNewKey(tx: Db, secretKey: string): Promise<{ kid: string }> {
   const { publicKey, privateKey } = await generateKeyPair("RS256", {
@@ -100,9 +106,10 @@ export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOption
 
   async function load(): Promise<KeySet> {
     const rows = await sql<
-      { kid: string; public_jwk: JWK; private_jwk_encrypted: string; retired: boolean }[]
+      { kid: string; public_jwk: JWK; private_jwk_encrypted: string; retired: boolean; published: boolean }[]
     >`
-      select kid, public_jwk, private_jwk_encrypted, retired_at is not null as retired
+      select kid, public_jwk, private_jwk_encrypted, retired_at is not null as retired,
+             created_at <= now() - make_interval(secs => ${KEY_PUBLISH_DELAY_SECONDS}) as published
       from signing_keys
       where retired_at is null or retired_at > now() - make_interval(secs => ${RETIRED_KEY_GRACE_SECONDS})
       order by created_at desc`;
@@ -120,7 +127,9 @@ export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOption
       }
       byKid.set(r.kid, k);
     }
-    const cur = rows.find((r) => !r.retired)!;
+    // Sign with the newest key every instance has had time to publish; when every key is that young (first
+    // start, or two rotations within a minute), with the oldest, which has been known longest.
+    const cur = rows.find((r) => r.published) ?? rows[rows.length - 1];
     let priv = importedPrivate.get(cur.kid);
     if (!priv) {
       const jwk = JSON.parse(await open(secretKey, KEY_PURPOSE, cur.private_jwk_encrypted)) as JWK;

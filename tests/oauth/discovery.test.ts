@@ -90,6 +90,10 @@ Deno.test("JWKS and key rotation", async (t) => {
       "after a rotation by another instance, new tokens use the new key; the old stays published",
       async () => {
         const { kid } = await rotateSigningKey(sql, TEST_SECRET);
+        const oldKid = decodeProtectedHeader(oldToken).kid;
+        // the new key is published first; signing switches to it once every instance has had time to see it
+        assert.equal((await createKeyStore(sql, TEST_SECRET).signing()).kid, oldKid);
+        await sql`update signing_keys set created_at = now() - interval '2 minutes' where kid = ${kid}`;
         assert.equal((await createKeyStore(sql, TEST_SECRET).signing()).kid, kid);
         // this instance's cache picks the rotation up on its next refresh; a new instance sees it at once
         const fresh = testApp(sql);
@@ -106,8 +110,10 @@ Deno.test("JWKS and key rotation", async (t) => {
     await t.step("an instance meeting an unknown kid reloads the keys from the database", async () => {
       const b = createKeyStore(sql, TEST_SECRET, { refreshSeconds: 3600, unknownKidReloadMs: 50 });
       await b.signing(); // b caches the current key set
-      await rotateSigningKey(sql, TEST_SECRET);
+      const { kid } = await rotateSigningKey(sql, TEST_SECRET);
+      await sql`update signing_keys set created_at = now() - interval '2 minutes' where kid = ${kid}`;
       const c = createKeyStore(sql, TEST_SECRET);
+      assert.equal((await c.signing()).kid, kid);
       const token = await signAccessToken(c, {
         issuer: "http://localhost:8000",
         userId: ctx.user.id,
