@@ -1,19 +1,24 @@
 // Reusable zod fields for tool inputs: ids, dates, money, currency, text, paging — each with its rule in words.
 import { z } from "zod";
 
+/** A zod error message: "is required" for a missing value, `message` otherwise. */
+export function typeError(message: string) {
+  return { error: (issue: { input: unknown }) => issue.input === undefined ? "is required" : message };
+}
+
 /** A UUID (any version), answered lower-case. */
 export function uuidField(description: string) {
-  return z.guid({ error: "must be a UUID" }).transform((s) => s.toLowerCase()).describe(description);
+  return z.guid(typeError("must be a UUID")).transform((s) => s.toLowerCase()).describe(description);
 }
 
 /** A calendar date YYYY-MM-DD (checked: 2025-02-30 is refused). */
 export function dateField(description: string) {
-  return z.iso.date({ error: "must be a date YYYY-MM-DD" }).describe(description);
+  return z.iso.date(typeError("must be a date YYYY-MM-DD")).describe(description);
 }
 
 /** A non-negative amount with at most 2 decimals that fits numeric(14,2). */
 export function moneyField(description: string) {
-  return z.number({ error: "must be a number" })
+  return z.number(typeError("must be a number"))
     .min(0, { error: "must not be negative" })
     .max(999_999_999_999.99, { error: "must be at most 999999999999.99" })
     .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, { error: "must have at most 2 decimals" })
@@ -22,7 +27,7 @@ export function moneyField(description: string) {
 
 /** A non-negative number of hours with at most 2 decimals, up to 100000. */
 export function hoursField(description: string) {
-  return z.number({ error: "must be a number" })
+  return z.number(typeError("must be a number"))
     .min(0, { error: "must not be negative" })
     .max(100_000, { error: "must be at most 100000" })
     .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, { error: "must have at most 2 decimals" })
@@ -33,7 +38,7 @@ const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf("currency
 
 /** A three-letter ISO 4217 currency code in capitals (EUR, USD, CHF …). */
 export function currencyField(description: string) {
-  return z.string({ error: "must be a string" })
+  return z.string(typeError("must be a string"))
     .regex(/^[A-Z]{3}$/, { error: "must be a three-letter ISO 4217 code in capitals, e.g. EUR" })
     .refine((c) => CURRENCIES.has(c), { error: "is not an ISO 4217 currency code" })
     .describe(description);
@@ -42,7 +47,7 @@ export function currencyField(description: string) {
 /** Trimmed text of `min`..`max` characters. */
 export function textField(description: string, opts: { min?: number; max: number }) {
   const min = opts.min ?? 0;
-  return z.string({ error: "must be a string" }).trim()
+  return z.string(typeError("must be a string")).trim()
     .min(min, { error: min === 1 ? "must not be empty" : `must be at least ${min} characters` })
     .max(opts.max, { error: `must be at most ${opts.max} characters` })
     .describe(description);
@@ -50,7 +55,7 @@ export function textField(description: string, opts: { min?: number; max: number
 
 /** Page size with a default and a ceiling: every list tool takes one so answers stay small. */
 export function limitField(defaultLimit: number, max: number) {
-  return z.number({ error: "must be a number" }).int({ error: "must be an integer" })
+  return z.number(typeError("must be a number")).int({ error: "must be an integer" })
     .min(1, { error: "must be at least 1" }).max(max, { error: `must be at most ${max}` })
     .default(defaultLimit)
     .describe(`How many records to return at most; default ${defaultLimit}, 1-${max}.`);
@@ -58,7 +63,7 @@ export function limitField(defaultLimit: number, max: number) {
 
 /** Rows to skip before the first returned one (for paging through long lists). */
 export function offsetField() {
-  return z.number({ error: "must be a number" }).int({ error: "must be an integer" })
+  return z.number(typeError("must be a number")).int({ error: "must be an integer" })
     .min(0, { error: "must not be negative" }).max(100_000, { error: "must be at most 100000" })
     .default(0)
     .describe("How many records to skip (for paging); default 0, at most 100000.");

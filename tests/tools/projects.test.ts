@@ -61,7 +61,7 @@ Deno.test("create_project: every field, answered as JSON text and structuredCont
 
 Deno.test("create_project: bad input names the rule", async () => {
   const cases: [Record<string, unknown>, RegExp][] = [
-    [{}, /name/],
+    [{}, /^invalid_input: name: is required$/],
     [{ name: "" }, /name: must not be empty/],
     [{ name: "   " }, /name: must not be empty/],
     [{ name: "x".repeat(201) }, /name: must be at most 200/],
@@ -159,7 +159,10 @@ Deno.test("get_project: the full project; bad id → invalid_input; unknown → 
     const got = await callOk(apps[v], key, "get_project", { projectId: p.id });
     assert.deepEqual(got, p);
     await callFails(apps[v], key, "get_project", { projectId: "123" }, "invalid_input");
-    await callFails(apps[v], key, "get_project", {}, "invalid_input");
+    assert.equal(
+      await callFails(apps[v], key, "get_project", {}, "invalid_input"),
+      "invalid_input: projectId: is required",
+    );
     const msg = await callFails(apps[v], key, "get_project", { projectId: MISSING }, "not_found");
     assert.equal(msg, `not_found: no project ${MISSING}`);
   }
