@@ -162,3 +162,123 @@ Deno.test("SDK client: a tool the role may not use is absent and answers access_
     await c.close();
   }
 });
+
+type Client_ = ReturnType<typeof connect>["client"];
+
+async function withClient<T>(variant: Variant, key: string, fn: (client: Client_) => Promise<T>): Promise<T> {
+  const c = connect(variant, key);
+  try {
+    await c.client.connect(c.transport);
+    return await fn(c.client);
+  } finally {
+    await c.close();
+  }
+}
+
+async function callText(client: Client_, name: string, args: Record<string, unknown>) {
+  const r = await client.callTool({ name, arguments: args });
+  return { isError: r.isError === true, text: (r.content as { text: string }[])[0].text };
+}
+
+const names = async (client: Client_) =>
+  (await client.listTools()).tools.map((t: { name: string }) => t.name);
+
+Deno.test("SDK client: missing and malformed keys fail the connection with 401", async () => {
+  for (const key of ["", "pak_nope"]) {
+    const c = connect("A", key);
+    try {
+      await assert.rejects(c.client.connect(c.transport));
+      assert.equal(c.seen[0].status, 401);
+    } finally {
+      await c.close();
+    }
+  }
+});
+
+Deno.test("SDK client: the six permission rules, both variants", async () => {
+  // records in company a and b, made by the owner
+  const inA = await withClient(
+    "A",
+    f.keys.owner,
+    async (cl) =>
+      (await cl.callTool({ name: "create_project", arguments: { name: "sdk a", companyId: f.companies.a } }))
+        .structuredContent as { id: string },
+  );
+  const inB = await withClient(
+    "A",
+    f.keys.owner,
+    async (cl) =>
+      (await cl.callTool({ name: "create_project", arguments: { name: "sdk b", companyId: f.companies.b } }))
+        .structuredContent as { id: string },
+  );
+
+  // 1. key binding: A acts as the creator; B workspace keys act for the workspace, internal keys as their user
+  await withClient("A", f.keys.member, async (cl) => {
+    const r = await callText(cl, "create_project", { name: "sdk by member" });
+    assert.equal(JSON.parse(r.text).createdBy, f.users.member);
+  });
+  await withClient("B", f.keys.internal, async (cl) => {
+    const r = await callText(cl, "create_project", { name: "sdk by assistant" });
+    assert.equal(JSON.parse(r.text).createdBy, f.users.owner);
+  });
+
+  // 2. user-context tools: A with a user-bound key; B only internal keys
+  await withClient("A", f.keys.member, async (cl) => assert.ok((await names(cl)).includes("create_task")));
+  await withClient("B", f.keys.internal, async (cl) => assert.ok((await names(cl)).includes("create_task")));
+  for (const key of [f.keys.workspace, f.keys.owner]) {
+    await withClient("B", key, async (cl) => {
+      assert.ok(!(await names(cl)).includes("create_task"));
+      const r = await callText(cl, "create_task", { title: "x" });
+      assert.equal(r.isError, true);
+      assert.match(r.text, /^access_denied: create_task acts as a person/);
+    });
+  }
+
+  // 3. role gating in A only
+  await withClient("B", f.keys.guest, async (cl) => {
+    assert.ok((await names(cl)).includes("list_projects"));
+    assert.equal((await callText(cl, "list_projects", {})).isError, false);
+  });
+  await withClient("A", f.keys.member, async (cl) => assert.ok((await names(cl)).includes("list_projects")));
+
+  // 4. module gating in A only
+  await db.sql`update workspaces set modules = array_remove(modules, 'projects') where id = ${f.workspaceId}`;
+  try {
+    await withClient("A", f.keys.owner, async (cl) => {
+      assert.ok(!(await names(cl)).includes("list_projects"));
+      const r = await callText(cl, "list_projects", {});
+      assert.match(r.text, /^unavailable: the projects module is disabled/);
+    });
+    await withClient("B", f.keys.owner, async (cl) => {
+      assert.equal((await callText(cl, "list_projects", {})).isError, false);
+    });
+  } finally {
+    await db.sql`update workspaces set modules = modules || '{projects}' where id = ${f.workspaceId}`;
+  }
+
+  // 5. company scope and 6. workspace isolation, both variants
+  const scoped: Array<[Variant, string]> = [
+    ["A", f.keys.limited],
+    ["A", f.keys.ownerCompanyA],
+    ["B", f.keys.limited],
+    ["B", f.keys.workspaceCompanyA],
+  ];
+  for (const [variant, key] of scoped) {
+    await withClient(variant, key, async (cl) => {
+      assert.equal((await callText(cl, "get_project", { projectId: inA.id })).isError, false);
+      const r = await callText(cl, "get_project", { projectId: inB.id });
+      assert.match(r.text, /^not_found: /);
+      const list = JSON.parse((await callText(cl, "list_projects", { limit: 500 })).text) as { id: string }[];
+      assert.ok(!list.some((p) => p.id === inB.id));
+    });
+  }
+  for (const variant of ["A", "B"] as const) {
+    await withClient(variant, f.other.key, async (cl) => {
+      assert.match((await callText(cl, "get_project", { projectId: inA.id })).text, /^not_found: /);
+      assert.match(
+        (await callText(cl, "update_project_status", { projectId: inA.id, status: "invoiced" })).text,
+        /^not_found: /,
+      );
+    });
+  }
+});
