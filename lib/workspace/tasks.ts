@@ -121,10 +121,20 @@ export function todayUtc(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
-/** Runs `fn` in a transaction (or in the caller's one when `db` already is a transaction). */
+/**
+ * Runs `fn` in a transaction (or in the caller's one when `db` already is a transaction). A transaction Postgres
+ * aborted as a deadlock victim is run again, up to twice: the rare queue re-spacing (placeInQueue) updates many rows
+ * and may meet another writer; everything else takes its locks in a fixed order.
+ */
 async function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
-  if ("begin" in db) return (await (db as Sql).begin((tx) => fn(tx))) as T;
-  return await fn(db);
+  if (!("begin" in db)) return await fn(db);
+  for (let attempt = 1;; attempt++) {
+    try {
+      return (await (db as Sql).begin((tx) => fn(tx))) as T;
+    } catch (err) {
+      if (pgCode(err) !== "40P01" || attempt >= 3) throw err;
+    }
+  }
 }
 
 function userOf(caller: ScopedCaller): string | null {
