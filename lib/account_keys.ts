@@ -1,7 +1,7 @@
 // The API keys page's data: a person's keys per workspace (every key for owners and admins), creating and revoking.
 import { createApiKey } from "./api_keys.ts";
 import type { Db } from "./db/client.ts";
-import { invalidInput, isUuid, notFound } from "./errors.ts";
+import { accessDenied, invalidInput, isUuid, notFound } from "./errors.ts";
 
 /** Roles that see and revoke every key of their workspace. */
 export const KEY_ADMIN_ROLES: readonly string[] = ["owner", "admin"];
@@ -101,9 +101,14 @@ export interface NewOwnKey {
   name: string;
   /** limit the key to this company (one the person may see); empty = not limited */
   companyId?: string;
+  /** a `workspace` key (acts for the workspace, variant B); only owners and admins may create one */
+  forWorkspace?: boolean;
 }
 
-/** A key bound to `userId` (kind user), optionally limited to one of the companies the person may see. */
+/**
+ * A key bound to `userId` (kind user), optionally limited to one of the companies the person may see; or, for
+ * owners and admins, a workspace key (kind workspace, no person).
+ */
 export async function createOwnKey(
   db: Db,
   userId: string,
@@ -112,9 +117,13 @@ export async function createOwnKey(
   const name = input.name.trim();
   if (name.length < 1 || name.length > 200) throw invalidInput("name must be 1-200 characters");
   if (!isUuid(input.workspaceId)) throw notFound("no such workspace");
-  const [member] = await db<{ company_ids: string[] | null }[]>`
-    select company_ids from workspace_members where workspace_id = ${input.workspaceId} and user_id = ${userId}`;
+  const [member] = await db<{ role: string; company_ids: string[] | null }[]>`
+    select role, company_ids from workspace_members
+     where workspace_id = ${input.workspaceId} and user_id = ${userId}`;
   if (!member) throw notFound("no such workspace");
+  if (input.forWorkspace && !KEY_ADMIN_ROLES.includes(member.role)) {
+    throw accessDenied("only owners and admins create workspace keys");
+  }
   if (input.companyId) {
     if (!isUuid(input.companyId)) throw notFound("no such company");
     if (member.company_ids !== null && !member.company_ids.includes(input.companyId)) {
@@ -123,8 +132,8 @@ export async function createOwnKey(
   }
   return await createApiKey(db, {
     workspaceId: input.workspaceId,
-    userId,
-    kind: "user",
+    userId: input.forWorkspace ? undefined : userId,
+    kind: input.forWorkspace ? "workspace" : "user",
     companyId: input.companyId || undefined,
     name,
   });

@@ -33,6 +33,7 @@ const CreateForm = z.object({
   workspace_id: z.string().max(100),
   name: z.string().max(1000),
   company_id: z.string().max(100).optional(),
+  acts_for: z.enum(["me", "workspace"]).optional(),
 });
 const RevokeForm = z.object({ csrf: z.string().max(200), key_id: z.string().max(100) });
 
@@ -40,6 +41,7 @@ const RevokeForm = z.object({ csrf: z.string().max(200), key_id: z.string().max(
 const ERRORS: Record<string, string> = {
   invalid_input: "The key name must be 1-200 characters.",
   not_found: "That workspace or company is not available to you.",
+  access_denied: "Only owners and admins create workspace keys.",
   no_key: "There is no such key, or you may not revoke it.",
 };
 
@@ -103,6 +105,7 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
         notice,
         error,
         mcpUrl,
+        workspaceKeys: deps.config.mcpVariant === "B",
       }),
     );
   });
@@ -117,6 +120,8 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
         workspaceId: form.data.workspace_id,
         name: form.data.name,
         companyId: form.data.company_id || undefined,
+        // Workspace keys only exist in variant B; A refuses them at /mcp (legacy), so they are not offered there.
+        forWorkspace: deps.config.mcpVariant === "B" && form.data.acts_for === "workspace",
       });
       const [ws] = await deps.sql<{ name: string }[]>`
         select name from workspaces where id = ${form.data.workspace_id}`;
@@ -135,10 +140,8 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
       return c.redirect(PATH, 303);
     } catch (err) {
       if (err instanceof AppError) {
-        return c.redirect(
-          `${PATH}?error=${err.code === "invalid_input" ? "invalid_input" : "not_found"}`,
-          303,
-        );
+        const code = err.code === "invalid_input" || err.code === "access_denied" ? err.code : "not_found";
+        return c.redirect(`${PATH}?error=${code}`, 303);
       }
       throw err;
     }

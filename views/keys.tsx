@@ -12,6 +12,8 @@ export interface KeysPageProps {
   error?: string;
   /** the MCP endpoint, for the configuration example */
   mcpUrl: string;
+  /** variant B: owners and admins may create keys that act for the workspace */
+  workspaceKeys: boolean;
 }
 
 function KeyItem({ k, csrf, showOwner }: { k: KeyListing; csrf: string; showOwner: boolean }) {
@@ -79,6 +81,15 @@ export function KeysPage(props: KeysPageProps) {
               <option value="">Every company I can see</option>
               {ws.companies.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
             </select>
+            {props.workspaceKeys && ["owner", "admin"].includes(ws.role) && (
+              <>
+                <label for={`acts-${ws.id}`}>The key acts for</label>
+                <select id={`acts-${ws.id}`} name="acts_for">
+                  <option value="me">Me (my role and companies)</option>
+                  <option value="workspace">The workspace (no person; for integrations)</option>
+                </select>
+              </>
+            )}
             <div class="actions">
               <button type="submit">Create key</button>
             </div>

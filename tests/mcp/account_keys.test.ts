@@ -16,8 +16,8 @@ async function emailOf(userId: string): Promise<string> {
   return (await db.sql<{ email: string }[]>`select email from users where id = ${userId}`)[0].email;
 }
 
-async function signedIn(userId: string): Promise<Browser> {
-  const b = new Browser(app);
+async function signedIn(userId: string, target = app): Promise<Browser> {
+  const b = new Browser(target);
   const first = await b.get("/account/keys");
   assert.equal(first.status, 303);
   const to = new URL(first.headers.get("location")!, "http://localhost:8000");
@@ -153,4 +153,30 @@ Deno.test("the page is framed by nothing and carries no third-party content", as
   assert.match(res.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
   const html = await res.text();
   assert.doesNotMatch(html, /https?:\/\/(?!localhost:8000)[a-z]/i);
+});
+
+Deno.test("variant B: owners and admins may create workspace keys; members may not; A offers none", async () => {
+  const appB = testApp(db.sql, { MCP_VARIANT: "B" });
+  const admin = await signedIn(f.users.admin, appB);
+  assert.match(await page(admin), /name="acts_for"/);
+  const r = await create(admin, { workspace_id: f.workspaceId, name: "integration", acts_for: "workspace" });
+  assert.equal(r.location, "/account/keys");
+  const value = (await page(admin)).match(KEY)![0];
+  const row = (await db.sql<{ kind: string; user_id: string | null }[]>`
+    select kind, user_id from api_keys where key_prefix = ${value.slice(0, 10)}`)[0];
+  assert.deepEqual({ ...row }, { kind: "workspace", user_id: null });
+  assert.equal((await callOk(appB, value, "create_project", { name: "by integration" })).createdBy, null);
+
+  const member = await signedIn(f.users.member, appB);
+  assert.doesNotMatch(await page(member), /name="acts_for"/);
+  const denied = await create(member, { workspace_id: f.workspaceId, name: "x", acts_for: "workspace" });
+  assert.equal(denied.location, "/account/keys?error=access_denied");
+
+  const adminA = await signedIn(f.users.admin);
+  assert.doesNotMatch(await page(adminA), /name="acts_for"/);
+  await create(adminA, { workspace_id: f.workspaceId, name: "in A", acts_for: "workspace" });
+  const inA = (await page(adminA)).match(KEY)![0];
+  const kindA =
+    (await db.sql<{ kind: string }[]>`select kind from api_keys where key_prefix = ${inA.slice(0, 10)}`)[0];
+  assert.equal(kindA.kind, "user", "variant A makes user keys only");
 });
