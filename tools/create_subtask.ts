@@ -26,7 +26,10 @@ const common = {
     .describe("Who works on it: 0-20 workspace members who can see the task's company. Default nobody.")
     .optional(),
   isPrivate: z.boolean({ error: "must be true or false" })
-    .describe("true: only the creator and the assignees see the subtask. Default false.").optional(),
+    .describe(
+      "true: only the creator and the assignees see the subtask. Default: the parent's setting (a subtask of a " +
+        "private task is private).",
+    ).optional(),
 };
 
 const InputA = z.strictObject({

@@ -500,9 +500,14 @@ export async function createTask(
       let isPrivate = input.isPrivate ?? false;
       if (input.parentTaskId) {
         const [parent] = await tx<
-          { parent_id: string | null; project_id: string | null; company_id: string | null }[]
+          {
+            parent_id: string | null;
+            project_id: string | null;
+            company_id: string | null;
+            is_private: boolean;
+          }[]
         >`
-          select t.parent_id, t.project_id, t.company_id from tasks t
+          select t.parent_id, t.project_id, t.company_id, t.is_private from tasks t
            where t.id = ${input.parentTaskId} and ${visible(tx, s, uid, "t")}`;
         if (!parent) throw notFound(`parentTaskId: no task ${input.parentTaskId}`);
         if (parent.parent_id) {
@@ -512,7 +517,8 @@ export async function createTask(
         }
         projectId = parent.project_id;
         companyId = parent.company_id;
-        isPrivate = input.isPrivate ?? false;
+        // A subtask of a private task is private too unless asked otherwise: it would show the parent's work.
+        isPrivate = input.isPrivate ?? parent.is_private;
       }
       if (projectId) {
         const taken = await takeNumbers(

@@ -365,6 +365,23 @@ Deno.test("private tasks: only their creator and assignees see them (and their s
   const bList = await callOk(apps.B, f.keys.workspace, "list_tasks", { projectId: projA.id });
   assert.ok(!bList.some((t: { id: string }) => t.id === priv.id));
   await callFails(apps.A, f.keys.owner, "update_task", { taskId: priv.id, title: "x" }, "not_found");
+
+  // A subtask of a private task is private unless asked otherwise; making a task private hides it again.
+  const inherited = await callOk(apps.A, key, "create_subtask", {
+    parentTaskId: priv.id,
+    title: "Secret step",
+  });
+  assert.equal(inherited.isPrivate, true);
+  await callFails(apps.A, f.keys.owner, "get_task", { taskId: inherited.id }, "not_found");
+  const open = await callOk(apps.A, key, "create_subtask", {
+    parentTaskId: priv.id,
+    title: "Open",
+    isPrivate: false,
+  });
+  assert.equal(open.isPrivate, false);
+  assert.equal((await callOk(apps.A, f.keys.owner, "get_task", { taskId: open.id })).id, open.id);
+  await callOk(apps.A, key, "update_task", { taskId: open.id, isPrivate: true });
+  await callFails(apps.A, f.keys.owner, "get_task", { taskId: open.id }, "not_found");
 });
 
 Deno.test("list_tasks (A): scope me / my_team / all, targetUserId, query, number, prefix, overdue", async () => {
