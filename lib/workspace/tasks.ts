@@ -670,6 +670,18 @@ export async function updateTask(
       if (patch.status !== undefined && patch.status !== "in_progress") {
         await tx`delete from task_focus where workspace_id = ${s.workspaceId} and task_id = ${id}`;
       }
+      if (patch.isPrivate !== undefined || patch.assigneeIds !== undefined) {
+        // A caller may not lock itself out of a task it is changing: the answer would be a task it cannot see.
+        const [still] = await tx`select 1 from tasks t where t.id = ${id} and ${visible(tx, s, uid, "t")}`;
+        if (!still) {
+          throw invalidInput(
+            `${
+              patch.isPrivate ? "isPrivate" : "assigneeIds"
+            }: the task would be private and hidden from you; ` +
+              "keep yourself among the assignees (or leave it public)",
+          );
+        }
+      }
     });
   } catch (err) {
     translate(err);

@@ -382,6 +382,35 @@ Deno.test("private tasks: only their creator and assignees see them (and their s
   assert.equal((await callOk(apps.A, f.keys.owner, "get_task", { taskId: open.id })).id, open.id);
   await callOk(apps.A, key, "update_task", { taskId: open.id, isPrivate: true });
   await callFails(apps.A, f.keys.owner, "get_task", { taskId: open.id }, "not_found");
+  // Nobody hides a task from themselves by accident: the change is refused and nothing changes.
+  const mine = await callOk(apps.A, key, "create_task", { title: "Shared", projectId: projA.id });
+  assert.match(
+    await callFails(
+      apps.A,
+      f.keys.owner,
+      "update_task",
+      { taskId: mine.id, isPrivate: true },
+      "invalid_input",
+    ),
+    /isPrivate: the task would be private and hidden from you/,
+  );
+  assert.equal((await callOk(apps.A, f.keys.owner, "get_task", { taskId: mine.id })).isPrivate, false);
+  const ownersPrivate = await callOk(apps.A, f.keys.owner, "update_task", {
+    taskId: mine.id,
+    isPrivate: true,
+    assigneeIds: [f.users.owner],
+  });
+  assert.equal(ownersPrivate.isPrivate, true);
+  assert.match(
+    await callFails(
+      apps.A,
+      f.keys.owner,
+      "update_task",
+      { taskId: mine.id, assigneeIds: [] },
+      "invalid_input",
+    ),
+    /assigneeIds: the task would be private/,
+  );
 });
 
 Deno.test("list_tasks (A): scope me / my_team / all, targetUserId, query, number, prefix, overdue", async () => {
