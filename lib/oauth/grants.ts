@@ -79,6 +79,15 @@ export async function revokeGrant(db: Db, grantId: string): Promise<void> {
   await db`update oauth_refresh_tokens set revoked_at = now() where family_id = ${grantId} and revoked_at is null`;
 }
 
+/**
+ * Revokes grants found by a failed exchange or refresh, in transactions of their own. Inside the failed one
+ * they could deadlock: an UPDATE that waited for a concurrent winner keeps the row lock it took to re-check the
+ * row, and revoking needs the grant row and then every token row — the opposite order of another loser.
+ */
+async function revokeLater(sql: Sql, grantIds: string[] | undefined): Promise<void> {
+  for (const id of grantIds ?? []) await sql.begin((tx) => revokeGrant(tx, id));
+}
+
 /** The resource an access token is for: the one the grant was bound to, else one named now, else the issuer. */
 function effectiveResource(bound: string | null, requested: string | undefined): string | null {
   if (requested !== undefined && bound !== null && requested !== bound) {
@@ -157,7 +166,7 @@ export async function exchangeCode(
   const ttl = refreshTtl(client);
   type Outcome =
     | { ok: true; grantId: string; row: CodeRow; resource: string | null; refreshToken?: string }
-    | { ok: false; error: OAuthError };
+    | { ok: false; error: OAuthError; revoke?: string[] };
   const outcome: Outcome = await deps.sql.begin(async (tx): Promise<Outcome> => {
     const [row] = await tx<CodeRow[]>`
       update oauth_codes set consumed_at = now()
@@ -165,12 +174,13 @@ export async function exchangeCode(
       returning client_id, user_id, redirect_uri, scopes, resource, nonce, code_challenge, auth_time,
                 expires_at > now() as live`;
     if (!row) {
-      // Unknown, or presented before: a replay means the code leaked, so what it produced is revoked too.
+      // Unknown, or presented before: a replay means the code leaked, so what it produced is revoked too —
+      // after this transaction, which may hold the code's row lock (see revokeLater).
       const grants = await tx<{ id: string }[]>`select id from oauth_grants where code_hash = ${codeHash}`;
-      for (const g of grants) await revokeGrant(tx, g.id);
       return {
         ok: false,
         error: new OAuthError("invalid_grant", "the code is invalid, expired or already used"),
+        revoke: grants.map((g) => g.id),
       };
     }
     const fail = (d: string): Outcome => ({ ok: false, error: new OAuthError("invalid_grant", d) });
@@ -204,7 +214,10 @@ export async function exchangeCode(
     });
     return { ok: true, grantId: grant.id, row, resource, refreshToken };
   });
-  if (!outcome.ok) throw outcome.error;
+  if (!outcome.ok) {
+    await revokeLater(deps.sql, outcome.revoke);
+    throw outcome.error;
+  }
   return await mintTokens(deps, {
     client,
     userId: outcome.row.user_id,
@@ -239,7 +252,7 @@ export async function refreshGrant(
   const tokenHash = sha256Hex(input.refreshToken);
   type Outcome =
     | { ok: true; row: RefreshRow; scopes: string[]; resource: string | null; refreshToken: string }
-    | { ok: false; error: OAuthError };
+    | { ok: false; error: OAuthError; revoke?: string[] };
   const outcome = await deps.sql.begin(async (tx): Promise<Outcome> => {
     const [row] = await tx<RefreshRow[]>`
       update oauth_refresh_tokens rt set rotated_at = now()
@@ -255,9 +268,10 @@ export async function refreshGrant(
       const [old] = await tx<{ family_id: string; client_id: string; rotated: boolean }[]>`
         select family_id, client_id, rotated_at is not null as rotated
         from oauth_refresh_tokens where token_hash = ${tokenHash}`;
-      // A rotated token presented again: either the client or a thief holds a copy; end the whole family.
-      if (old && old.client_id === client.clientId && old.rotated) await revokeGrant(tx, old.family_id);
-      return invalid;
+      // A rotated token presented again: either the client or a thief holds a copy; end the whole family
+      // (after this transaction, see revokeLater).
+      const reused = old && old.client_id === client.clientId && old.rotated;
+      return reused ? { ...invalid, revoke: [old.family_id] } : invalid;
     }
     let scopes = row.scopes;
     if (input.scope !== undefined) {
@@ -287,7 +301,10 @@ export async function refreshGrant(
     });
     return { ok: true, row, scopes, resource, refreshToken };
   });
-  if (!outcome.ok) throw outcome.error;
+  if (!outcome.ok) {
+    await revokeLater(deps.sql, outcome.revoke);
+    throw outcome.error;
+  }
   return await mintTokens(deps, {
     client,
     userId: outcome.row.user_id,
