@@ -741,14 +741,15 @@ async function loadFocus(
 }
 
 /**
- * Places `taskId` at `slot` of `userId`'s queue (their visible todo/in_progress tasks without a start date: the
- * focus task first, then by sortOrder) by giving it a sortOrder between its new neighbours, so no other task's
- * relative order changes. Returns the slot it got (the focus task keeps slot 0; past the end means last).
+ * Places `taskId` at `slot` of `userId`'s queue (their todo/in_progress tasks without a start date: the focus task
+ * first, then by sortOrder) by giving it a sortOrder between its new neighbours, so no other task's relative order
+ * changes. Returns the slot it got (the focus task keeps slot 0; past the end means last). The queue is the
+ * person's real one, including tasks the caller may not see (their private ones, other companies'): a slot must
+ * mean the same in their own plan. Only ids and sort orders are read; the answer reveals no more than a count.
  */
 async function placeInQueue(
   db: Db,
   s: Scope,
-  uid: string | null,
   userId: string,
   taskId: string,
   slot: number,
@@ -756,7 +757,7 @@ async function placeInQueue(
 ): Promise<{ sortOrder: number; slot: number; length: number }> {
   const queue = await db<QueueEntry[]>`
     select t.id, t.sort_order from tasks t
-     where ${visible(db, s, uid, "t")}
+     where t.workspace_id = ${s.workspaceId}
        and t.status in ('todo', 'in_progress') and t.start_date is null and t.id <> ${taskId}
        and exists (select 1 from task_assignees a where a.task_id = t.id and a.user_id = ${userId})
      order by t.sort_order, t.created_at, t.id`;
@@ -816,7 +817,7 @@ export async function setQueuePosition(
     const t = await lockTask(tx, s, uid, taskId);
     await checkAssignees(tx, s, [userId], t.company_id, "userId");
     const focus = await currentFocus(tx, s.workspaceId, userId);
-    const p = await placeInQueue(tx, s, uid, userId, taskId, slotIndex, focus);
+    const p = await placeInQueue(tx, s, userId, taskId, slotIndex, focus);
     await tx`
       update tasks set status = 'todo', start_date = null, sort_order = ${p.sortOrder}, updated_at = now()
        where workspace_id = ${s.workspaceId} and id = ${taskId}`;
@@ -875,7 +876,7 @@ export async function moveToFocus(
       insert into task_focus (workspace_id, user_id, task_id) values (${s.workspaceId}, ${userId}, ${taskId})
       on conflict (workspace_id, user_id) do update set task_id = excluded.task_id, set_at = now()`;
     if (!old || old === taskId) return null;
-    const p = await placeInQueue(tx, s, uid, userId, old, 1, taskId);
+    const p = await placeInQueue(tx, s, userId, old, 1, taskId);
     await tx`update tasks set status = 'todo', sort_order = ${p.sortOrder}, updated_at = now()
               where workspace_id = ${s.workspaceId} and id = ${old}`;
     return old;

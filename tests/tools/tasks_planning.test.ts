@@ -502,3 +502,32 @@ Deno.test("two people swapping shared focus tasks at the same time do not deadlo
     assert.equal(r2.userId, u2);
   }
 });
+
+Deno.test("a slot means the person's real queue, including tasks the caller cannot see", async () => {
+  // A fresh person limited to company a, with nothing planned yet.
+  const [{ id: user }] = await db.sql<{ id: string }[]>`
+    insert into users (email, name, password_hash) values ('fresh@test.local', 'Fresh', 'x') returning id`;
+  await db.sql`insert into workspace_members (workspace_id, user_id, role, company_ids)
+               values (${f.workspaceId}, ${user}, 'member', ${[f.companies.a]})`;
+  const key = await f.key({ user });
+  const hidden = await callOk(A, key, "create_task", {
+    title: "a private errand",
+    isPrivate: true,
+    assigneeIds: [user],
+  });
+  const visibleOne = await task("visible one", { assigneeIds: [user] });
+  await callFails(A, owner, "get_task", { taskId: hidden.id }, "not_found");
+  assert.deepEqual(await queueOf(user), [hidden.id, visibleOne.id]);
+  const x = await task("owner's request");
+  const r = await callOk(A, owner, "set_task_queue_position", { taskId: x.id, userId: user, slotIndex: 0 });
+  assert.equal(r.slotIndex, 0);
+  assert.equal(r.queueLength, 3);
+  assert.deepEqual(await queueOf(user), [x.id, hidden.id, visibleOne.id], "first in the person's own queue");
+  // The person's own plan shows it first; the owner's view of that lane simply lacks the private task.
+  const from = new Date().toISOString().slice(0, 10);
+  const to = new Date(Date.now() + 300 * 86_400_000).toISOString().slice(0, 10);
+  const mine = await callOk(A, key, "gantt_plan", { from, to, taskScope: "me" });
+  assert.deepEqual(mine.bars.map((b: { taskId: string }) => b.taskId), [x.id, hidden.id, visibleOne.id]);
+  const theirs = await callOk(A, owner, "gantt_plan", { from, to, targetUserId: user });
+  assert.deepEqual(theirs.bars.map((b: { taskId: string }) => b.taskId), [x.id, visibleOne.id]);
+});
