@@ -47,7 +47,11 @@ function hostName(host: string): string {
   return host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
 }
 
-function json(status: number, body: string, headers: Record<string, string> = {}): Response {
+function json(
+  status: number,
+  body: string | Uint8Array<ArrayBuffer>,
+  headers: Record<string, string> = {},
+): Response {
   return new Response(body, {
     status,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...headers },

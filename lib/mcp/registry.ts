@@ -25,6 +25,8 @@ export interface ToolView {
   tools: ReadonlyMap<string, CompiledTool>;
   /** `{"tools":[…]}` as JSON text, spliced into responses without re-serialising */
   listJson: string;
+  /** listJson as UTF-8: encoding ~150 kB per request would cost more than the rest of the request */
+  listBytes: Uint8Array<ArrayBuffer>;
 }
 
 export interface Registry {
@@ -112,7 +114,8 @@ export function buildRegistry(tools: readonly AnyTool[], variant: McpVariant): R
       if (!v) {
         const allowed = new Map<string, CompiledTool>();
         for (const t of all.values()) if (!denial(t.def, caller, variant)) allowed.set(t.name, t);
-        v = { tools: allowed, listJson: listJson(allowed.values()) };
+        const json = listJson(allowed.values());
+        v = { tools: allowed, listJson: json, listBytes: new TextEncoder().encode(json) };
         if (views.size >= MAX_VIEWS) views.clear();
         views.set(sig, v);
       }

@@ -39,10 +39,10 @@ export interface McpCallContext {
   protocolVersion: string;
 }
 
-/** The HTTP answer: status and JSON text, or no body (202). */
+/** The HTTP answer: status and JSON (text or UTF-8 bytes), or no body (202). */
 export interface McpAnswer {
   status: number;
-  body: string | null;
+  body: string | Uint8Array<ArrayBuffer> | null;
 }
 
 type Id = string | number;
@@ -110,8 +110,23 @@ export async function handleMcpMessage(ctx: McpCallContext, bodyText: string): P
     case "invalid":
       return { status: 400, body: rpcErrorBody(c.id, RPC.INVALID_REQUEST, c.message) };
     case "request":
+      if (c.method === "tools/list") return { status: 200, body: listAnswer(ctx, c.id) };
       return { status: 200, body: await answer(ctx, c.id, c.method, c.params) };
   }
+}
+
+const encoder = new TextEncoder();
+const CLOSE = encoder.encode("}");
+
+/** tools/list as bytes: the caller's pre-encoded list between a small envelope, nothing re-encoded. */
+function listAnswer(ctx: McpCallContext, id: Id): Uint8Array<ArrayBuffer> {
+  const list = ctx.registry.view(ctx.caller).listBytes;
+  const head = encoder.encode(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
+  const out = new Uint8Array(head.length + list.length + CLOSE.length);
+  out.set(head);
+  out.set(list, head.length);
+  out.set(CLOSE, head.length + list.length);
+  return out;
 }
 
 // JSON-RPC batches exist in protocol 2025-03-26 only (removed in 2025-06-18).
