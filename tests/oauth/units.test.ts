@@ -112,3 +112,31 @@ Deno.test("scopes: workspace only for operator clients; agent.chat registered na
     await ctx.close();
   }
 });
+
+Deno.test("rate counters: a burst straddling a window boundary still counts (sliding estimate)", async () => {
+  const { hit, peek } = await import("../../lib/oauth/rate_limit.ts");
+  const ctx = await setup();
+  try {
+    const w = 600;
+    // five attempts in the previous window
+    await ctx.db.sql`
+      insert into rate_limits (bucket, window_start, count)
+      values ('t:burst', to_timestamp((floor(extract(epoch from now()) / ${w}) - 1) * ${w}), 5)`;
+    const [{ f }] = await ctx.db.sql<{ f: number }[]>`
+      select (extract(epoch from now()) - floor(extract(epoch from now()) / ${w}) * ${w}) / ${w} as f`;
+    const weighted = Math.ceil(5 * (1 - f));
+    const seen = (await peek(ctx.db.sql, ["t:burst", "t:none"], w)).get("t:burst")!;
+    assert.ok(seen >= weighted - 1 && seen <= 5, `${seen} vs ${weighted}`);
+    assert.equal((await peek(ctx.db.sql, ["t:none"], w)).get("t:none"), 0);
+    const after = await hit(ctx.db.sql, "t:burst", w);
+    assert.ok(after.count >= 2 && after.count <= 6, String(after.count));
+    assert.ok(after.retryAfter >= 1 && after.retryAfter <= w);
+    // windows older than the previous one are ignored
+    await ctx.db.sql`
+      insert into rate_limits (bucket, window_start, count)
+      values ('t:old', to_timestamp((floor(extract(epoch from now()) / ${w}) - 2) * ${w}), 50)`;
+    assert.equal((await peek(ctx.db.sql, ["t:old"], w)).get("t:old"), 0);
+  } finally {
+    await ctx.close();
+  }
+});
