@@ -24,7 +24,7 @@ export interface Caller {
   companyIds?: readonly string[];
   /** the key is limited to this company; absent = not limited by the key */
   companyScope?: string;
-  /** areas the role may use (variant A); every area for `workspace` keys in B is irrelevant: B has no role gating */
+  /** areas the role may use (rule 3, variant A only; empty for `workspace` keys, which B does not role-gate) */
   areas: ReadonlySet<Area>;
 }
 
