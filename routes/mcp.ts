@@ -17,12 +17,15 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "../lib/mcp/server.ts";
 import type { AnyTool } from "../lib/mcp/tool.ts";
+import type { AuditLog } from "../lib/audit.ts";
 import { TOOLS } from "../tools/mod.ts";
 
 export interface McpRouteDeps {
   config: Config;
   sql: Sql;
   log: Logger;
+  /** when given, every tools/call (also refused ones) is recorded there, off the response path */
+  audit?: Pick<AuditLog, "record">;
 }
 
 export interface McpRouteOptions {
@@ -139,13 +142,29 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       return json(result.status, rpcErrorBody(null, code, result.message), headers);
     }
 
+    const caller = result.caller;
+    const requestId = c.get("requestId");
+    const audit = deps.audit;
     const answer = await handleMcpMessage({
       registry,
-      caller: result.caller,
+      caller,
       db: deps.sql,
       log: deps.log,
-      requestId: c.get("requestId"),
+      requestId,
       protocolVersion: versionHeader ?? DEFAULT_PROTOCOL_VERSION,
+      onToolCall: audit
+        ? (tool, outcome, durationMs) =>
+          audit.record({
+            at: new Date(),
+            workspaceId: caller.workspaceId,
+            keyId: caller.keyId,
+            userId: caller.userId ?? null,
+            tool,
+            outcome,
+            durationMs,
+            requestId,
+          })
+        : undefined,
     }, await c.req.text());
     if (answer.body === null) return new Response(null, { status: answer.status });
     return json(answer.status, answer.body);

@@ -37,6 +37,8 @@ export interface McpCallContext {
   requestId: string;
   /** from the MCP-Protocol-Version header, or DEFAULT_PROTOCOL_VERSION */
   protocolVersion: string;
+  /** told how every tools/call ended (the audit trail); must not throw or wait */
+  onToolCall?: (tool: string, outcome: ToolOutcome, durationMs: number) => void;
 }
 
 /** The HTTP answer: status and JSON (text or UTF-8 bytes), or no body (202). */
@@ -205,7 +207,34 @@ function initialize(params: unknown) {
   };
 }
 
+/** How a tools/call ended, for the audit trail. */
+export type ToolOutcome = "ok" | "error" | "denied" | "unavailable" | "invalid" | "crash";
+
+/** Runs tools/call and reports its outcome to ctx.onToolCall (also for refused and unknown tools). */
 async function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResult> {
+  const start = performance.now();
+  const name = isObject(params) && typeof params.name === "string" ? params.name : "";
+  let outcome: ToolOutcome = "crash";
+  try {
+    const [result, how] = await runTool(ctx, params);
+    outcome = how;
+    return result;
+  } catch (err) {
+    if (err instanceof RpcError) outcome = "invalid";
+    throw err;
+  } finally {
+    ctx.onToolCall?.(name, outcome, performance.now() - start);
+  }
+}
+
+function outcomeOf(err: AppError): ToolOutcome {
+  if (err.code === "access_denied") return "denied";
+  if (err.code === "unavailable") return "unavailable";
+  if (err.code === "invalid_input") return "invalid";
+  return "error";
+}
+
+async function runTool(ctx: McpCallContext, params: unknown): Promise<[ToolResult, ToolOutcome]> {
   if (!isObject(params) || typeof params.name !== "string") {
     throw new RpcError(RPC.INVALID_PARAMS, "tools/call needs params.name");
   }
@@ -219,32 +248,31 @@ async function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResul
   // Re-checked here, not taken from the cached view: a tool absent from tools/list is still callable by name.
   const variant: McpVariant = ctx.registry.variant;
   const refused = denial(tool.def, ctx.caller, variant);
-  if (refused) return toolFailure(refused);
+  if (refused) return [toolFailure(refused), outcomeOf(refused)];
 
   const parsed = tool.schema.safeParse(args);
-  if (!parsed.success) return toolFailure(inputError(parsed.error));
+  if (!parsed.success) return [toolFailure(inputError(parsed.error)), "invalid"];
   try {
     const value = await tool.def.run(
       { db: ctx.db, caller: ctx.caller, variant, requestId: ctx.requestId, log: ctx.log },
       parsed.data,
     );
-    return toolSuccess(value);
+    return [toolSuccess(value), "ok"];
   } catch (err) {
-    if (err instanceof AppError) return toolFailure(err);
+    if (err instanceof AppError) return [toolFailure(err), outcomeOf(err)];
     if (isDatabaseUnavailable(err)) {
       ctx.log.warn("tool: database unavailable", {
         request_id: ctx.requestId,
         tool: tool.name,
         ...errorFields(err),
       });
-      return toolFailure(
-        new AppError(
-          "unavailable",
-          `the database is not reachable right now; retry in ${UNAVAILABLE_RETRY_AFTER} s`,
-        ),
+      const gone = new AppError(
+        "unavailable",
+        `the database is not reachable right now; retry in ${UNAVAILABLE_RETRY_AFTER} s`,
       );
+      return [toolFailure(gone), "unavailable"];
     }
     ctx.log.error("tool failed", { request_id: ctx.requestId, tool: tool.name, ...errorFields(err) });
-    return toolCrash(ctx.requestId);
+    return [toolCrash(ctx.requestId), "crash"];
   }
 }

@@ -9,10 +9,11 @@ import { requestContext } from "../../lib/http/middleware.ts";
 import type { AppEnv } from "../../lib/http/types.ts";
 import { type Logger, silentLogger } from "../../lib/log.ts";
 import type { AnyTool } from "../../lib/mcp/tool.ts";
+import { TOOLS } from "../../tools/mod.ts";
 import { LATEST_PROTOCOL_VERSION } from "../../lib/mcp/server.ts";
 import { MODULES, type Role } from "../../lib/workspace/modules.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
-import { createMcpRoutes } from "../../routes/mcp.ts";
+import { createMcpRoutes, type McpRouteDeps } from "../../routes/mcp.ts";
 import { TEST_SECRET, testApp } from "./app.ts";
 
 export type Variant = "A" | "B";
@@ -105,15 +106,20 @@ export async function buildFixture(sql: Sql, opts: FixtureOptions = {}): Promise
 }
 
 /**
- * An app serving variant `variant`: the full app (routes/mod.ts), or with `tools` only /mcp serving those tools
- * (for rules whose real tools are not written yet, or a tool made to fail).
+ * An app serving variant `variant`: the full app (routes/mod.ts), or, with `tools`, `log` or `audit`, only /mcp
+ * (serving `tools`, default all of tools/mod.ts; logging to `log`; recording tools/call outcomes in `audit`).
  */
 export function mcpApp(
   sql: Sql,
   variant: Variant,
-  opts: { tools?: readonly AnyTool[]; log?: Logger; env?: Record<string, string> } = {},
+  opts: {
+    tools?: readonly AnyTool[];
+    log?: Logger;
+    env?: Record<string, string>;
+    audit?: McpRouteDeps["audit"];
+  } = {},
 ): RequestTarget {
-  if (!opts.tools && !opts.log) return testApp(sql, { MCP_VARIANT: variant, ...opts.env });
+  if (!opts.tools && !opts.log && !opts.audit) return testApp(sql, { MCP_VARIANT: variant, ...opts.env });
   const config = parseConfig({
     ISSUER: "http://localhost:8000",
     SECRET_KEY: TEST_SECRET,
@@ -123,7 +129,7 @@ export function mcpApp(
   const log = opts.log ?? silentLogger;
   const app = new Hono<AppEnv>();
   app.use("*", requestContext(log));
-  app.route("/", createMcpRoutes({ config, sql, log }, { tools: opts.tools }));
+  app.route("/", createMcpRoutes({ config, sql, log, audit: opts.audit }, { tools: opts.tools ?? TOOLS }));
   return app;
 }
 
