@@ -143,6 +143,13 @@ Deno.test("embedded mode: demo data on the first start, the same data after a re
     ]);
     assert.equal(dup.code, 1);
     assertOneLine(dup.stderr, "admin: a user with email demo@portico.local already exists");
+    // a second server on the same data directory refuses instead of opening it twice
+    const third = await runToEnd("main.ts", { PORT: String(freePort()), DATA_DIR: dir });
+    assert.equal(third.code, 1);
+    assert.match(
+      third.stderr,
+      /^portico: the embedded database in .* is in use by another Portico process \(pid \d+\)/,
+    );
     assert.equal((await second.stop()).code, 0);
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -14,7 +14,9 @@ export interface Embedded {
 export async function startEmbedded(dir: string | undefined): Promise<Embedded> {
   if (dir) await Deno.mkdir(dir, { recursive: true });
   const db = await PGlite.create(dir ? { dataDir: dir } : {});
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 });
+  // A few connections so `deno task admin` can reach a running dev server's database; pglite-socket queues
+  // their queries and keeps a connection's open transaction together.
+  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
   await server.start();
   const conn = server.getServerConn();
   const port = Number(conn.slice(conn.lastIndexOf(":") + 1));

@@ -31,6 +31,35 @@ function describe(url: string): string {
  * (the CLI), an embedded database already served by a running dev server is reused through its port file,
  * because PGlite's data directory can be opened by one process only.
  */
+/** The server recorded in the port file, when that process still exists. A stale file is removed. */
+async function runningServer(portFile: string): Promise<{ url: string; pid: number } | null> {
+  let recorded: { url: string; pid: number };
+  try {
+    recorded = JSON.parse(await Deno.readTextFile(portFile));
+  } catch {
+    return null;
+  }
+  if (recorded.pid === Deno.pid) return null;
+  if (!processAlive(recorded.pid)) {
+    await Deno.remove(portFile).catch(() => {});
+    return null;
+  }
+  return recorded;
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (Deno.build.os === "linux") {
+    try {
+      Deno.statSync(`/proc/${pid}`);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return true; // elsewhere we cannot tell cheaply: assume it runs and let the operator remove a stale file
+}
+
 export async function openDatabase(
   config: Config,
   opts: { shareEmbedded?: boolean; publishEmbedded?: boolean } = {},
@@ -44,15 +73,18 @@ export async function openDatabase(
     return { sql, embedded: false, close: () => sql.end({ timeout: 5 }) };
   }
   const portFile = join(config.dataDir, PORT_FILE);
-  if (opts.shareEmbedded) {
-    try {
-      const { url } = JSON.parse(await Deno.readTextFile(portFile)) as { url: string };
-      const sql = createDb(url, { max: 1, connectTimeout: 2 });
-      if (await ping(sql, 2000)) return { sql, embedded: true, close: () => sql.end({ timeout: 5 }) };
+  const running = await runningServer(portFile);
+  if (running) {
+    if (opts.shareEmbedded) {
+      const sql = createDb(running.url, { max: 1, connectTimeout: 5 });
+      if (await ping(sql, 10_000)) return { sql, embedded: true, close: () => sql.end({ timeout: 5 }) };
       await sql.end({ timeout: 1 }).catch(() => {});
-    } catch {
-      // no running server: open the data directory ourselves
     }
+    // Never open a data directory another process holds: two PGlite instances on one directory corrupt it.
+    throw new StartupError(
+      `the embedded database in ${config.dataDir} is in use by another Portico process (pid ${running.pid}); ` +
+        `stop it, or delete ${portFile} if that process is gone`,
+    );
   }
   let embedded;
   try {
