@@ -1,0 +1,126 @@
+// End to end: a real headless Chromium signs in, creates an API key on /account/keys, the key answers on /mcp
+// (through the official SDK client), is shown only once, and stops working when revoked from the page.
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createUser } from "../../lib/accounts.ts";
+import { parseConfig } from "../../lib/config.ts";
+import { silentLogger } from "../../lib/log.ts";
+import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
+import { MODULES } from "../../lib/workspace/modules.ts";
+import { createApp } from "../../routes/mod.ts";
+import { freshDatabase } from "../helpers/db.ts";
+import { TEST_SECRET } from "../helpers/app.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const haveChromium = (() => {
+  try {
+    return Deno.statSync(CHROMIUM).isFile;
+  } catch {
+    return false;
+  }
+})();
+if (!haveChromium) {
+  console.warn(`tests/e2e/account_keys.test.ts skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+}
+
+const EMAIL = "keys@example.com";
+const PASSWORD = "keys password 123";
+
+async function mcpStatus(mcpUrl: string, key: string): Promise<number> {
+  const res = await fetch(mcpUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json", "x-api-key": key },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+  });
+  await res.body?.cancel();
+  return res.status;
+}
+
+Deno.test({
+  name: "Chromium: sign in, create a key (shown once), use it with the SDK client, revoke it",
+  ignore: !haveChromium,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const db = await freshDatabase();
+    const userId = (await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Kim Keys" })).id;
+    const workspaceId = (await createWorkspace(db.sql, "Browser Studio", [...MODULES])).id;
+    await createCompany(db.sql, workspaceId, "Browser Co");
+    await addMember(db.sql, workspaceId, userId, "admin", null);
+
+    let handler: (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response> =
+      () => new Response("starting", { status: 503 });
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      (req, info) => handler(req, info),
+    );
+    const issuer = `http://127.0.0.1:${server.addr.port}`;
+    const app = createApp({
+      config: parseConfig({ ISSUER: issuer, SECRET_KEY: TEST_SECRET }),
+      sql: db.sql,
+      log: silentLogger,
+      secretKey: TEST_SECRET,
+    });
+    handler = (req, info) => app.fetch(req, info);
+    const mcpUrl = `${issuer}/mcp`;
+
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+      ],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${issuer}/account/keys`);
+      // not signed in: the sign-in page, which comes back here
+      await page.getByLabel("Email").fill(EMAIL);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { name: "API keys" }).waitFor();
+      assert.equal(new URL(page.url()).pathname, "/account/keys");
+
+      await page.getByLabel("Key name").fill("Browser key");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.locator("#new-key").waitFor();
+      const key = (await page.locator("#new-key").textContent())!.trim();
+      assert.match(key, /^pak_[A-Za-z0-9_-]{43}$/);
+
+      // the key works with the official SDK client
+      const client = new Client({ name: "e2e", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(mcpUrl), {
+          requestInit: { headers: { "x-api-key": key } },
+        }),
+      );
+      const made = await client.callTool({
+        name: "create_project",
+        arguments: { name: "From the browser key" },
+      });
+      assert.equal((made.structuredContent as { createdBy: string }).createdBy, userId);
+      await client.close();
+
+      // shown once: a reload lists the key by its prefix only
+      await page.reload();
+      assert.equal(await page.locator("#new-key").count(), 0);
+      assert.ok((await page.content()).includes(key.slice(0, 10)));
+      assert.ok(!(await page.content()).includes(key));
+
+      // revoke from the page: the next request is refused
+      assert.equal(await mcpStatus(mcpUrl, key), 200);
+      await page.getByRole("button", { name: "Revoke Browser key" }).first().click();
+      await page.getByRole("status").filter({ hasText: "revoked" }).waitFor();
+      assert.equal(await mcpStatus(mcpUrl, key), 401);
+    } finally {
+      await browser.close();
+      await server.shutdown();
+      await db.close();
+    }
+  },
+});
