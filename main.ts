@@ -6,6 +6,7 @@ import { createLogger, errorFields } from "./lib/log.ts";
 import { resolveSecretKey } from "./lib/secret.ts";
 import { isEmpty, seedDemo } from "./lib/demo.ts";
 import { createApp } from "./routes/mod.ts";
+import { type AuditLog, createAuditLog } from "./lib/audit.ts";
 import { ensureSigningKey } from "./lib/oauth/keys.ts";
 
 /** How long in-flight requests get to finish after SIGINT/SIGTERM. */
@@ -30,6 +31,7 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   let db: OpenDatabase | undefined;
+  let audit: AuditLog | undefined;
   try {
     const config = loadConfig();
     const log = createLogger(config.logLevel);
@@ -54,7 +56,8 @@ async function main(args: string[]): Promise<number> {
         ].join("\n"),
       );
     }
-    const app = createApp({ config, sql: db.sql, log, secretKey });
+    audit = createAuditLog(db.sql, log);
+    const app = createApp({ config, sql: db.sql, log, secretKey, audit });
     let server: Deno.HttpServer;
     try {
       server = Deno.serve({
@@ -88,6 +91,7 @@ async function main(args: string[]): Promise<number> {
     console.error(`portico: start-up failed: ${JSON.stringify(errorFields(err).error)}`);
     return 1;
   } finally {
+    await audit?.close().catch(() => {});
     await db?.close().catch(() => {});
   }
 }

@@ -135,6 +135,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       return json(500, rpcErrorBody(null, RPC.INTERNAL_ERROR, `Internal error (request id ${requestId})`));
     }
     if (!result.ok) {
+      if (deps.audit) auditRefusedCall(deps.audit, await c.req.text(), c.get("requestId"));
       const code = result.status === 401 ? RPC.UNAUTHORIZED : RPC.FORBIDDEN;
       const headers: Record<string, string> = result.status === 401
         ? { "WWW-Authenticate": WWW_AUTHENTICATE }
@@ -186,4 +187,31 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
   });
 
   return app;
+}
+
+/**
+ * A tools/call refused before any caller existed (missing, unknown or revoked key) is still a denied call for
+ * the audit trail: recorded with the tool it named and no workspace, key or user. Never the arguments.
+ */
+function auditRefusedCall(audit: Pick<AuditLog, "record">, body: string, requestId: string): void {
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return;
+  }
+  for (const m of Array.isArray(message) ? message : [message]) {
+    if (typeof m !== "object" || m === null || (m as { method?: unknown }).method !== "tools/call") continue;
+    const params = (m as { params?: { name?: unknown } }).params;
+    audit.record({
+      at: new Date(),
+      workspaceId: null,
+      keyId: null,
+      userId: null,
+      tool: typeof params?.name === "string" ? params.name : "",
+      outcome: "denied",
+      durationMs: 0,
+      requestId,
+    });
+  }
 }

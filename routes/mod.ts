@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import type { Logger } from "../lib/log.ts";
+import type { AuditLog } from "../lib/audit.ts";
 import { limitBody, notFound, onError, requestContext, securityHeaders } from "../lib/http/middleware.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { createHealthRoutes } from "./health.ts";
@@ -16,6 +17,8 @@ export interface AppDeps {
   log: Logger;
   /** SECRET_KEY, resolved (generated into DATA_DIR in embedded mode) */
   secretKey: string;
+  /** the tool server's audit trail; main.ts passes one, tests may leave it out */
+  audit?: AuditLog;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {

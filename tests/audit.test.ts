@@ -5,6 +5,9 @@ import { createDb } from "../lib/db/client.ts";
 import { silentLogger } from "../lib/log.ts";
 import { freshDatabase } from "./helpers/db.ts";
 import { TEST_SECRET } from "./helpers/app.ts";
+import { buildFixture, callFails, callOk, rpc } from "./helpers/mcp.ts";
+import { parseConfig } from "../lib/config.ts";
+import { createApp } from "../routes/mod.ts";
 
 const ws = "11111111-1111-4111-8111-111111111111";
 
@@ -112,6 +115,43 @@ Deno.test("audit log: entries survive a database outage and are written when it 
   } finally {
     await audit.close();
     await dead.end({ timeout: 1 });
+    await db.close();
+  }
+});
+
+Deno.test("audit log: the full app records one row per tools/call and per refused call, never arguments", async () => {
+  const db = await freshDatabase();
+  const audit = createAuditLog(db.sql, silentLogger, { flushMs: 60_000, batchSize: 1000 });
+  const config = parseConfig({ ISSUER: "http://localhost:8000", SECRET_KEY: TEST_SECRET });
+  const app = createApp({ config, sql: db.sql, log: silentLogger, secretKey: TEST_SECRET, audit });
+  try {
+    const f = await buildFixture(db.sql);
+    await callOk(app, f.keys.owner, "list_projects", { status: "in_progress" });
+    await callFails(app, f.keys.guest, "create_project", { name: "secret-name-123" }, "access_denied");
+    await callFails(app, f.keys.owner, "get_project", { projectId: "not-a-uuid" }, "invalid_input");
+    const unknownKey = `pak_${"A".repeat(43)}`;
+    const refused = await rpc(app, unknownKey, "tools/call", { name: "list_projects", arguments: {} });
+    assert.equal(refused.status, 401);
+    await rpc(app, f.keys.owner, "tools/list"); // not a tools/call: no row
+    await audit.flush();
+    const rows = await db.sql`
+      select workspace_id, key_id, user_id, tool, outcome, request_id from audit_log order by id`;
+    assert.deepEqual(rows.map((r) => [r.tool, r.outcome]), [
+      ["list_projects", "ok"],
+      ["create_project", "denied"],
+      ["get_project", "invalid"],
+      ["list_projects", "denied"],
+    ]);
+    assert.equal(rows[0].workspace_id, f.workspaceId);
+    assert.equal(rows[0].user_id, f.users.owner);
+    assert.match(rows[0].key_id, /^[0-9a-f-]{36}$/);
+    assert.equal(rows[3].workspace_id, null);
+    assert.equal(rows[3].key_id, null);
+    assert.ok(rows.every((r) => r.request_id.length > 0));
+    const dump = JSON.stringify(await db.sql`select * from audit_log`);
+    assert.ok(!dump.includes("secret-name-123") && !dump.includes("in_progress"), "no arguments stored");
+  } finally {
+    await audit.close();
     await db.close();
   }
 });
