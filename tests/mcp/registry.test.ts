@@ -168,6 +168,7 @@ Deno.test("tools/list per variant matches tests/snapshots (UPDATE_SNAPSHOTS=1 re
 });
 
 const DOCS = new URL("../../docs/mcp.md", import.meta.url);
+const README = new URL("../../README.md", import.meta.url);
 const ROLE_ORDER = ["owner", "admin", "manager", "accounting", "member", "guest"] as const;
 
 function areasTable(): string {
@@ -197,7 +198,7 @@ function toolsTable(): string {
 function replaceBetween(text: string, name: string, body: string): string {
   const begin = text.indexOf(`<!-- ${name}:begin`);
   const end = text.indexOf(`<!-- ${name}:end -->`);
-  if (begin < 0 || end < 0) throw new Error(`docs/mcp.md lacks the ${name} markers`);
+  if (begin < 0 || end < 0) throw new Error(`the document lacks the ${name} markers`);
   const afterBegin = text.indexOf("-->", begin) + 3;
   return text.slice(0, afterBegin) + "\n" + body + "\n" + text.slice(end);
 }
@@ -211,17 +212,20 @@ function normalise(md: string): string {
   ).filter((line) => line.trim() !== "").join("\n");
 }
 
-Deno.test("docs/mcp.md lists every tool's area, module and variants, and the default roles per area", async () => {
-  const current = await Deno.readTextFile(DOCS);
-  const wanted = replaceBetween(replaceBetween(current, "areas", areasTable()), "tools", toolsTable());
-  if (Deno.env.get("UPDATE_SNAPSHOTS") === "1") {
-    await Deno.writeTextFile(DOCS, wanted);
-    await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", fileURLToPath(DOCS)] }).output();
-    return;
-  }
-  assert.equal(
-    normalise(current),
-    normalise(wanted),
-    "docs/mcp.md tables are stale. If intended, run: UPDATE_SNAPSHOTS=1 deno test -A tests/mcp/registry.test.ts",
-  );
-});
+for (const doc of [DOCS, README]) {
+  const name = doc === DOCS ? "docs/mcp.md" : "README.md";
+  Deno.test(`${name} lists every tool's area, module and variants, and the default roles per area`, async () => {
+    const current = await Deno.readTextFile(doc);
+    const wanted = replaceBetween(replaceBetween(current, "areas", areasTable()), "tools", toolsTable());
+    if (Deno.env.get("UPDATE_SNAPSHOTS") === "1") {
+      await Deno.writeTextFile(doc, wanted);
+      await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", fileURLToPath(doc)] }).output();
+      return;
+    }
+    assert.equal(
+      normalise(current),
+      normalise(wanted),
+      `${name} tables are stale. If intended, run: UPDATE_SNAPSHOTS=1 deno test -A tests/mcp/registry.test.ts`,
+    );
+  });
+}
