@@ -2,7 +2,9 @@
 import { benchMcp } from "./mcp.ts";
 import { benchGantt } from "./gantt.ts";
 import { benchContactsExport } from "./contacts_export.ts";
+import { benchLoad } from "./load.ts";
 
 await benchMcp();
 await benchGantt();
 await benchContactsExport();
+await benchLoad();
