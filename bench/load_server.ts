@@ -17,6 +17,7 @@ import { registryFor } from "../lib/mcp/registry.ts";
 import { createKeyStore } from "../lib/oauth/keys.ts";
 import { signAccessToken, signIdToken } from "../lib/oauth/tokens.ts";
 import { createApp } from "../routes/mod.ts";
+import { createAuditLog } from "../lib/audit.ts";
 import { TOOLS } from "../tools/mod.ts";
 
 export type ServerMode = "portico" | "mcp_sdk" | "bare";
@@ -248,7 +249,9 @@ export async function serveBench(spec: ServerSpec): Promise<Deno.HttpServer> {
       MCP_VARIANT: VARIANT,
       LOG_LEVEL: spec.logLevel,
     });
-    handler = createApp({ config, sql, log, secretKey: spec.secretKey }).fetch;
+    // as main.ts builds it, audit trail included, so the numbers include its (batched) cost
+    const audit = createAuditLog(sql, log);
+    handler = createApp({ config, sql, log, secretKey: spec.secretKey, audit }).fetch;
   } else if (spec.mode === "mcp_sdk") handler = mcpSdkHandler(sql, log);
   else handler = await bareHandler(spec, sql);
   const { promise, resolve } = Promise.withResolvers<void>();
