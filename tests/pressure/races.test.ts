@@ -1,0 +1,326 @@
+// Races through real HTTP: 20–30 concurrent requests on one served instance with a 40-connection pool.
+import assert from "node:assert/strict";
+import { decodeJwt } from "jose";
+import { sha256Hex } from "../../lib/crypto.ts";
+import { createDb, type Sql } from "../../lib/db/client.ts";
+import { testApp } from "../helpers/app.ts";
+import { DATABASE_URL } from "../helpers/db.ts";
+import { buildFixture, callOk, callTool, type ToolCall } from "../helpers/mcp.ts";
+import { asApp, type HttpTarget, serveApp, type ServedApp } from "../helpers/serve.ts";
+import {
+  Browser,
+  type Ctx,
+  exchange,
+  getCode,
+  type Registered,
+  registerPublic,
+  setup,
+  token,
+} from "../oauth/helpers.ts";
+
+// Postgres only: embedded PGlite serialises everything on its one connection, so nothing would race there.
+const ignore = !DATABASE_URL;
+const PARALLEL = 30;
+const POOL = 40;
+
+function times<T>(n: number, f: (i: number) => Promise<T>): Promise<T[]> {
+  return Promise.all(Array.from({ length: n }, (_, i) => f(i)));
+}
+
+/** `n` requests at once; asserts the server really had many of them in flight together. */
+async function burst<T>(http: ServedApp, n: number, f: (i: number) => Promise<T>): Promise<T[]> {
+  http.takePeak();
+  const out = await times(n, f);
+  const peak = http.takePeak();
+  assert.ok(peak >= n / 2, `only ${peak} of ${n} requests were in flight together`);
+  return out;
+}
+
+/** Exactly one 200; every other answer 400 invalid_grant; all no-store. Returns the winner's token response. */
+// deno-lint-ignore no-explicit-any
+async function oneWinner(responses: Response[]): Promise<any> {
+  const statuses = responses.map((r) => r.status);
+  const bodies = await Promise.all(responses.map((r) => r.json()));
+  assert.equal(statuses.filter((s) => s === 200).length, 1, `statuses: ${statuses}`);
+  for (const [i, res] of responses.entries()) {
+    assert.equal(res.headers.get("cache-control"), "no-store");
+    if (res.status === 200) continue;
+    assert.equal(res.status, 400, JSON.stringify(bodies[i]));
+    assert.equal(bodies[i].error, "invalid_grant", JSON.stringify(bodies[i]));
+  }
+  return bodies[statuses.indexOf(200)];
+}
+
+async function userinfo(http: HttpTarget, accessToken: string): Promise<{ status: number; error?: string }> {
+  const res = await http.request("/oauth/userinfo", { headers: { authorization: `Bearer ${accessToken}` } });
+  const body = await res.json();
+  if (res.status === 401) assert.match(res.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
+  return { status: res.status, error: body.error };
+}
+
+interface FamilyRow {
+  token_hash: string;
+  rotated: boolean;
+  revoked: boolean;
+}
+
+async function family(sql: Sql, grantId: string): Promise<{ grantRevoked: boolean; tokens: FamilyRow[] }> {
+  const [g] = await sql<{ revoked: boolean }[]>`
+    select revoked_at is not null as revoked from oauth_grants where id = ${grantId}`;
+  const tokens = await sql<FamilyRow[]>`
+    select token_hash, rotated_at is not null as rotated, revoked_at is not null as revoked
+      from oauth_refresh_tokens where family_id = ${grantId} order by created_at`;
+  return { grantRevoked: g.revoked, tokens: [...tokens] };
+}
+
+Deno.test({
+  name:
+    `races: ${PARALLEL} concurrent HTTP requests on one instance (codes, refresh, numbering, tranche, queue)`,
+  ignore,
+  async fn(t) {
+    const ctx = await setup();
+    const pool = createDb(ctx.db.url, { max: POOL });
+    const http = serveApp(testApp(pool));
+    const app = asApp(http);
+    const hctx: Ctx = { ...ctx, app };
+    const sql = ctx.db.sql;
+    try {
+      const client: Registered = await registerPublic(app);
+
+      await t.step(
+        "one code, 30 simultaneous exchanges: one token response, 29 invalid_grant, grant revoked",
+        async () => {
+          for (let round = 0; round < 3; round++) {
+            const { code, verifier } = await getCode(hctx, new Browser(app), client);
+            const won = await oneWinner(
+              await burst(http, PARALLEL, () => exchange(hctx, client, code, verifier)),
+            );
+            // docs/oauth.md: the code is consumed by its first presentation; each later one is a replay and
+            // revokes what the code produced — the winner's grant, its refresh token and its access token.
+            const grants = await sql<{ id: string; revoked: boolean }[]>`
+            select id, revoked_at is not null as revoked from oauth_grants where code_hash = ${
+              sha256Hex(code)
+            }`;
+            assert.equal(grants.length, 1, "one grant per code");
+            const fam = await family(sql, grants[0].id);
+            assert.deepEqual(fam, {
+              grantRevoked: true,
+              tokens: [{ token_hash: sha256Hex(won.refresh_token), rotated: false, revoked: true }],
+            });
+            assert.deepEqual(await userinfo(http, won.access_token), { status: 401, error: "invalid_token" });
+            const refresh = await token(app, {
+              grant_type: "refresh_token",
+              refresh_token: won.refresh_token,
+              client_id: client.client_id,
+            });
+            assert.equal(refresh.status, 400);
+            assert.equal((await refresh.json()).error, "invalid_grant");
+          }
+        },
+      );
+
+      await t.step(
+        "one refresh token, 30 simultaneous rotations: one success, then the family is revoked",
+        async () => {
+          for (let round = 0; round < 3; round++) {
+            const { code, verifier } = await getCode(hctx, new Browser(app), client);
+            const first = await (await exchange(hctx, client, code, verifier)).json();
+            const grantId = decodeJwt(first.access_token).grant_id as string;
+            const won = await oneWinner(
+              await burst(http, PARALLEL, () =>
+                token(app, {
+                  grant_type: "refresh_token",
+                  refresh_token: first.refresh_token,
+                  client_id: client.client_id,
+                })),
+            );
+            assert.notEqual(won.refresh_token, first.refresh_token);
+            // docs/oauth.md "Refresh races": the losers saw a rotated token, which is reuse: the family ends,
+            // the winner's new token included. Exactly one successor exists (no second rotation slipped through).
+            assert.deepEqual(await family(sql, grantId), {
+              grantRevoked: true,
+              tokens: [
+                { token_hash: sha256Hex(first.refresh_token), rotated: true, revoked: true },
+                { token_hash: sha256Hex(won.refresh_token), rotated: false, revoked: true },
+              ],
+            });
+            const again = await token(app, {
+              grant_type: "refresh_token",
+              refresh_token: won.refresh_token,
+              client_id: client.client_id,
+            });
+            assert.equal(again.status, 400);
+            assert.equal((await again.json()).error, "invalid_grant");
+            assert.deepEqual(await userinfo(http, won.access_token), { status: 401, error: "invalid_token" });
+            assert.deepEqual(await userinfo(http, first.access_token), {
+              status: 401,
+              error: "invalid_token",
+            });
+          }
+        },
+      );
+
+      const f = await buildFixture(sql);
+      const owner = f.keys.owner;
+
+      await t.step(
+        "30 concurrent create_invoice: numbers 2040-0001 … 2040-0030, unique and gapless",
+        async () => {
+          const made = await burst(http, PARALLEL, (i) =>
+            callOk(http, owner, "create_invoice", {
+              invoiceDate: "2040-03-01",
+              rows: [{ description: `race ${i}`, unitPrice: i + 1 }],
+            }));
+          const expected = Array.from(
+            { length: PARALLEL },
+            (_, i) => `2040-${String(i + 1).padStart(4, "0")}`,
+          );
+          assert.deepEqual(
+            made.map((inv) => inv.number).sort(),
+            expected,
+          );
+          const stored = await sql<{ number: string }[]>`
+          select number from invoices where workspace_id = ${f.workspaceId} and year = 2040 order by number`;
+          assert.deepEqual(stored.map((r) => r.number), expected);
+          const [counter] = await sql<{ last: number }[]>`
+          select last from invoice_counters where workspace_id = ${f.workspaceId} and year = 2040`;
+          assert.equal(counter.last, PARALLEL);
+        },
+      );
+
+      await t.step(
+        "30 concurrent generate_invoice_from_offer_tranche on one tranche: one invoice, 29 conflict",
+        async () => {
+          const c = await callOk(http, owner, "create_client", { companyName: "Race Client" });
+          const offer = await callOk(http, owner, "create_offer", {
+            subject: "Race",
+            clientId: c.id,
+            rows: [{ description: "Build", quantity: 10, unitPrice: "100" }],
+            tranches: [{ label: "Deposit", percentage: 30 }, { percentage: 70 }],
+          });
+          const tranche = offer.tranches[0];
+          const calls: ToolCall[] = await burst(
+            http,
+            PARALLEL,
+            () =>
+              callTool(http, owner, "generate_invoice_from_offer_tranche", {
+                offerId: offer.id,
+                trancheId: tranche.id,
+                invoiceDate: "2041-01-15",
+              }),
+          );
+          const ok = calls.filter((r) => !r.isError);
+          assert.equal(
+            ok.length,
+            1,
+            calls.filter((r) => r.isError).map((r) => r.text).slice(0, 3).join(" | "),
+          );
+          assert.equal(ok[0].data.invoice.number, "2041-0001");
+          assert.equal(ok[0].data.tranche.invoiceId, ok[0].data.invoice.id);
+          for (const r of calls.filter((r) => r.isError)) {
+            assert.match(r.text, /^conflict: tranche .* is invoiced \(invoice 2041-0001\)/);
+          }
+          const invoices = await sql<{ id: string; number: string }[]>`
+          select id, number from invoices where workspace_id = ${f.workspaceId} and offer_id = ${offer.id}`;
+          assert.deepEqual(invoices.map((r) => ({ ...r })), [{
+            id: ok[0].data.invoice.id,
+            number: "2041-0001",
+          }]);
+          const [row] = await sql`select status, invoice_id from offer_tranches where id = ${tranche.id}`;
+          assert.deepEqual({ ...row }, { status: "invoiced", invoice_id: ok[0].data.invoice.id });
+          // the refused calls took no number: the next one of that year is 0002
+          const next = await callOk(http, owner, "create_invoice", { invoiceDate: "2041-02-01" });
+          assert.equal(next.number, "2041-0002");
+        },
+      );
+
+      await t.step("30 concurrent create_task in one project: numbers 1 … 30, unique", async () => {
+        const p = await callOk(http, owner, "create_project", { name: "Race", taskPrefix: "RACE" });
+        const made = await burst(
+          http,
+          PARALLEL,
+          (i) => callOk(http, owner, "create_task", { title: `race ${i}`, projectId: p.id }),
+        );
+        assert.deepEqual(
+          made.map((task) => task.number).sort((a, b) => a - b),
+          Array.from({ length: PARALLEL }, (_, i) => i + 1),
+        );
+        assert.deepEqual(
+          made.map((task) => task.displayId).sort(),
+          Array.from({ length: PARALLEL }, (_, i) => `RACE-${i + 1}`).sort(),
+        );
+        const [proj] = await sql<{ next: number; n: number }[]>`
+          select next_task_number as next, (select count(*)::int from tasks where project_id = ${p.id}) as n
+            from projects where id = ${p.id}`;
+        assert.deepEqual({ ...proj }, { next: PARALLEL + 1, n: PARALLEL });
+      });
+
+      await t.step(
+        "20 concurrent focus moves and placements on one queue: a consistent queue afterwards",
+        async () => {
+          const user = f.users.member;
+          const p = await callOk(http, owner, "create_project", { name: "Queue", taskPrefix: "QUE" });
+          const ids: string[] = [];
+          for (let i = 0; i < 20; i++) {
+            ids.push(
+              (await callOk(http, owner, "create_task", {
+                title: `queue ${i}`,
+                projectId: p.id,
+                assigneeIds: [user],
+              })).id,
+            );
+          }
+          // Tasks 0–9 are moved to focus while tasks 5–14 are placed: half of the tasks see both at once.
+          const calls = await burst(
+            http,
+            20,
+            (i) =>
+              i % 2 === 0
+                ? callTool(http, owner, "move_task_to_focus", { taskId: ids[i / 2], userId: user })
+                : callTool(http, owner, "set_task_queue_position", {
+                  taskId: ids[5 + (i - 1) / 2],
+                  userId: user,
+                  slotIndex: (i * 7) % 20,
+                }),
+          );
+          for (const r of calls) {
+            assert.equal(r.isError, false, r.text);
+          }
+          for (
+            const r of calls.filter((r) => r.data.slotIndex !== undefined)
+          ) {
+            assert.equal(r.data.queueLength, 20, "every placement counted the whole queue");
+            assert.ok(r.data.slotIndex >= 0 && r.data.slotIndex < 20);
+          }
+          const rows = await sql<{ id: string; status: string; sort_order: number; focus: boolean }[]>`
+          select t.id, t.status, t.sort_order,
+                 exists (select 1 from task_focus f where f.user_id = ${user} and f.task_id = t.id) as focus
+            from tasks t join task_assignees a on a.task_id = t.id and a.user_id = ${user}
+           where t.workspace_id = ${f.workspaceId} and t.status in ('todo', 'in_progress') and t.start_date is null
+           order by t.sort_order, t.created_at, t.id`;
+          // The queue (docs/tasks.md): the focus first, then by sortOrder — a permutation of the 20 tasks.
+          const queue = [...rows.filter((r) => r.focus), ...rows.filter((r) => !r.focus)].map((r) => r.id);
+          assert.equal(queue.length, 20);
+          assert.deepEqual([...queue].sort(), [...ids].sort());
+          assert.equal(new Set(rows.map((r) => r.sort_order)).size, 20, "no two tasks share a sort order");
+          const [{ n }] = await sql<{ n: number }[]>`
+          select count(*)::int as n from task_focus where workspace_id = ${f.workspaceId} and user_id = ${user}`;
+          assert.ok(n <= 1);
+          const inProgress = rows.filter((r) => r.status === "in_progress").map((r) => r.id);
+          const focus = rows.filter((r) => r.focus && r.status === "in_progress").map((r) => r.id);
+          assert.ok(focus.length <= 1, "at most one focus task");
+          assert.deepEqual(
+            inProgress,
+            focus,
+            "every other task went back to todo: only the focus is in progress",
+          );
+          if (focus.length === 1) assert.equal(queue[0], focus[0]);
+        },
+      );
+    } finally {
+      await http.close();
+      await pool.end({ timeout: 5 });
+      await ctx.close();
+    }
+  },
+});
