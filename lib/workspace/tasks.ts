@@ -764,7 +764,10 @@ async function placeInQueue(
   const focusFirst = focusId !== null && focusId !== taskId && queue.some((q) => q.id === focusId);
   const rest = queue.filter((q) => !(focusFirst && q.id === focusId));
   const k = Math.min(focusFirst ? Math.max(0, slot - 1) : slot, rest.length);
-  const prev = rest[k - 1], next = rest[k];
+  // The gap is taken in the full sortOrder order: the focus task is shown first but keeps its own sortOrder,
+  // which may lie between rest[k - 1] and rest[k] — their midpoint would then collide with it.
+  const next = rest[k];
+  const prev = queue[(next ? queue.indexOf(next) : queue.length) - 1];
   let sortOrder: number;
   if (!prev && !next) {
     const [cur] = await db<{ sort_order: number }[]>`select sort_order from tasks where id = ${taskId}`;

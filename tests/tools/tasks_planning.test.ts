@@ -486,6 +486,30 @@ Deno.test("concurrent focus moves and placements for one person stay consistent"
   assert.equal(new Set(sorts.map((r) => r.sort_order)).size, 10, "no two placements picked the same gap");
 });
 
+Deno.test("a placement never takes the focus task's sortOrder (the focus shows first but keeps its own)", async () => {
+  // A fresh person's tasks a, b, c, x, one sortOrder step apart; b in focus → queue b, a, c, x. Slot 2 lies
+  // between a and c, whose midpoint is b's sortOrder: the gap must be taken in sortOrder terms, next to b.
+  const [{ id: user }] = await db.sql<{ id: string }[]>`
+    insert into users (email, name, password_hash) values ('gap@test.local', 'Gap', 'x') returning id`;
+  await db.sql`insert into workspace_members (workspace_id, user_id, role)
+               values (${f.workspaceId}, ${user}, 'member')`;
+  const ids: string[] = [];
+  for (const title of ["gap a", "gap b", "gap c", "gap x"]) {
+    ids.push((await task(title, { assigneeIds: [user] })).id);
+  }
+  await callOk(A, owner, "move_task_to_focus", { taskId: ids[1], userId: user });
+  const r = await callOk(A, owner, "set_task_queue_position", { taskId: ids[3], userId: user, slotIndex: 2 });
+  assert.equal(r.slotIndex, 2);
+  assert.deepEqual(await queueOf(user), [ids[1], ids[0], ids[3], ids[2]]);
+  const sorts = await db.sql<
+    { sort_order: number }[]
+  >`select sort_order from tasks where id = any(${ids}::uuid[])`;
+  assert.equal(new Set(sorts.map((s) => s.sort_order)).size, 4);
+  // When the focus ends, b returns to where its own sortOrder puts it — between a and x, not tied with x.
+  await callOk(A, owner, "update_task_status", { taskId: ids[1], status: "todo" });
+  assert.deepEqual(await queueOf(user), [ids[0], ids[1], ids[3], ids[2]]);
+});
+
 Deno.test("two people swapping shared focus tasks at the same time do not deadlock", async () => {
   const [u1, u2] = [f.users.owner, f.users.guest];
   for (let round = 0; round < 5; round++) {
