@@ -48,7 +48,9 @@ export function createAuditLog(sql: Sql, log: Logger, opts: AuditOptions = {}): 
       workspace_id: e.workspaceId,
       key_id: e.keyId,
       user_id: e.userId,
-      tool: e.tool.slice(0, 200),
+      // The tool name is whatever the client sent (unknown tools too): a NUL in it would fail the whole batch
+      // in Postgres, and the batch would be retried forever.
+      tool: e.tool.replaceAll("\u0000", "").slice(0, 200),
       outcome: e.outcome,
       duration_ms: Math.min(Math.round(e.durationMs * 100) / 100, 99_999_999),
       request_id: e.requestId,

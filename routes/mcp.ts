@@ -15,7 +15,9 @@ import {
   isSupportedVersion,
   rpcErrorBody,
   SUPPORTED_PROTOCOL_VERSIONS,
+  UNAVAILABLE_MESSAGE,
 } from "../lib/mcp/server.ts";
+import { decodeUtf8 } from "../lib/unsafe_input.ts";
 import type { AnyTool } from "../lib/mcp/tool.ts";
 import type { AuditLog } from "../lib/audit.ts";
 import { TOOLS } from "../tools/mod.ts";
@@ -123,11 +125,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
         deps.log.warn("mcp: database unavailable", { request_id: requestId, ...errorFields(err) });
         return json(
           503,
-          rpcErrorBody(
-            null,
-            RPC.INTERNAL_ERROR,
-            "Service Unavailable: the database is not reachable; retry shortly",
-          ),
+          rpcErrorBody(null, RPC.INTERNAL_ERROR, UNAVAILABLE_MESSAGE),
           { "Retry-After": String(UNAVAILABLE_RETRY_AFTER) },
         );
       }
@@ -143,6 +141,11 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       return json(result.status, rpcErrorBody(null, code, result.message), headers);
     }
 
+    // Invalid UTF-8 is refused rather than read with U+FFFD replacements and stored as something else.
+    const body = decodeUtf8(await c.req.arrayBuffer());
+    if (body === null) {
+      return json(400, rpcErrorBody(null, RPC.PARSE_ERROR, "Parse error: the body is not valid UTF-8"));
+    }
     const caller = result.caller;
     const requestId = c.get("requestId");
     const audit = deps.audit;
@@ -166,9 +169,13 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
             requestId,
           })
         : undefined,
-    }, await c.req.text());
+    }, body);
     if (answer.body === null) return new Response(null, { status: answer.status });
-    return json(answer.status, answer.body);
+    return json(
+      answer.status,
+      answer.body,
+      answer.retryAfter === undefined ? {} : { "Retry-After": String(answer.retryAfter) },
+    );
   });
 
   // Stateless: no SSE stream to open (GET) and no session to end (DELETE).

@@ -4,7 +4,14 @@ import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import type { Logger } from "../lib/log.ts";
 import type { AuditLog } from "../lib/audit.ts";
-import { limitBody, notFound, onError, requestContext, securityHeaders } from "../lib/http/middleware.ts";
+import {
+  limitBody,
+  notFound,
+  onError,
+  refuseUnsafeText,
+  requestContext,
+  securityHeaders,
+} from "../lib/http/middleware.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { createHealthRoutes } from "./health.ts";
 import { createOAuthRoutes } from "./oauth.ts";
@@ -26,6 +33,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", requestContext(deps.log));
   app.use("*", securityHeaders({ https: deps.config.issuer.startsWith("https:") }));
   app.use("*", limitBody());
+  app.use("*", refuseUnsafeText());
   app.onError(onError(deps.log));
   app.notFound(notFound);
 

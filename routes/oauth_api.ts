@@ -2,6 +2,7 @@
 import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import { z } from "zod";
+import { isDatabaseUnavailable } from "../lib/db/errors.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { authenticateClient, readClientCredentials, usedBasic } from "../lib/oauth/clients.ts";
@@ -210,7 +211,9 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     let claims;
     try {
       claims = await verifyAccessToken(deps.keys, issuer, token);
-    } catch {
+    } catch (err) {
+      // Loading the keys may need the database: its absence is an outage (503), not a bad token.
+      if (isDatabaseUnavailable(err)) throw err;
       return invalid("the access token is invalid or expired");
     }
     if (!(await grantActive(deps.sql, claims.grant_id))) return invalid("the access token was revoked");

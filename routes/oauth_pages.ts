@@ -2,6 +2,7 @@
 // consent), /signin and /signout for account pages, and the stylesheet.
 import { type Context, Hono } from "hono";
 import { z } from "zod";
+import { isDatabaseUnavailable } from "../lib/db/errors.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
 import { render } from "../lib/http/render.ts";
@@ -98,6 +99,28 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     );
   }
 
+  /**
+   * Runs `work` for a request whose client and redirect URI are verified (parsed here, or sealed in a ticket): a
+   * database outage then goes back to the client as temporarily_unavailable (RFC 6749 §4.1.2.1), which it can
+   * act on. Before that point the app's error handler shows a 503 page instead (no trustworthy redirect yet).
+   */
+  async function orUnavailable(
+    c: Context<AppEnv>,
+    ticket: Ticket,
+    work: () => Promise<Response>,
+  ): Promise<Response> {
+    try {
+      return await work();
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      deps.log.warn("authorize: database unavailable", { request_id: c.get("requestId") });
+      return backToClient(c, ticket, {
+        error: "temporarily_unavailable",
+        error_description: "the authorization server is temporarily unavailable; try again shortly",
+      });
+    }
+  }
+
   async function issue(
     c: Context<AppEnv>,
     ticket: Ticket,
@@ -189,7 +212,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
         302,
       );
     }
-    return await proceed(c, { req: parsed.req }, parsed.client);
+    return await orUnavailable(c, { req: parsed.req }, () => proceed(c, { req: parsed.req }, parsed.client));
   });
 
   /** Opens a ticket and loads its client; null when either is gone. */
@@ -203,7 +226,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   app.get("/oauth/authorize/resume", async (c) => {
     const found = await ticketAndClient(c.req.query("ticket"));
     if (!found) return expired(c);
-    return await proceed(c, found.ticket, found.client);
+    return await orUnavailable(c, found.ticket, () => proceed(c, found.ticket, found.client));
   });
 
   // The chooser: pick an account (user_id) or "Use another account" (empty user_id).
@@ -214,11 +237,14 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     if (!found) return expired(c);
     const { req } = found.ticket;
     if (!form.user_id) return c.redirect(await resumePath({ req, addAccount: true }), 303);
-    const session = await readBrowserSession(sql, c, issuer);
-    if (session && await useAccount(sql, session.sessionId, form.user_id)) {
-      return c.redirect(await resumePath({ req, userId: form.user_id }), 303);
-    }
-    return c.redirect(await resumePath({ req }), 303);
+    const userId = form.user_id;
+    return await orUnavailable(c, found.ticket, async () => {
+      const session = await readBrowserSession(sql, c, issuer);
+      if (session && await useAccount(sql, session.sessionId, userId)) {
+        return c.redirect(await resumePath({ req, userId }), 303);
+      }
+      return c.redirect(await resumePath({ req }), 303);
+    });
   });
 
   app.post("/oauth/authorize/consent", async (c) => {
@@ -227,13 +253,21 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const found = await ticketAndClient(form.ticket);
     if (!found) return expired(c);
     const { ticket } = found;
+    return await orUnavailable(c, ticket, () => consent(c, ticket, form.decision));
+  });
+
+  async function consent(
+    c: Context<AppEnv>,
+    ticket: Ticket,
+    decision: string | undefined,
+  ): Promise<Response> {
     const session = await readBrowserSession(sql, c, issuer);
     const account = session?.accounts.find((a) => a.userId === ticket.userId);
     if (!session || !account) return c.redirect(await resumePath({ req: ticket.req }), 303);
     // The request's own rules (prompt=login, max_age) still hold for this account; otherwise start over there.
     const step = await nextStep(sql, ticket, session);
     if (step.kind !== "consent" && step.kind !== "issue") return c.redirect(await resumePath(ticket), 303);
-    if (form.decision !== "allow") {
+    if (decision !== "allow") {
       return backToClient(c, ticket, {
         error: "access_denied",
         error_description: "the person denied the request",
@@ -241,7 +275,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     }
     await saveConsent(sql, account.userId, ticket.req.clientId, ticket.req.scopes);
     return await issue(c, ticket, session.sessionId, account.userId, account.authTime);
-  });
+  }
 
   app.get("/signin", async (c) => {
     const returnTo = safeReturnPath(c.req.query("return_to")) ?? DEFAULT_RETURN;

@@ -1,8 +1,13 @@
-// Request id + access log, security headers, the 1 MiB body limit, and error answers without internals.
+// Request id + access log, security headers, the 1 MiB body limit, refusal of text Postgres cannot store, and
+// error answers without internals (503 temporarily_unavailable while the database is away).
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../db/errors.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
+import { decodeUtf8, unsafeInputProblem } from "../unsafe_input.ts";
+import { ErrorPage } from "../../views/error_page.tsx";
+import { render } from "./render.ts";
 import type { AppEnv } from "./types.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -62,9 +67,91 @@ export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
   });
 }
 
+/**
+ * For every route but /mcp (which answers JSON-RPC errors itself): a query string or a JSON, form or text body
+ * holding invalid UTF-8, a NUL character, or JSON nested deeper than MAX_INPUT_DEPTH is refused with 400
+ * invalid_request before any handler reads it. Without this, U+FFFD replacements would be stored silently and a
+ * NUL would reach Postgres as a database error (500).
+ */
+export function refuseUnsafeText(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.req.path === "/mcp") return await next();
+    const refuse = (what: string) =>
+      c.json({ error: "invalid_request", error_description: what }, 400, { "Cache-Control": "no-store" });
+    const query = new URL(c.req.url).searchParams;
+    for (const [k, v] of query) {
+      if (k.includes("\u0000") || v.includes("\u0000")) {
+        return refuse("query parameters must not contain NUL characters (U+0000)");
+      }
+    }
+    if (!c.req.raw.body || c.req.method === "GET" || c.req.method === "HEAD") return await next();
+    const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (type === "multipart/form-data") {
+      // Read through Hono's body cache, so the handler's parseBody() sees the same values.
+      const form = await c.req.parseBody({ all: true }).catch(() => null);
+      if (form === null) return refuse("the form body is malformed");
+      const problem = unsafeInputProblem(form);
+      if (problem) return refuse(`form field ${problem}`);
+      return await next();
+    }
+    const kind = type === "application/x-www-form-urlencoded"
+      ? "form"
+      : type === "application/json" || type.endsWith("+json")
+      ? "json"
+      : type.startsWith("text/")
+      ? "text"
+      : null;
+    if (kind === null) return await next();
+    const text = decodeUtf8(await c.req.arrayBuffer());
+    if (text === null) return refuse("the body is not valid UTF-8");
+    if (kind === "form") {
+      for (const [k, v] of new URLSearchParams(text)) {
+        if (k.includes("\u0000") || v.includes("\u0000")) {
+          return refuse(`form field ${k.replaceAll("\u0000", "")} must not contain NUL characters (U+0000)`);
+        }
+      }
+    } else if (kind === "json") {
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        return await next(); // the handler answers malformed JSON in its own terms
+      }
+      const problem = unsafeInputProblem(value);
+      if (problem) return refuse(problem);
+    } else if (text.includes("\u0000")) {
+      return refuse("the body must not contain NUL characters (U+0000)");
+    }
+    return await next();
+  };
+}
+
+// The browser pages: a database outage is shown as a page there, and as JSON everywhere else.
+const PAGE_PATHS = /^\/(oauth\/authorize(\/|$)|signin$|signout$|account\/)/;
+
 export function onError(log: Logger): ErrorHandler<AppEnv> {
   return (err, c: Context<AppEnv>) => {
     const requestId = c.get("requestId") ?? "unknown";
+    if (isDatabaseUnavailable(err)) {
+      // RFC 6749 temporarily_unavailable: the client may retry; nothing of the cause leaves the server.
+      log.warn("database unavailable", { request_id: requestId, path: c.req.path, ...errorFields(err) });
+      c.header("Retry-After", String(UNAVAILABLE_RETRY_AFTER));
+      c.header("Cache-Control", "no-store");
+      if (PAGE_PATHS.test(c.req.path)) {
+        return render(
+          c,
+          ErrorPage({
+            title: "Temporarily unavailable",
+            message: `Portico cannot reach its database right now. Wait a few seconds and try again.`,
+          }),
+          503,
+        );
+      }
+      return c.json({
+        error: "temporarily_unavailable",
+        error_description: `the service is temporarily unavailable; retry in ${UNAVAILABLE_RETRY_AFTER} s`,
+      }, 503);
+    }
     log.error("unhandled error", { request_id: requestId, path: c.req.path, ...errorFields(err) });
     return c.json(
       { error: "server_error", error_description: `internal error (request id ${requestId})` },

@@ -8,9 +8,10 @@
 import type { McpVariant } from "../config.ts";
 import type { Db } from "../db/client.ts";
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../db/errors.ts";
-import { AppError } from "../errors.ts";
+import { AppError, invalidInput } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
+import { unsafeInputProblem } from "../unsafe_input.ts";
 import type { Caller } from "./caller.ts";
 import { inputError, RPC, RpcError, toolCrash, toolFailure, type ToolResult, toolSuccess } from "./errors.ts";
 import { denial } from "./permissions.ts";
@@ -45,6 +46,24 @@ export interface McpCallContext {
 export interface McpAnswer {
   status: number;
   body: string | Uint8Array<ArrayBuffer> | null;
+  /** seconds for a Retry-After header (503: the database went away during the request) */
+  retryAfter?: number;
+}
+
+/** The JSON-RPC error message of every 503 answer. */
+export const UNAVAILABLE_MESSAGE = "Service Unavailable: the database is not reachable; retry shortly";
+
+/**
+ * A tool's query found the database gone. Not a tool result: the whole HTTP answer becomes 503 with Retry-After,
+ * so clients and load balancers treat it as the outage it is, like a failure while loading the caller.
+ */
+class DatabaseGone extends Error {
+  override name = "DatabaseGone";
+}
+
+/** Per HTTP request: whether some message of it met the database gone. */
+interface Outage {
+  seen: boolean;
 }
 
 type Id = string | number;
@@ -103,7 +122,8 @@ export async function handleMcpMessage(ctx: McpCallContext, bodyText: string): P
       body: rpcErrorBody(null, RPC.PARSE_ERROR, "Parse error: the body is not valid JSON"),
     };
   }
-  if (Array.isArray(msg)) return await handleBatch(ctx, msg);
+  const outage: Outage = { seen: false };
+  if (Array.isArray(msg)) return unavailableIf(outage, await handleBatch(ctx, msg, outage));
   const c = classify(msg);
   switch (c.kind) {
     case "notification":
@@ -113,8 +133,16 @@ export async function handleMcpMessage(ctx: McpCallContext, bodyText: string): P
       return { status: 400, body: rpcErrorBody(c.id, RPC.INVALID_REQUEST, c.message) };
     case "request":
       if (c.method === "tools/list") return { status: 200, body: listAnswer(ctx, c.id) };
-      return { status: 200, body: await answer(ctx, c.id, c.method, c.params) };
+      return unavailableIf(outage, {
+        status: 200,
+        body: await answer(ctx, c.id, c.method, c.params, outage),
+      });
   }
+}
+
+/** 503 + Retry-After when a message met the database gone (a batch keeps its other answers in the body). */
+function unavailableIf(outage: Outage, a: McpAnswer): McpAnswer {
+  return outage.seen ? { ...a, status: 503, retryAfter: UNAVAILABLE_RETRY_AFTER } : a;
 }
 
 const encoder = new TextEncoder();
@@ -132,7 +160,7 @@ function listAnswer(ctx: McpCallContext, id: Id): Uint8Array<ArrayBuffer> {
 }
 
 // JSON-RPC batches exist in protocol 2025-03-26 only (removed in 2025-06-18).
-async function handleBatch(ctx: McpCallContext, msgs: unknown[]): Promise<McpAnswer> {
+async function handleBatch(ctx: McpCallContext, msgs: unknown[], outage: Outage): Promise<McpAnswer> {
   if (ctx.protocolVersion !== "2025-03-26") {
     return {
       status: 400,
@@ -158,7 +186,7 @@ async function handleBatch(ctx: McpCallContext, msgs: unknown[]): Promise<McpAns
       out.push(
         c.method === "initialize"
           ? rpcErrorBody(c.id, RPC.INVALID_REQUEST, "Invalid Request: initialize must not be part of a batch")
-          : await answer(ctx, c.id, c.method, c.params),
+          : await answer(ctx, c.id, c.method, c.params, outage),
       );
     }
   }
@@ -167,12 +195,22 @@ async function handleBatch(ctx: McpCallContext, msgs: unknown[]): Promise<McpAns
 }
 
 /** One request's response as JSON text (the result is spliced in as already-serialised JSON). */
-async function answer(ctx: McpCallContext, id: Id, method: string, params: unknown): Promise<string> {
+async function answer(
+  ctx: McpCallContext,
+  id: Id,
+  method: string,
+  params: unknown,
+  outage: Outage,
+): Promise<string> {
   try {
     const result = await dispatch(ctx, method, params);
     return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
   } catch (err) {
     if (err instanceof RpcError) return rpcErrorBody(id, err.code, err.message);
+    if (err instanceof DatabaseGone) {
+      outage.seen = true;
+      return rpcErrorBody(id, RPC.INTERNAL_ERROR, UNAVAILABLE_MESSAGE);
+    }
     ctx.log.error("mcp request failed", { request_id: ctx.requestId, method, ...errorFields(err) });
     return rpcErrorBody(id, RPC.INTERNAL_ERROR, `Internal error (request id ${ctx.requestId})`);
   }
@@ -221,6 +259,7 @@ async function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResul
     return result;
   } catch (err) {
     if (err instanceof RpcError) outcome = "invalid";
+    if (err instanceof DatabaseGone) outcome = "unavailable";
     throw err;
   } finally {
     ctx.onToolCall?.(name, outcome, performance.now() - start);
@@ -250,6 +289,10 @@ async function runTool(ctx: McpCallContext, params: unknown): Promise<[ToolResul
   const refused = denial(tool.def, ctx.caller, variant);
   if (refused) return [toolFailure(refused), outcomeOf(refused)];
 
+  // Before zod: a NUL character would pass every string rule and then fail in Postgres as a database error.
+  const unsafe = unsafeInputProblem(args);
+  if (unsafe) return [toolFailure(invalidInput(unsafe)), "invalid"];
+
   const parsed = tool.schema.safeParse(args);
   if (!parsed.success) return [toolFailure(inputError(parsed.error)), "invalid"];
   try {
@@ -266,11 +309,7 @@ async function runTool(ctx: McpCallContext, params: unknown): Promise<[ToolResul
         tool: tool.name,
         ...errorFields(err),
       });
-      const gone = new AppError(
-        "unavailable",
-        `the database is not reachable right now; retry in ${UNAVAILABLE_RETRY_AFTER} s`,
-      );
-      return [toolFailure(gone), "unavailable"];
+      throw new DatabaseGone();
     }
     ctx.log.error("tool failed", { request_id: ctx.requestId, tool: tool.name, ...errorFields(err) });
     return [toolCrash(ctx.requestId), "crash"];

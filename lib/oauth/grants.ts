@@ -1,6 +1,7 @@
 // Authorization codes, the token endpoint's grants (code exchange, refresh rotation) and revocation.
 // Single-use things change in one statement (`update … where consumed_at is null … returning`).
 import type { Db, Sql } from "../db/client.ts";
+import { isDatabaseUnavailable } from "../db/errors.ts";
 import { randomToken, sha256Hex } from "../crypto.ts";
 import type { Client } from "./clients.ts";
 import { OAuthError } from "./errors.ts";
@@ -341,7 +342,9 @@ export async function revokeToken(
         await deps.sql.begin((tx) => revokeGrant(tx, claims.grant_id!));
       }
       return true;
-    } catch {
+    } catch (err) {
+      // An outage must not pass for "not an access token": the client would believe the token revoked.
+      if (isDatabaseUnavailable(err)) throw err;
       return false;
     }
   };

@@ -113,7 +113,7 @@ Deno.test("a database failure while loading the caller → 500 JSON-RPC error wi
   }
 });
 
-Deno.test("the database gone: 503 with Retry-After before a caller exists, unavailable: inside a tool", async () => {
+Deno.test("the database gone: 503 with Retry-After before a caller exists and inside a tool", async () => {
   const db = await freshDatabase();
   const f = await buildFixture(db.sql);
   const { log } = capture();
@@ -140,9 +140,19 @@ Deno.test("the database gone: 503 with Retry-After before a caller exists, unava
         throw Object.assign(new Error("connect ECONNREFUSED 10.1.2.3:5432"), { code: "ECONNREFUSED" });
       },
     });
-    const r = await call(mcpApp(db.sql, "A", { log, tools: [down] }), f.keys.owner, "down", "req-down");
-    assert.equal(r.isError, true);
-    assert.equal(r.content[0].text, "unavailable: the database is not reachable right now; retry in 5 s");
+    const inside = await postMcp(mcpApp(db.sql, "A", { log, tools: [down] }), f.keys.owner, {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "down", arguments: {} },
+    });
+    assert.equal(inside.status, 503);
+    assert.equal(inside.headers.get("retry-after"), "5");
+    assert.deepEqual(await inside.json(), {
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32603, message: "Service Unavailable: the database is not reachable; retry shortly" },
+    });
   } finally {
     await db.close();
   }
