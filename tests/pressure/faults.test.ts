@@ -1,7 +1,14 @@
 // Faults: the database cut (through a TCP proxy) and restored under a running app, mid-transaction cuts, SIGTERM.
 import assert from "node:assert/strict";
 import { createUser } from "../../lib/accounts.ts";
+import { parseConfig } from "../../lib/config.ts";
 import { createDb, type Sql } from "../../lib/db/client.ts";
+import { onError, requestContext } from "../../lib/http/middleware.ts";
+import type { AppEnv } from "../../lib/http/types.ts";
+import { silentLogger } from "../../lib/log.ts";
+import type { KeyStore } from "../../lib/oauth/keys.ts";
+import { createOAuthApiRoutes } from "../../routes/oauth_api.ts";
+import { Hono } from "hono";
 import { TEST_SECRET, testApp } from "../helpers/app.ts";
 import { DATABASE_URL, freshDatabase, type TestDb } from "../helpers/db.ts";
 import { type DbProxy, startDbProxy } from "../helpers/db_proxy.ts";
@@ -492,6 +499,48 @@ Deno.test({
       assert.equal(later.number, rows.length + 1);
     } finally {
       await w.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "keys that cannot be loaded are an outage, not a bad token: userinfo and revoke answer 503",
+  ignore,
+  async fn() {
+    const db = await freshDatabase();
+    try {
+      // The key cache must reload (stale, or an unknown kid) exactly while the database is away.
+      const down = () =>
+        Promise.reject(
+          Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
+        );
+      const keys: KeyStore = { signing: down, verificationKey: down, jwks: down, invalidate() {} };
+      const config = parseConfig({ ISSUER: "http://localhost:8000", SECRET_KEY: TEST_SECRET });
+      const app = new Hono<AppEnv>();
+      app.use("*", requestContext(silentLogger));
+      app.onError(onError(silentLogger));
+      app.route(
+        "/",
+        createOAuthApiRoutes({ config, sql: db.sql, log: silentLogger, secretKey: TEST_SECRET, keys }),
+      );
+      const client = await registerPublic(app);
+      const b64 = (o: unknown) =>
+        btoa(JSON.stringify(o)).replaceAll("=", "").replaceAll("+", "-").replaceAll("/", "_");
+      const jwt = `${b64({ alg: "RS256", typ: "at+jwt", kid: "k1" })}.${b64({ sub: "u" })}.c2ln`;
+      await assertTemporarilyUnavailable(
+        await app.request("/oauth/userinfo", { headers: { authorization: `Bearer ${jwt}` } }),
+        "userinfo while the keys cannot load (was 401 invalid_token)",
+      );
+      await assertTemporarilyUnavailable(
+        await app.request(
+          "/oauth/revoke",
+          form({ token: jwt, token_type_hint: "access_token", client_id: client.client_id }),
+        ),
+        "revoke of an access token while the keys cannot load (was 200, nothing revoked)",
+      );
+      await assertTemporarilyUnavailable(await app.request("/oauth/jwks"), "jwks with no cached keys");
+    } finally {
+      await db.close();
     }
   },
 });
