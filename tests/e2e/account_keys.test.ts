@@ -1,7 +1,6 @@
 // End to end: a real headless Chromium signs in, creates an API key on /account/keys, the key answers on /mcp
 // (through the official SDK client), is shown only once, and stops working when revoked from the page.
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createUser } from "../../lib/accounts.ts";
@@ -12,18 +11,9 @@ import { MODULES } from "../../lib/workspace/modules.ts";
 import { createApp } from "../../routes/mod.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
+import { haveChromium, launchChromium, warnIfMissing } from "../helpers/browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const haveChromium = (() => {
-  try {
-    return Deno.statSync(CHROMIUM).isFile;
-  } catch {
-    return false;
-  }
-})();
-if (!haveChromium) {
-  console.warn(`tests/e2e/account_keys.test.ts skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
-}
+warnIfMissing("tests/e2e/account_keys.test.ts");
 
 const EMAIL = "keys@example.com";
 const PASSWORD = "keys password 123";
@@ -66,16 +56,7 @@ Deno.test({
     handler = (req, info) => app.fetch(req, info);
     const mcpUrl = `${issuer}/mcp`;
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(`${issuer}/account/keys`);

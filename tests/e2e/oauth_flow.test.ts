@@ -2,7 +2,6 @@
 // Chromium signing in, choosing an account and approving consent — for a public and a confidential client.
 import assert from "node:assert/strict";
 import * as oidc from "openid-client";
-import { chromium } from "playwright-core";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { createAgent, createUser, unlockAgent } from "../../lib/accounts.ts";
 import { parseConfig } from "../../lib/config.ts";
@@ -10,18 +9,9 @@ import { silentLogger } from "../../lib/log.ts";
 import { createApp } from "../../routes/mod.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
+import { haveChromium, launchChromium, warnIfMissing } from "../helpers/browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const haveChromium = (() => {
-  try {
-    return Deno.statSync(CHROMIUM).isFile;
-  } catch {
-    return false;
-  }
-})();
-if (!haveChromium) {
-  console.warn(`tests/e2e/oauth_flow.test.ts skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
-}
+warnIfMissing("tests/e2e/oauth_flow.test.ts");
 
 const EMAIL = "e2e@example.com";
 const PASSWORD = "e2e password 123";
@@ -66,18 +56,7 @@ Deno.test({
     });
     const redirectUri = `http://127.0.0.1:${callback.addr.port}/callback`;
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const browser = await launchChromium();
     const context = await browser.newContext();
     const page = await context.newPage();
     const jwks = createRemoteJWKSet(new URL(`${issuer}/oauth/jwks`));
