@@ -1,4 +1,5 @@
 // CRM activities (calls, meetings, emails …), each about exactly one contact, client, collaborator or supplier.
+import { isoColumn } from "../db/format.ts";
 import type postgres from "postgres";
 import type { Db } from "../db/client.ts";
 import { invalidInput, notFound, pgCode } from "../errors.ts";
@@ -97,21 +98,21 @@ function shape(r: Row): Activity {
   return { ...rest, entity: { kind: ENTITY_REFS[field].kind, id: r[field]!, name: entityName } };
 }
 
-function ts(db: Db, column: string) {
-  return db`to_char(${db(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
-}
-
 function select(db: Db) {
   return db`
     select a.id, a.type, a.title, a.description, a.contact_id as "contactId", a.client_id as "clientId",
            a.collaborator_id as "collaboratorId", a.supplier_id as "supplierId", a.company_id as "companyId",
-           ${ts(db, "a.activity_date")} as "activityDate", ${ts(db, "a.start_at")} as "startDate",
+           ${isoColumn(db, "a.activity_date")} as "activityDate", ${
+    isoColumn(db, "a.start_at")
+  } as "startDate",
            ${
-    ts(db, "a.end_at")
+    isoColumn(db, "a.end_at")
   } as "endDate", a.is_all_day as "isAllDay", a.duration_minutes as "durationMinutes",
-           a.is_completed as "isCompleted", ${ts(db, "a.completed_at")} as "completedAt", a.outcome, a.notes,
-           a.created_by as "createdBy", ${ts(db, "a.created_at")} as "createdAt",
-           ${ts(db, "a.updated_at")} as "updatedAt",
+           a.is_completed as "isCompleted", ${
+    isoColumn(db, "a.completed_at")
+  } as "completedAt", a.outcome, a.notes,
+           a.created_by as "createdBy", ${isoColumn(db, "a.created_at")} as "createdAt",
+           ${isoColumn(db, "a.updated_at")} as "updatedAt",
            coalesce(ct.contact_name, nullif(concat_ws(' ', ct.first_name, ct.last_name), ''), ct.company_name,
                     ct.email, cl.name, co.name, su.name) as "entityName"
       from activities a

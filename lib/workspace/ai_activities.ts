@@ -1,4 +1,5 @@
 // AI activities: work an agent did or does for the workspace, with ordered phases, a markdown result and links.
+import { isoColumn } from "../db/format.ts";
 import type postgres from "postgres";
 import type { Db } from "../db/client.ts";
 import { invalidInput, notFound, pgCode } from "../errors.ts";
@@ -133,18 +134,14 @@ export interface AiActivityFilter {
   offset?: number;
 }
 
-function ts(db: Db, column: string) {
-  return db`to_char(${db(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
-}
-
 function summaryColumns(db: Db) {
   return db`
     a.id, a.kind, a.source, a.status, a.title, a.agent_name as "agentName", a.ai_task_id as "aiTaskId",
     a.company_id as "companyId",
     (select count(*)::int from ai_activity_phases p where p.activity_id = a.id) as "phaseCount",
     octet_length(a.result_markdown) as "resultBytes", a.created_by as "createdBy",
-    ${ts(db, "a.created_at")} as "createdAt", ${ts(db, "a.updated_at")} as "updatedAt",
-    ${ts(db, "a.finished_at")} as "finishedAt"`;
+    ${isoColumn(db, "a.created_at")} as "createdAt", ${isoColumn(db, "a.updated_at")} as "updatedAt",
+    ${isoColumn(db, "a.finished_at")} as "finishedAt"`;
 }
 
 /** Maps the result-size check to an answer naming the limit. */
@@ -177,12 +174,14 @@ async function fetchAiActivity(db: Db, s: Scope, id: string): Promise<AiActivity
   if (!row) return null;
   const [phases, documents] = await Promise.all([
     db<Phase[]>`
-      select position, name, status, summary, error, ${ts(db, "started_at")} as "startedAt",
-             ${ts(db, "finished_at")} as "finishedAt", ${ts(db, "updated_at")} as "updatedAt"
+      select position, name, status, summary, error, ${isoColumn(db, "started_at")} as "startedAt",
+             ${isoColumn(db, "finished_at")} as "finishedAt", ${isoColumn(db, "updated_at")} as "updatedAt"
         from ai_activity_phases where workspace_id = ${s.workspaceId} and activity_id = ${id}
        order by position`,
     db<LinkedDocument[]>`
-      select d.id as "documentId", d.title, d.kind, l.relationship, ${ts(db, "l.created_at")} as "linkedAt"
+      select d.id as "documentId", d.title, d.kind, l.relationship, ${
+      isoColumn(db, "l.created_at")
+    } as "linkedAt"
         from ai_activity_documents l
         join workspace_documents d on d.workspace_id = l.workspace_id and d.id = l.document_id
        where l.workspace_id = ${s.workspaceId} and l.activity_id = ${id} and ${

@@ -1,4 +1,5 @@
 // Workspace documents: markdown content and/or a stored file's location, optionally linked to AI activities.
+import { isoColumn } from "../db/format.ts";
 import type postgres from "postgres";
 import type { Db } from "../db/client.ts";
 import { invalidInput, notFound, pgCode } from "../errors.ts";
@@ -125,19 +126,15 @@ export interface DocumentFilter {
   offset?: number;
 }
 
-function ts(db: Db, column: string) {
-  return db`to_char(${db(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
-}
-
 function summaryColumns(db: Db) {
   return db`
     d.id, d.title, d.description, d.kind, d.source, d.mime_type as "mimeType", d.company_id as "companyId",
     coalesce(octet_length(d.content_markdown), 0) as "contentBytes", d.storage_provider as "storageProvider",
     d.storage_path as "storagePath", d.storage_url as "storageUrl", d.file_size_bytes::float8 as "fileSizeBytes",
     d.checksum_sha256 as "checksumSha256", d.created_by as "createdBy", ${
-    ts(db, "d.created_at")
+    isoColumn(db, "d.created_at")
   } as "createdAt",
-    ${ts(db, "d.updated_at")} as "updatedAt"`;
+    ${isoColumn(db, "d.updated_at")} as "updatedAt"`;
 }
 
 function translate(err: unknown): never {
@@ -168,7 +165,7 @@ async function fetchDocument(db: Db, s: Scope, id: string): Promise<WorkspaceDoc
   if (!row) return null;
   const activities = await db<LinkedActivity[]>`
     select a.id as "activityId", a.title, a.kind, a.status, l.relationship, ${
-    ts(db, "l.created_at")
+    isoColumn(db, "l.created_at")
   } as "linkedAt"
       from ai_activity_documents l
       join ai_activities a on a.workspace_id = l.workspace_id and a.id = l.activity_id

@@ -60,7 +60,4 @@ export function personalCompany(s: Scope, what: string): string | null {
   );
 }
 
-/** SQL-side formatting of a timestamptz as ISO 8601 UTC (postgres.js hands back strings, see lib/db/client.ts). */
-export function isoColumn(db: Db, column: string) {
-  return db`to_char(${db(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
-}
+export { isoColumn } from "../db/format.ts";
