@@ -8,23 +8,12 @@ import {
   EXPORT_CHUNK,
   exportContacts,
 } from "../lib/workspace/contacts.ts";
-import { buildFixture, mcpHeaders } from "../tests/helpers/mcp.ts";
+import { buildFixture } from "../tests/helpers/mcp.ts";
+import { measure, measureToolCall } from "./util.ts";
 import { testApp } from "../tests/helpers/app.ts";
 import { freshDatabase } from "../tests/helpers/db.ts";
 
 const CONTACTS = 10_000;
-
-/** Mean milliseconds per call of `fn` after a warm-up, over at least `minMs` of wall time. */
-async function measure(fn: () => unknown, minMs = 1500, warmup = 2): Promise<{ ms: number; runs: number }> {
-  for (let i = 0; i < warmup; i++) await fn();
-  let n = 0;
-  const start = performance.now();
-  while (performance.now() - start < minMs) {
-    await fn();
-    n++;
-  }
-  return { ms: (performance.now() - start) / n, runs: n };
-}
 
 export async function benchContactsExport(): Promise<void> {
   console.log(`\n== export_contacts of ${CONTACTS} contacts ==`);
@@ -89,27 +78,8 @@ export async function benchContactsExport(): Promise<void> {
 
     // 4. The whole tool call through /mcp (auth, validation, export, JSON encoding of the resource).
     const app = testApp(db.sql, { MCP_VARIANT: "A" });
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "export_contacts", arguments: {} },
-    });
-    let size = 0;
-    const call = await measure(
-      async () => {
-        const res = await app.request("http://localhost:8000/mcp", {
-          method: "POST",
-          headers: mcpHeaders(f.keys.owner),
-          body,
-        });
-        const text = await res.text();
-        if (res.status !== 200 || text.includes('"isError":true')) throw new Error(text.slice(0, 300));
-        size = text.length;
-      },
-      3000,
-      1,
-    );
+    const call = await measureToolCall(app, f.keys.owner, "export_contacts", {}, 3000, 1);
+    const size = call.size;
     console.log(
       `export_contacts via /mcp: ${call.ms.toFixed(1)} ms per call (${db.server ? "Postgres" : "PGlite"}, ` +
         `${(size / 1024 / 1024).toFixed(2)} MiB answer, ${call.runs} runs); the export is ` +

@@ -3,24 +3,13 @@
 // Run with `deno task bench` (DATABASE_URL for Postgres, else embedded PGlite). Prints times; asserts nothing.
 import { planBars, type PlanTask } from "../lib/workspace/gantt.ts";
 import { todayUtc } from "../lib/workspace/tasks.ts";
-import { buildFixture, mcpHeaders } from "../tests/helpers/mcp.ts";
+import { buildFixture } from "../tests/helpers/mcp.ts";
+import { measure, measureToolCall } from "./util.ts";
 import { testApp } from "../tests/helpers/app.ts";
 import { freshDatabase } from "../tests/helpers/db.ts";
 
 const TASKS = 10_000;
 const USERS = 50;
-
-/** Mean milliseconds per call of `fn` after a warm-up, over at least `minMs` of wall time. */
-async function measure(fn: () => unknown, minMs = 1500, warmup = 5): Promise<{ ms: number; runs: number }> {
-  for (let i = 0; i < warmup; i++) await fn();
-  let n = 0;
-  const start = performance.now();
-  while (performance.now() - start < minMs) {
-    await fn();
-    n++;
-  }
-  return { ms: (performance.now() - start) / n, runs: n };
-}
 
 /** 10,000 tasks over 50 people: a quarter dated (solid), the rest queued, one focus task each. */
 function syntheticTasks(): { tasks: PlanTask[]; focus: Map<string, string> } {
@@ -85,27 +74,8 @@ export async function benchGantt(): Promise<void> {
     const app = testApp(db.sql, { MCP_VARIANT: "A" });
     const from = todayUtc();
     const to = new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10);
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "gantt_plan", arguments: { from, to, limit: 5000 } },
-    });
-    let size = 0;
-    const call = await measure(
-      async () => {
-        const res = await app.request("http://localhost:8000/mcp", {
-          method: "POST",
-          headers: mcpHeaders(f.keys.owner),
-          body,
-        });
-        const text = await res.text();
-        if (res.status !== 200 || text.includes('"isError":true')) throw new Error(text.slice(0, 300));
-        size = text.length;
-      },
-      3000,
-      2,
-    );
+    const call = await measureToolCall(app, f.keys.owner, "gantt_plan", { from, to, limit: 5000 }, 3000, 2);
+    const size = call.size;
     console.log(
       `gantt_plan via /mcp: ${call.ms.toFixed(1)} ms per call (${db.server ? "Postgres" : "PGlite"}, ` +
         `${Math.round(size / 1024)} KiB answer, 5000 bars max, ${call.runs} runs); ` +
