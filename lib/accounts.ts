@@ -66,3 +66,15 @@ export async function subscribeAgent(db: Db, userId: string, agentId: string, pl
     on conflict (user_id, agent_id) do update
       set plan = excluded.plan, status = 'active', current_period_end = excluded.current_period_end`;
 }
+
+/**
+ * Disables or re-enables a person. Disabling also signs them out of every browser; their keys, access tokens
+ * and refresh tokens stop working at their next use (the checks read `disabled_at`), nothing is deleted.
+ */
+export async function setUserDisabled(db: Db, userId: string, disabled: boolean): Promise<void> {
+  const [row] = await db`
+    update users set disabled_at = case when ${disabled} then coalesce(disabled_at, now()) end
+     where id = ${userId} returning id`;
+  if (!row) throw notFound(`no user ${userId}`);
+  if (disabled) await db`delete from browser_session_accounts where user_id = ${userId}`;
+}

@@ -8,6 +8,8 @@ export interface AuditEntry {
   at: Date;
   workspaceId: string | null;
   keyId: string | null;
+  /** the OAuth client, for calls made with an access token */
+  clientId?: string | null;
   userId: string | null;
   tool: string;
   outcome: AuditOutcome;
@@ -47,6 +49,7 @@ export function createAuditLog(sql: Sql, log: Logger, opts: AuditOptions = {}): 
       at: e.at,
       workspace_id: e.workspaceId,
       key_id: e.keyId,
+      client_id: e.clientId ?? null,
       user_id: e.userId,
       // The tool name is whatever the client sent (unknown tools too): a NUL in it would fail the whole batch
       // in Postgres, and the batch would be retried forever.
@@ -57,7 +60,18 @@ export function createAuditLog(sql: Sql, log: Logger, opts: AuditOptions = {}): 
     }));
     try {
       await sql`insert into audit_log ${
-        sql(rows, "at", "workspace_id", "key_id", "user_id", "tool", "outcome", "duration_ms", "request_id")
+        sql(
+          rows,
+          "at",
+          "workspace_id",
+          "key_id",
+          "client_id",
+          "user_id",
+          "tool",
+          "outcome",
+          "duration_ms",
+          "request_id",
+        )
       }`;
     } catch (err) {
       // Keep the entries for the next attempt (the database may be briefly away), within the bound.

@@ -20,6 +20,8 @@ export interface Config {
   secretKey: string | undefined;
   registrationRateLimit: RateLimit;
   trustedProxies: string[];
+  /** metadata-document client ids (URLs) starting with one of these may obtain the `workspace` scope */
+  trustedClientIdPrefixes: string[];
   logLevel: LogLevel;
 }
 
@@ -65,6 +67,15 @@ const schema = z.object({
   TRUSTED_PROXIES: z.string().default("").transform((s) =>
     s.split(",").map((p) => p.trim()).filter((p) => p.length > 0)
   ),
+  TRUSTED_CLIENT_ID_PREFIXES: z.string().default("").transform((s) =>
+    s.split(",").map((p) => p.trim()).filter((p) => p.length > 0)
+  ).refine(
+    (list) =>
+      list.every((p) =>
+        /^https:\/\/[^/?#]+\//.test(p) || /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?\//.test(p)
+      ),
+    "must be comma-separated https URL prefixes that include at least the host and a slash, e.g. https://claude.ai/",
+  ),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .default("info"),
 });
@@ -98,6 +109,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     secretKey: e.SECRET_KEY,
     registrationRateLimit: e.REGISTRATION_RATE_LIMIT,
     trustedProxies: e.TRUSTED_PROXIES,
+    trustedClientIdPrefixes: e.TRUSTED_CLIENT_ID_PREFIXES,
     logLevel: e.LOG_LEVEL,
   };
 }
@@ -112,6 +124,7 @@ const NAMES = [
   "SECRET_KEY",
   "REGISTRATION_RATE_LIMIT",
   "TRUSTED_PROXIES",
+  "TRUSTED_CLIENT_ID_PREFIXES",
   "LOG_LEVEL",
 ] as const;
 

@@ -1,4 +1,5 @@
-// POST /mcp: Origin/Host check, x-api-key → caller, then the per-request MCP server over this caller's tools.
+// POST /mcp: Origin/Host check, credential (x-api-key, or an OAuth access token as Bearer) → caller, then the
+// per-request MCP server over this caller's tools.
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { Config } from "../lib/config.ts";
@@ -6,7 +7,15 @@ import type { Sql } from "../lib/db/client.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../lib/db/errors.ts";
 import { errorFields, type Logger } from "../lib/log.ts";
-import { loadCaller } from "../lib/mcp/caller.ts";
+import { type CallerResult, loadCaller } from "../lib/mcp/caller.ts";
+import {
+  type BearerResult,
+  createVerifiedTokenCache,
+  loadBearerCaller,
+  MCP_SCOPE,
+} from "../lib/mcp/bearer.ts";
+import type { KeyStore } from "../lib/oauth/keys.ts";
+import { mcpResourceUrl, protectedResourceMetadataUrl } from "../lib/oauth/metadata.ts";
 import { RPC } from "../lib/mcp/errors.ts";
 import { registryFor } from "../lib/mcp/registry.ts";
 import {
@@ -26,6 +35,8 @@ export interface McpRouteDeps {
   config: Config;
   sql: Sql;
   log: Logger;
+  /** the signing keys, to verify access tokens in-process (shared with the authorization server's routes) */
+  keys: KeyStore;
   /** when given, every tools/call (also refused ones) is recorded there, off the response path */
   audit?: Pick<AuditLog, "record">;
 }
@@ -35,7 +46,6 @@ export interface McpRouteOptions {
   tools?: readonly AnyTool[];
 }
 
-export const WWW_AUTHENTICATE = 'ApiKey realm="mcp", header="x-api-key"';
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** Origins allowed to call from a browser: the issuer's, and its loopback aliases when it is loopback. */
@@ -69,7 +79,61 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
   const origins = allowedOrigins(deps.config.issuer);
   // A loopback issuer means a local server: then only loopback Host names are served (DNS rebinding).
   const loopbackOnly = LOOPBACK.has(new URL(deps.config.issuer).hostname);
+  const resource = mcpResourceUrl(deps.config.issuer);
+  const bearerDeps = {
+    db: deps.sql,
+    keys: deps.keys,
+    issuer: deps.config.issuer,
+    resource,
+    log: deps.log,
+    verified: createVerifiedTokenCache(),
+  };
+  // RFC 6750 §3 / RFC 9728 §5.1: every Bearer challenge points at the resource metadata and names the scope.
+  const metadataParam = `resource_metadata="${protectedResourceMetadataUrl(deps.config.issuer)}"`;
+  const challenge = (extra = "") => `Bearer ${metadataParam}, scope="${MCP_SCOPE}"${extra}`;
   const app = new Hono<AppEnv>();
+
+  /** Which credential the request carries and what it resolved to; a Response when it is refused here. */
+  async function authenticate(c: Context<AppEnv>): Promise<CallerResult | BearerResult | Response> {
+    const apiKey = c.req.header("x-api-key");
+    const authorization = c.req.header("authorization");
+    const bearer = authorization !== undefined && /^bearer\s/i.test(authorization)
+      ? authorization.slice(7).trim()
+      : undefined;
+    if (apiKey && bearer !== undefined) {
+      return json(
+        400,
+        rpcErrorBody(
+          null,
+          RPC.INVALID_REQUEST,
+          "Bad Request: send one credential, either x-api-key or Authorization: Bearer, not both",
+        ),
+      );
+    }
+    if (apiKey) return await loadCaller(deps.sql, apiKey, variant, deps.log);
+    if (bearer !== undefined && bearer !== "") return await loadBearerCaller(bearerDeps, bearer);
+    const message = authorization === undefined || bearer !== undefined
+      ? "missing credentials: send an x-api-key header, or an OAuth access token as Authorization: Bearer"
+      : "unsupported Authorization scheme: use Bearer with an OAuth access token, or an x-api-key header";
+    return json(401, rpcErrorBody(null, RPC.UNAUTHORIZED, message), { "WWW-Authenticate": challenge() });
+  }
+
+  /** The refusal of a credential that was presented but not accepted. */
+  function refusal(result: Exclude<CallerResult | BearerResult, { ok: true }>): Response {
+    if ("error" in result) {
+      // RFC 6750 §3.1: invalid_token is 401, insufficient_scope 403; both with the challenge and its error.
+      const code = result.status === 401 ? RPC.UNAUTHORIZED : RPC.FORBIDDEN;
+      return json(result.status, rpcErrorBody(null, code, result.message), {
+        "WWW-Authenticate": challenge(`, error="${result.error}", error_description="${result.message}"`),
+      });
+    }
+    // An API key that was sent but is wrong, revoked or malformed answers 403 with its reason and no
+    // challenge: every OAuth-capable MCP client starts a browser sign-in on a 401, which would drag a person
+    // who configured a key into an OAuth flow instead of telling them the key is bad (RFC 9110 §15.5.4: the
+    // credentials were understood and are insufficient).
+    const code = result.status === 401 ? RPC.UNAUTHORIZED : RPC.FORBIDDEN;
+    return json(403, rpcErrorBody(null, code, result.message));
+  }
 
   /** DNS-rebinding and cross-site protection; null when the request may proceed. */
   function refuseForeign(c: Context<AppEnv>): Response | null {
@@ -118,7 +182,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
 
     let result;
     try {
-      result = await loadCaller(deps.sql, c.req.header("x-api-key"), variant, deps.log);
+      result = await authenticate(c);
     } catch (err) {
       const requestId = c.get("requestId");
       if (isDatabaseUnavailable(err)) {
@@ -132,13 +196,9 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       deps.log.error("mcp: loading the caller failed", { request_id: requestId, ...errorFields(err) });
       return json(500, rpcErrorBody(null, RPC.INTERNAL_ERROR, `Internal error (request id ${requestId})`));
     }
-    if (!result.ok) {
+    if (result instanceof Response || !result.ok) {
       if (deps.audit) auditRefusedCall(deps.audit, await c.req.text(), c.get("requestId"));
-      const code = result.status === 401 ? RPC.UNAUTHORIZED : RPC.FORBIDDEN;
-      const headers: Record<string, string> = result.status === 401
-        ? { "WWW-Authenticate": WWW_AUTHENTICATE }
-        : {};
-      return json(result.status, rpcErrorBody(null, code, result.message), headers);
+      return result instanceof Response ? result : refusal(result);
     }
 
     // Invalid UTF-8 is refused rather than read with U+FFFD replacements and stored as something else.
@@ -162,6 +222,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
             at: new Date(),
             workspaceId: caller.workspaceId,
             keyId: caller.keyId,
+            clientId: caller.clientId ?? null,
             userId: caller.userId ?? null,
             tool,
             outcome,
@@ -214,6 +275,7 @@ function auditRefusedCall(audit: Pick<AuditLog, "record">, body: string, request
       at: new Date(),
       workspaceId: null,
       keyId: null,
+      clientId: null,
       userId: null,
       tool: typeof params?.name === "string" ? params.name : "",
       outcome: "denied",

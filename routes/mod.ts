@@ -4,6 +4,8 @@ import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import type { Logger } from "../lib/log.ts";
 import type { AuditLog } from "../lib/audit.ts";
+import type { DocumentSource } from "../lib/oauth/client_directory.ts";
+import { createKeyStore, type KeyStore } from "../lib/oauth/keys.ts";
 import {
   limitBody,
   notFound,
@@ -26,6 +28,10 @@ export interface AppDeps {
   secretKey: string;
   /** the tool server's audit trail; main.ts passes one, tests may leave it out */
   audit?: AuditLog;
+  /** signing keys; by default one cache per app, shared by the authorization server and /mcp */
+  keys?: KeyStore;
+  /** where Client ID Metadata Documents come from; by default fetched over the network (SSRF-guarded) */
+  documents?: DocumentSource;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -37,9 +43,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.onError(onError(deps.log));
   app.notFound(notFound);
 
+  // One key cache per app instance: keys are imported once and refreshed from the database periodically.
+  const keys = deps.keys ?? createKeyStore(deps.sql, deps.secretKey);
   app.route("/", createHealthRoutes(deps));
-  app.route("/", createOAuthRoutes(deps));
-  app.route("/", createMcpRoutes(deps));
+  app.route("/", createOAuthRoutes({ ...deps, keys }));
+  app.route("/", createMcpRoutes({ ...deps, keys }));
   app.route("/", createAccountKeysRoutes(deps));
   return app;
 }

@@ -8,7 +8,7 @@ import type { AppEnv } from "../lib/http/types.ts";
 import { authenticateClient, readClientCredentials, usedBasic } from "../lib/oauth/clients.ts";
 import { OAuthError } from "../lib/oauth/errors.ts";
 import { exchangeCode, grantActive, refreshGrant, revokeToken, type TokenDeps } from "../lib/oauth/grants.ts";
-import { authorizationServerMetadata } from "../lib/oauth/metadata.ts";
+import { authorizationServerMetadata, protectedResourceMetadata } from "../lib/oauth/metadata.ts";
 import { hit } from "../lib/oauth/rate_limit.ts";
 import { registerClient } from "../lib/oauth/registration.ts";
 import { parseResource } from "../lib/oauth/resource.ts";
@@ -71,7 +71,8 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const open = cors({
     origin: "*",
     allowMethods: ["GET", "POST"],
-    allowHeaders: ["Authorization", "Content-Type"],
+    // MCP clients send MCP-Protocol-Version on every discovery request, so browsers preflight it.
+    allowHeaders: ["Authorization", "Content-Type", "MCP-Protocol-Version"],
     maxAge: 600,
   });
   for (
@@ -93,6 +94,15 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     c.header("Cache-Control", "public, max-age=3600");
     return c.json(metadata);
   });
+
+  // RFC 9728: the tool server's metadata, at the path-suffixed location and at the root (MCP clients try both).
+  const resourceMetadata = protectedResourceMetadata(issuer);
+  for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
+    app.get(path, (c) => {
+      c.header("Cache-Control", "public, max-age=3600");
+      return c.json(resourceMetadata);
+    });
+  }
 
   app.get("/oauth/jwks", async (c) => {
     // Short cache: after a rotation, verifiers see the new key within five minutes (and refetch on unknown kid).
@@ -138,7 +148,7 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       if (form.grant_type !== "authorization_code" && form.grant_type !== "refresh_token") {
         throw new OAuthError("unsupported_grant_type", `grant_type ${form.grant_type} is not supported`);
       }
-      const client = await authenticateClient(deps.sql, creds);
+      const client = await authenticateClient(deps.clients.find, creds);
       if (form.grant_type === "authorization_code") {
         return c.json(
           await exchangeCode(tokenDeps, client, {
@@ -171,7 +181,7 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     try {
       const form = parseWith(RevokeForm, await readForm(c));
       const client = await authenticateClient(
-        deps.sql,
+        deps.clients.find,
         readClientCredentials(c.req.header("authorization"), form),
       );
       if (!form.token) throw new OAuthError("invalid_request", "token is required");

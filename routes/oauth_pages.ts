@@ -15,7 +15,10 @@ import {
   sealTicket,
   type Ticket,
 } from "../lib/oauth/authorize.ts";
-import { type Client, getClient } from "../lib/oauth/clients.ts";
+import type { Client } from "../lib/oauth/clients.ts";
+import { OAuthError } from "../lib/oauth/errors.ts";
+import { mcpResourceUrl } from "../lib/oauth/metadata.ts";
+import { parsePlace, type Place, placeAllowed, placeOptions } from "../lib/oauth/workspace_choice.ts";
 import { redirectHost, saveConsent } from "../lib/oauth/consent.ts";
 import { issueCode } from "../lib/oauth/grants.ts";
 import { describeScopes } from "../lib/oauth/scopes.ts";
@@ -46,6 +49,7 @@ const PageForm = z.object({
   email: str(320),
   password: str(1024),
   decision: str(10),
+  place: str(100),
 });
 type PageForm = z.infer<typeof PageForm>;
 
@@ -127,9 +131,10 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     sessionId: string,
     userId: string,
     authTime: Date,
+    place: Place | null,
   ) {
     await useAccount(sql, sessionId, userId);
-    const code = await issueCode(sql, ticket.req, userId, authTime);
+    const code = await issueCode(sql, ticket.req, userId, authTime, place);
     return backToClient(c, ticket, { code });
   }
 
@@ -148,7 +153,14 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
           }[step.error],
         });
       case "issue":
-        return await issue(c, ticket, session!.sessionId, step.account.userId, step.account.authTime);
+        return await issue(
+          c,
+          ticket,
+          session!.sessionId,
+          step.account.userId,
+          step.account.authTime,
+          step.place,
+        );
       case "signin": {
         const sealed = await sealTicket(deps.secretKey, ticket);
         const others = (session?.accounts.length ?? 0) > 0 && ticket.addAccount;
@@ -181,6 +193,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
           userId: step.account.userId,
           freshLogin: ticket.freshLogin,
         });
+        const resource = ticket.req.resource;
         return render(
           c,
           ConsentPage({
@@ -190,8 +203,14 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
             clientUri: client.clientUri,
             redirectHost: redirectHost(ticket.req.redirectUri),
             selfRegistered: client.selfRegistered,
+            metadataHost: client.metadataDocument ? new URL(client.clientId).host : null,
             account: step.account,
             scopes: await describeScopes(sql, ticket.req.scopes),
+            places: ticket.req.scopes.includes("workspace")
+              ? await placeOptions(sql, step.account.userId)
+              : undefined,
+            // Tokens for anything but Portico's own tool server go elsewhere: the person should know where.
+            audience: resource !== undefined && resource !== mcpResourceUrl(issuer) ? resource : undefined,
           }),
         );
       }
@@ -199,7 +218,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   }
 
   app.get("/oauth/authorize", async (c) => {
-    const parsed = await parseAuthorizeRequest(sql, new URL(c.req.url).searchParams, issuer);
+    const parsed = await parseAuthorizeRequest(sql, deps.clients, new URL(c.req.url).searchParams, issuer);
     if (parsed.kind === "page_error") return errorPage(c, parsed.title, parsed.message);
     if (parsed.kind === "redirect_error") {
       return c.redirect(
@@ -219,7 +238,14 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   async function ticketAndClient(sealed: unknown): Promise<{ ticket: Ticket; client: Client } | null> {
     const ticket = await openTicket(deps.secretKey, sealed);
     if (!ticket) return null;
-    const client = await getClient(sql, ticket.req.clientId);
+    let client: Client | undefined;
+    try {
+      client = await deps.clients.get(ticket.req.clientId);
+    } catch (err) {
+      // A metadata document that stopped validating mid-flow: the request cannot go on.
+      if (err instanceof OAuthError) return null;
+      throw err;
+    }
     return client ? { ticket, client } : null;
   }
 
@@ -253,13 +279,14 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const found = await ticketAndClient(form.ticket);
     if (!found) return expired(c);
     const { ticket } = found;
-    return await orUnavailable(c, ticket, () => consent(c, ticket, form.decision));
+    return await orUnavailable(c, ticket, () => consent(c, ticket, form.decision, form.place));
   });
 
   async function consent(
     c: Context<AppEnv>,
     ticket: Ticket,
     decision: string | undefined,
+    placeField: string | undefined,
   ): Promise<Response> {
     const session = await readBrowserSession(sql, c, issuer);
     const account = session?.accounts.find((a) => a.userId === ticket.userId);
@@ -273,8 +300,20 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
         error_description: "the person denied the request",
       });
     }
-    await saveConsent(sql, account.userId, ticket.req.clientId, ticket.req.scopes);
-    return await issue(c, ticket, session.sessionId, account.userId, account.authTime);
+    let place: Place | null = null;
+    if (ticket.req.scopes.includes("workspace")) {
+      // The place must be one this person may grant now (a forged or stale form value is refused here).
+      place = parsePlace(placeField);
+      if (!place || !(await placeAllowed(sql, account.userId, place))) {
+        return errorPage(
+          c,
+          "Choose a workspace",
+          "The workspace you chose is not one you belong to. Go back, reload the page and choose again.",
+        );
+      }
+    }
+    await saveConsent(sql, account.userId, ticket.req.clientId, ticket.req.scopes, place);
+    return await issue(c, ticket, session.sessionId, account.userId, account.authTime, place);
   }
 
   app.get("/signin", async (c) => {

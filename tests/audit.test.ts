@@ -131,7 +131,7 @@ Deno.test("audit log: the full app records one row per tools/call and per refuse
     await callFails(app, f.keys.owner, "get_project", { projectId: "not-a-uuid" }, "invalid_input");
     const unknownKey = `pak_${"A".repeat(43)}`;
     const refused = await rpc(app, unknownKey, "tools/call", { name: "list_projects", arguments: {} });
-    assert.equal(refused.status, 401);
+    assert.equal(refused.status, 403);
     await rpc(app, f.keys.owner, "tools/list"); // not a tools/call: no row
     await audit.flush();
     const rows = await db.sql`

@@ -1,5 +1,13 @@
-// The consent page: who is asking (name, redirect host, self-registered or not), what each scope means, Allow/Deny.
+// The consent page: who is asking (name, redirect host, self-registered or not), what each scope means, where
+// its tokens go, the workspace it will act in (for `workspace`), Allow/Deny.
 import { Layout } from "./layout.tsx";
+
+export interface PlaceChoice {
+  value: string;
+  workspaceName: string;
+  companyName: string | null;
+  role: string;
+}
 
 export interface ConsentProps {
   csrf: string;
@@ -8,8 +16,14 @@ export interface ConsentProps {
   clientUri: string | null;
   redirectHost: string;
   selfRegistered: boolean;
+  /** the host serving the app's Client ID Metadata Document, when its client_id is a URL */
+  metadataHost: string | null;
   account: { email: string; name: string };
   scopes: Array<{ scope: string; text: string }>;
+  /** the workspaces (and companies) the person may let the app act in; present when `workspace` is asked */
+  places?: PlaceChoice[];
+  /** where the app's tokens are meant to be used, when that is not Portico's own tool server */
+  audience?: string;
 }
 
 export function ConsentPage(props: ConsentProps) {
@@ -23,7 +37,9 @@ export function ConsentPage(props: ConsentProps) {
         {props.account.name ? `${props.account.name} (${props.account.email})` : props.account.email}
       </p>
       <p>
-        {props.clientName} will be sent back to <strong>{props.redirectHost}</strong>. {props.selfRegistered
+        {props.clientName} will be sent back to <strong>{props.redirectHost}</strong>. {props.metadataHost
+          ? `This application is described by ${props.metadataHost}; Portico has not reviewed it. `
+          : props.selfRegistered
           ? "This application registered itself; Portico has not reviewed it. Only allow it if you trust it."
           : "This application was registered by the operator of this service."}
         {props.clientUri && (
@@ -36,12 +52,38 @@ export function ConsentPage(props: ConsentProps) {
       <ul class="scopes">
         {props.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{s.text}</li>)}
       </ul>
+      {props.audience && (
+        <p data-audience={props.audience}>
+          Its access will be used at <strong>{props.audience}</strong>, a service other than Portico.
+        </p>
+      )}
       <p class="muted">You can disconnect it at any time under Connected apps.</p>
       <form method="post" action="/oauth/authorize/consent">
         <input type="hidden" name="csrf" value={props.csrf} />
         <input type="hidden" name="ticket" value={props.ticket} />
+        {props.places !== undefined && props.places.length > 0 && (
+          <fieldset class="places">
+            <legend>Where may it act as you?</legend>
+            {props.places.map((p, i) => (
+              <label key={p.value}>
+                <input type="radio" name="place" value={p.value} checked={i === 0} required />{" "}
+                {p.companyName === null
+                  ? <>{p.workspaceName} (as {p.role}, every company you can see)</>
+                  : <>{p.workspaceName}, only {p.companyName}</>}
+              </label>
+            ))}
+          </fieldset>
+        )}
+        {props.places !== undefined && props.places.length === 0 && (
+          <p class="notice">
+            You are not a member of any workspace, so there is nothing {props.clientName}{" "}
+            could use. You can only deny this request.
+          </p>
+        )}
         <div class="actions">
-          <button type="submit" name="decision" value="allow">Allow</button>
+          {(props.places === undefined || props.places.length > 0) && (
+            <button type="submit" name="decision" value="allow">Allow</button>
+          )}
           <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
         </div>
       </form>

@@ -41,6 +41,9 @@ ul.accounts button { width: 100%; text-align: left; background: var(--bg); color
 ul.accounts .name { display: block; font-weight: 600; }
 ul.scopes li { padding: .5rem 0; border-bottom: 1px solid var(--line); }
 ul.apps li { padding: .75rem 0; border-bottom: 1px solid var(--line); }
+fieldset.places { border: 1px solid var(--line); border-radius: 8px; padding: .5rem .9rem; margin: 0 0 1rem; }
+fieldset.places legend { font-weight: 600; padding: 0 .25rem; }
+fieldset.places label { font-weight: 400; margin: .35rem 0; }
 code { font-size: .9em; word-break: break-all; }
 footer { margin: 1rem 0; font-size: .85rem; color: var(--muted); display: flex; gap: 1rem; flex-wrap: wrap; }
 `;

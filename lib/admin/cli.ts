@@ -6,7 +6,8 @@ import { createAgent, createUser, subscribeAgent, unlockAgent } from "../account
 import { addMember, createCompany, createWorkspace } from "../workspace/workspaces.ts";
 import { MODULES } from "../workspace/modules.ts";
 import { type ApiKeyKind, createApiKey, revokeApiKey } from "../api_keys.ts";
-import { type AuthMethod, createClient } from "../oauth/clients.ts";
+import { type AuthMethod, createClient, setClientTrusted } from "../oauth/clients.ts";
+import { setUserDisabled } from "../accounts.ts";
 import { rotateSigningKey } from "../oauth/keys.ts";
 import { isKnownScope } from "../oauth/scope_names.ts";
 import { recentAudit } from "../audit.ts";
@@ -26,6 +27,8 @@ interface Command {
   usage: string;
   options: Record<string, Option>;
   required: string[];
+  /** an option that may also be given as the one positional argument (`client trust pcl_…`) */
+  positional?: string;
   run(v: Values, io: AdminIo): Promise<Record<string, unknown>>;
 }
 
@@ -186,6 +189,39 @@ const COMMANDS: Record<string, Command> = {
         : { client_id: created.clientId, client_secret: created.clientSecret };
     },
   },
+  "client trust": {
+    usage:
+      "client trust <client_id>  (a self-registered or metadata-document client may then obtain workspace)",
+    options: { id: S },
+    required: ["id"],
+    positional: "id",
+    run: (v, io) => setTrust(io, str(v, "id"), true),
+  },
+  "client untrust": {
+    usage: "client untrust <client_id>  (ends its grants that carry workspace)",
+    options: { id: S },
+    required: ["id"],
+    positional: "id",
+    run: (v, io) => setTrust(io, str(v, "id"), false),
+  },
+  "user disable": {
+    usage: "user disable --id U  (no sign-in, no refresh; keys and tokens stop at the next /mcp request)",
+    options: { id: S },
+    required: ["id"],
+    run: async (v, io) => {
+      await setUserDisabled(io.sql, requireUuid(str(v, "id"), "id"), true);
+      return { ok: true };
+    },
+  },
+  "user enable": {
+    usage: "user enable --id U",
+    options: { id: S },
+    required: ["id"],
+    run: async (v, io) => {
+      await setUserDisabled(io.sql, requireUuid(str(v, "id"), "id"), false);
+      return { ok: true };
+    },
+  },
   "audit list": {
     usage: "audit list [--workspace W] [--limit N]  (newest first; default 50, at most 1000)",
     options: { workspace: S, limit: S },
@@ -209,6 +245,13 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+async function setTrust(io: AdminIo, clientId: string, trusted: boolean): Promise<Record<string, unknown>> {
+  if (!(await setClientTrusted(io.sql, clientId, trusted))) {
+    throw new AppError("not_found", `no client ${clientId}`);
+  }
+  return { client_id: clientId, trusted };
+}
+
 export function usage(): string {
   return ["usage: deno task admin <command> [--json]", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)]
     .join("\n");
@@ -231,12 +274,20 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   }
   let values: Values;
   try {
-    values = parseArgs({
+    const parsed = parseArgs({
       args: argv.slice(2),
       options: { ...command.options, json: B },
       strict: true,
-      allowPositionals: false,
-    }).values as Values;
+      allowPositionals: command.positional !== undefined,
+    });
+    values = parsed.values as Values;
+    if (parsed.positionals.length > 1) throw new UsageError("too many arguments");
+    if (command.positional && parsed.positionals.length === 1) {
+      if (values[command.positional] !== undefined) {
+        throw new UsageError(`give ${command.positional} once, as --${command.positional} or positionally`);
+      }
+      values[command.positional] = parsed.positionals[0];
+    }
     const missing = command.required.filter((r) => values[r] === undefined);
     if (missing.length) throw new UsageError(`missing --${missing.join(", --")}`);
   } catch (err) {

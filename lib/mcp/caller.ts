@@ -1,4 +1,5 @@
 // x-api-key → Caller: key, workspace, member, role and role overrides in one query; rule 1 (key binding).
+// The Bearer way in (lib/mcp/bearer.ts) builds the same Caller through `callerFrom`.
 import type { ApiKeyKind } from "../api_keys.ts";
 import { API_KEY_PREFIX } from "../api_keys.ts";
 import type { McpVariant } from "../config.ts";
@@ -12,8 +13,14 @@ import { allowedAreas, type Area } from "./permissions.ts";
 /** Who is calling, derived from the API key once per request. Immutable. */
 export interface Caller {
   workspaceId: string;
-  keyId: string;
+  /** the API key used; null for an OAuth access token */
+  keyId: string | null;
+  /** `user` for an OAuth access token: a person, external to the product (variant B) */
   keyKind: ApiKeyKind;
+  /** the OAuth client acting, for an access token */
+  clientId?: string;
+  /** the OAuth grant behind the access token (rate limits and audit group by it) */
+  grantId?: string;
   /** the person the key acts as; absent for `workspace` keys */
   userId?: string;
   /** the member's role; null for `workspace` keys, which act for the workspace */
@@ -50,6 +57,7 @@ interface KeyRow {
   role: string | null;
   company_ids: string[] | null;
   overrides: Record<string, string[]> | null;
+  user_disabled: boolean;
 }
 
 /** Loads the caller for a raw x-api-key value; a stale last_used_at is refreshed in the background. */
@@ -74,6 +82,8 @@ export async function loadCaller(
              or k.last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS})) as stale,
            w.modules,
            m.user_id is not null as is_member, m.role, m.company_ids,
+           coalesce((select u.disabled_at is not null from users u where u.id = k.user_id), false)
+             as user_disabled,
            (select json_object_agg(rp.area, rp.roles) from role_permissions rp
              where rp.workspace_id = k.workspace_id) as overrides
       from api_keys k
@@ -89,20 +99,56 @@ export async function loadCaller(
   if (row.user_id && !row.is_member) {
     return { ok: false, status: 401, message: "the key's user is no longer a member of its workspace" };
   }
+  if (row.user_disabled) return { ok: false, status: 401, message: "the key's user is disabled" };
   if (row.stale) touchLastUsed(db, row.id, log);
-  const role = row.role && isRole(row.role) ? row.role : null;
-  const caller: Caller = {
-    workspaceId: row.workspace_id,
-    keyId: row.id,
-    keyKind: row.kind,
-    role,
-    modules: row.modules,
-    areas: allowedAreas(role, row.overrides ?? {}),
+  return {
+    ok: true,
+    caller: callerFrom({
+      workspaceId: row.workspace_id,
+      keyId: row.id,
+      keyKind: row.kind,
+      userId: row.user_id,
+      role: row.role,
+      modules: row.modules,
+      companyIds: row.company_ids,
+      companyScope: row.company_id,
+      overrides: row.overrides,
+    }),
   };
-  if (row.user_id) caller.userId = row.user_id;
-  if (row.company_ids) caller.companyIds = row.company_ids;
-  if (row.company_id) caller.companyScope = row.company_id;
-  return { ok: true, caller: Object.freeze(caller) };
+}
+
+/** What a credential resolved to, as read from the database; `callerFrom` turns it into the frozen Caller. */
+export interface CallerFacts {
+  workspaceId: string;
+  keyId: string | null;
+  keyKind: ApiKeyKind;
+  userId: string | null;
+  role: string | null;
+  modules: string[];
+  companyIds: string[] | null;
+  companyScope: string | null;
+  overrides: Record<string, string[]> | null;
+  clientId?: string;
+  grantId?: string;
+}
+
+/** The one place a Caller is built, whichever way the request came in. */
+export function callerFrom(f: CallerFacts): Caller {
+  const role = f.role && isRole(f.role) ? f.role : null;
+  const caller: Caller = {
+    workspaceId: f.workspaceId,
+    keyId: f.keyId,
+    keyKind: f.keyKind,
+    role,
+    modules: f.modules,
+    areas: allowedAreas(role, f.overrides ?? {}),
+  };
+  if (f.userId) caller.userId = f.userId;
+  if (f.companyIds) caller.companyIds = f.companyIds;
+  if (f.companyScope) caller.companyScope = f.companyScope;
+  if (f.clientId) caller.clientId = f.clientId;
+  if (f.grantId) caller.grantId = f.grantId;
+  return Object.freeze(caller);
 }
 
 /**

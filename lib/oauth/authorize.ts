@@ -2,13 +2,16 @@
 // ticket, and decide the next step (sign in, choose an account, consent, or issue a code).
 import type { Db } from "../db/client.ts";
 import { open, seal } from "../secret_box.ts";
-import { type Client, getClient, redirectUriAllowed } from "./clients.ts";
+import { type Client, redirectUriAllowed } from "./clients.ts";
+import type { ClientDirectory } from "./client_directory.ts";
 import { OAuthError, type OAuthErrorCode } from "./errors.ts";
+import { mcpResourceUrl } from "./metadata.ts";
 import { isValidChallenge } from "./pkce.ts";
 import { parseResource } from "./resource.ts";
-import { resolveScopes } from "./scopes.ts";
+import { resolveScopes, WorkspaceNotAllowed } from "./scopes.ts";
 import type { BrowserSession, SessionAccount } from "./sessions.ts";
-import { consentCovers } from "./consent.ts";
+import { rememberedConsent } from "./consent.ts";
+import type { Place } from "./workspace_choice.ts";
 
 export type Prompt = "none" | "login" | "consent" | "select_account";
 const PROMPTS = new Set<string>(["none", "login", "consent", "select_account"]);
@@ -85,6 +88,7 @@ function single(params: URLSearchParams, name: string): string | undefined | nul
 
 export async function parseAuthorizeRequest(
   db: Db,
+  clients: ClientDirectory,
   params: URLSearchParams,
   issuer: string,
 ): Promise<ParsedAuthorize> {
@@ -92,7 +96,17 @@ export async function parseAuthorizeRequest(
   if (!clientId) {
     return { kind: "page_error", title: "Unknown application", message: "The request names no client_id." };
   }
-  const client = await getClient(db, clientId);
+  let client: Client | undefined;
+  try {
+    client = await clients.get(clientId);
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    return {
+      kind: "page_error",
+      title: "Unknown application",
+      message: `The application's metadata document at ${clientId} cannot be used: ${err.description}.`,
+    };
+  }
   if (!client) {
     return {
       kind: "page_error",
@@ -172,9 +186,25 @@ export async function parseAuthorizeRequest(
     resource = parseResource(params.getAll("resource"), issuer);
     scopes = await resolveScopes(db, client, single(params, "scope") ?? undefined);
   } catch (err) {
+    // A self-registered app asking for `workspace` without the operator's approval: the person is told here,
+    // in one trip, instead of the app receiving an error it would answer by starting over (RFC 9700 §4.11.2
+    // also advises against redirecting for clients nobody has vouched for).
+    if (err instanceof WorkspaceNotAllowed && client.selfRegistered) {
+      return {
+        kind: "page_error",
+        title: "This app needs an operator's approval",
+        message:
+          `${client.name} asks to use your workspace tools. Apps that registered themselves may do that ` +
+          "only once an operator of this Portico has approved them. Ask your operator to run: " +
+          `deno task admin client trust ${client.clientId}`,
+      };
+    }
     if (err instanceof OAuthError) return fail(err.error, err.description);
     throw err;
   }
+  // `workspace` is for the tool server alone: a request that names no resource gets a token for /mcp, which is
+  // what it can be used for (clients following MCP 2025-06-18 send resource anyway).
+  if (resource === undefined && scopes.includes("workspace")) resource = mcpResourceUrl(issuer);
   return {
     kind: "ok",
     client,
@@ -199,7 +229,7 @@ export type Step =
   | { kind: "signin"; email?: string }
   | { kind: "choose"; accounts: SessionAccount[] }
   | { kind: "consent"; account: SessionAccount }
-  | { kind: "issue"; account: SessionAccount }
+  | { kind: "issue"; account: SessionAccount; place: Place | null }
   | { kind: "error"; error: "login_required" | "account_selection_required" | "consent_required" };
 
 export async function nextStep(db: Db, ticket: Ticket, session: BrowserSession | null): Promise<Step> {
@@ -229,12 +259,13 @@ export async function nextStep(db: Db, ticket: Ticket, session: BrowserSession |
   ) {
     return none ? { kind: "error", error: "login_required" } : { kind: "signin", email: account.email };
   }
-  if (
-    req.prompt.includes("consent") || !(await consentCovers(db, account.userId, req.clientId, req.scopes))
-  ) {
+  const remembered = req.prompt.includes("consent")
+    ? { covers: false as const }
+    : await rememberedConsent(db, account.userId, req.clientId, req.scopes);
+  if (!remembered.covers) {
     return none ? { kind: "error", error: "consent_required" } : { kind: "consent", account };
   }
-  return { kind: "issue", account };
+  return { kind: "issue", account, place: remembered.place };
 }
 
 /** The client's redirect URI with response parameters added (RFC 9207 `iss` always). */

@@ -91,9 +91,13 @@ export interface Client {
   logoUri: string | null;
   contacts: string[];
   createdAt: Date;
+  /** the operator approved this self-registered client for `workspace` (or its metadata URL is trusted) */
+  trusted: boolean;
+  /** the client_id is the URL of a Client ID Metadata Document */
+  metadataDocument: boolean;
 }
 
-interface ClientRow {
+export interface ClientRow {
   client_id: string;
   secret_hash: string | null;
   name: string;
@@ -105,10 +109,11 @@ interface ClientRow {
   logo_uri: string | null;
   contacts: string[];
   self_registered: boolean;
+  trusted: boolean;
   created_at: Date | string;
 }
 
-function toClient(r: ClientRow): Client {
+export function toClient(r: ClientRow): Client {
   return {
     clientId: r.client_id,
     name: r.name,
@@ -122,21 +127,54 @@ function toClient(r: ClientRow): Client {
     logoUri: r.logo_uri,
     contacts: r.contacts,
     createdAt: new Date(r.created_at),
+    trusted: r.trusted,
+    metadataDocument: !r.client_id.startsWith("pcl_"),
   };
 }
 
-async function clientRow(db: Db, clientId: string): Promise<ClientRow | undefined> {
+/** The columns of a client row, in one place for every reader. */
+export function clientColumns(db: Db) {
+  return db`client_id, secret_hash, name, redirect_uris, grant_types, scopes, token_endpoint_auth_method,
+            client_uri, logo_uri, contacts, self_registered, trusted, created_at`;
+}
+
+/** A registered client's row (ids `pcl_…`); undefined for anything else. */
+export async function registeredClientRow(db: Db, clientId: string): Promise<ClientRow | undefined> {
   if (!/^pcl_[A-Za-z0-9_-]{1,100}$/.test(clientId)) return undefined;
   const [row] = await db<ClientRow[]>`
-    select client_id, secret_hash, name, redirect_uris, grant_types, scopes, token_endpoint_auth_method,
-           client_uri, logo_uri, contacts, self_registered, created_at
-    from oauth_clients where client_id = ${clientId}`;
+    select ${clientColumns(db)} from oauth_clients where client_id = ${clientId}`;
   return row;
 }
 
+/** A registered client (`pcl_…`); metadata-document clients are found through client_directory.ts. */
 export async function getClient(db: Db, clientId: string): Promise<Client | undefined> {
-  const row = await clientRow(db, clientId);
+  const row = await registeredClientRow(db, clientId);
   return row ? toClient(row) : undefined;
+}
+
+/** Looks up a client by id, with its secret hash: how the endpoints find clients (see client_directory.ts). */
+export type ClientFinder = (clientId: string) => Promise<ClientRow | undefined>;
+
+/**
+ * Sets or clears the operator's trust in a self-registered client (`admin client trust|untrust`). Withdrawing
+ * trust also ends the client's grants that carry `workspace` (their tokens stop at the next /mcp request).
+ */
+export async function setClientTrusted(db: Db, clientId: string, trusted: boolean): Promise<boolean> {
+  const rows = await db`
+    update oauth_clients set trusted = ${trusted} where client_id = ${clientId} returning client_id`;
+  if (rows.length === 0) return false;
+  if (!trusted) {
+    await db`
+      with ended as (
+        update oauth_grants g set revoked_at = now()
+          from oauth_clients c
+         where g.client_id = ${clientId} and c.client_id = g.client_id and c.self_registered
+           and 'workspace' = any(g.scopes) and g.revoked_at is null
+        returning g.id)
+      update oauth_refresh_tokens set revoked_at = now()
+       where family_id in (select id from ended) and revoked_at is null`;
+  }
+  return true;
 }
 
 /**
@@ -220,10 +258,19 @@ export function readClientCredentials(
  * (Basic or in the body: both secret methods are accepted whatever was registered); public clients send only
  * their client_id and must not send a secret.
  */
-export async function authenticateClient(db: Db, creds: ClientCredentials): Promise<Client> {
+export async function authenticateClient(find: ClientFinder, creds: ClientCredentials): Promise<Client> {
   const basic = creds.via === "basic";
   if (!creds.clientId) throw invalidClient("client authentication is required (client_id missing)", basic);
-  const row = await clientRow(db, creds.clientId);
+  let row: ClientRow | undefined;
+  try {
+    row = await find(creds.clientId);
+  } catch (err) {
+    // A metadata document that cannot be fetched or is invalid: the client cannot be identified.
+    if (err instanceof OAuthError && err.error === "invalid_client") {
+      throw invalidClient(err.description, basic);
+    }
+    throw err;
+  }
   if (!row) {
     // Spend a comparison anyway so unknown ids and wrong secrets take the same time.
     safeEqual(sha256Hex(creds.clientSecret ?? ""), "0".repeat(64));

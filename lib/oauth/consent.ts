@@ -1,26 +1,49 @@
 // Remembered consent per person and client, and the "connected apps" list and revocation behind /account/apps.
 import type { Db, Sql } from "../db/client.ts";
+import { type Place, placeAllowed } from "./workspace_choice.ts";
 
-/** True when the person already approved every one of `scopes` for this client. */
-export async function consentCovers(
+/** A remembered approval that covers a request, with the place chosen then (`workspace` requests only). */
+export type RememberedConsent = { covers: false } | { covers: true; place: Place | null };
+
+/**
+ * Whether the person already approved every one of `scopes` for this client. A request for `workspace` is
+ * covered only while the workspace chosen then is still within the person's reach; otherwise they choose again.
+ */
+export async function rememberedConsent(
   db: Db,
   userId: string,
   clientId: string,
   scopes: string[],
-): Promise<boolean> {
-  const [row] = await db<{ scopes: string[] }[]>`
-    select scopes from oauth_consents where user_id = ${userId} and client_id = ${clientId}`;
-  if (!row) return false;
-  return scopes.every((s) => row.scopes.includes(s));
+): Promise<RememberedConsent> {
+  const [row] = await db<{ scopes: string[]; workspace_id: string | null; company_id: string | null }[]>`
+    select scopes, workspace_id, company_id
+      from oauth_consents where user_id = ${userId} and client_id = ${clientId}`;
+  if (!row || !scopes.every((s) => row.scopes.includes(s))) return { covers: false };
+  if (!scopes.includes("workspace")) return { covers: true, place: null };
+  if (!row.workspace_id) return { covers: false };
+  const place = { workspaceId: row.workspace_id, companyId: row.company_id };
+  return (await placeAllowed(db, userId, place)) ? { covers: true, place } : { covers: false };
 }
 
-/** Remembers an approval; scopes add up with earlier approvals for the same client. */
-export async function saveConsent(db: Db, userId: string, clientId: string, scopes: string[]): Promise<void> {
+/**
+ * Remembers an approval; scopes add up with earlier approvals for the same client. A new place replaces the
+ * remembered one.
+ */
+export async function saveConsent(
+  db: Db,
+  userId: string,
+  clientId: string,
+  scopes: string[],
+  place: Place | null,
+): Promise<void> {
   await db`
-    insert into oauth_consents (user_id, client_id, scopes)
-    values (${userId}, ${clientId}, ${scopes})
+    insert into oauth_consents (user_id, client_id, scopes, workspace_id, company_id)
+    values (${userId}, ${clientId}, ${scopes}, ${place?.workspaceId ?? null}, ${place?.companyId ?? null})
     on conflict (user_id, client_id) do update
       set scopes = (select array_agg(distinct s) from unnest(oauth_consents.scopes || excluded.scopes) s),
+          workspace_id = coalesce(excluded.workspace_id, oauth_consents.workspace_id),
+          company_id = case when excluded.workspace_id is null then oauth_consents.company_id
+                            else excluded.company_id end,
           granted_at = now()`;
 }
 

@@ -8,22 +8,33 @@ import { OAuthError } from "./errors.ts";
 import type { KeyStore } from "./keys.ts";
 import { isValidVerifier, verifierMatches } from "./pkce.ts";
 import { splitScope } from "./scopes.ts";
-import { signAccessToken, signIdToken, verifyAccessToken } from "./tokens.ts";
+import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken, signIdToken, verifyAccessToken } from "./tokens.ts";
 import type { AuthzRequest } from "./authorize.ts";
+import type { Place } from "./workspace_choice.ts";
 
 export const CODE_TTL_SECONDS = 60;
 export const REFRESH_TTL_CONFIDENTIAL_SECONDS = 30 * 24 * 3600;
 export const REFRESH_TTL_PUBLIC_SECONDS = 7 * 24 * 3600;
 
-/** Stores a new single-use code for an approved request; returns the code (only its hash is kept). */
-export async function issueCode(db: Db, req: AuthzRequest, userId: string, authTime: Date): Promise<string> {
+/**
+ * Stores a new single-use code for an approved request; returns the code (only its hash is kept). `place` is
+ * the workspace chosen on consent, for requests with `workspace`.
+ */
+export async function issueCode(
+  db: Db,
+  req: AuthzRequest,
+  userId: string,
+  authTime: Date,
+  place: Place | null = null,
+): Promise<string> {
   const code = randomToken("pco_");
   await db`
     insert into oauth_codes (code_hash, client_id, user_id, redirect_uri, scopes, resource, nonce,
-                             code_challenge, auth_time, expires_at)
+                             code_challenge, auth_time, expires_at, workspace_id, company_id)
     values (${sha256Hex(code)}, ${req.clientId}, ${userId}, ${req.redirectUri}, ${req.scopes},
             ${req.resource ?? null}, ${req.nonce ?? null}, ${req.codeChallenge}, ${authTime},
-            now() + make_interval(secs => ${CODE_TTL_SECONDS}))`;
+            now() + make_interval(secs => ${CODE_TTL_SECONDS}), ${place?.workspaceId ?? null},
+            ${place?.companyId ?? null})`;
   // Old codes are kept a day past expiry so a late replay still revokes what the code produced; then swept.
   if (Math.random() < 0.01) await db`delete from oauth_codes where expires_at < now() - interval '1 day'`;
   return code;
@@ -122,7 +133,7 @@ async function mintTokens(
   const out: TokenResponse = {
     access_token: accessToken,
     token_type: "Bearer",
-    expires_in: 3600,
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
     scope: input.scopes.join(" "),
   };
   if (input.refreshToken) out.refresh_token = input.refreshToken;
@@ -149,6 +160,8 @@ interface CodeRow {
   code_challenge: string;
   auth_time: Date | string;
   live: boolean;
+  workspace_id: string | null;
+  company_id: string | null;
 }
 
 /** grant_type=authorization_code. A code is consumed by its first presentation, valid or not. */
@@ -173,7 +186,7 @@ export async function exchangeCode(
       update oauth_codes set consumed_at = now()
       where code_hash = ${codeHash} and consumed_at is null
       returning client_id, user_id, redirect_uri, scopes, resource, nonce, code_challenge, auth_time,
-                expires_at > now() as live`;
+                expires_at > now() as live, workspace_id, company_id`;
     if (!row) {
       // Unknown, or presented before: a replay means the code leaked, so what it produced is revoked too —
       // after this transaction, which may hold the code's row lock (see revokeLater).
@@ -200,8 +213,9 @@ export async function exchangeCode(
       return { ok: false, error: err as OAuthError };
     }
     const [grant] = await tx<{ id: string }[]>`
-      insert into oauth_grants (client_id, user_id, code_hash, scopes, resource)
-      values (${client.clientId}, ${row.user_id}, ${codeHash}, ${row.scopes}, ${resource})
+      insert into oauth_grants (client_id, user_id, code_hash, scopes, resource, workspace_id, company_id)
+      values (${client.clientId}, ${row.user_id}, ${codeHash}, ${row.scopes}, ${resource}, ${row.workspace_id},
+              ${row.company_id})
       returning id`;
     const refreshToken = ttl === undefined ? undefined : await insertRefreshToken(tx, {
       familyId: grant.id,
@@ -257,9 +271,10 @@ export async function refreshGrant(
   const outcome = await deps.sql.begin(async (tx): Promise<Outcome> => {
     const [row] = await tx<RefreshRow[]>`
       update oauth_refresh_tokens rt set rotated_at = now()
-      from oauth_grants g
+      from oauth_grants g, users u
       where rt.token_hash = ${tokenHash} and rt.client_id = ${client.clientId} and g.id = rt.family_id
         and rt.rotated_at is null and rt.revoked_at is null and g.revoked_at is null and rt.expires_at > now()
+        and u.id = rt.user_id and u.disabled_at is null
       returning rt.family_id, rt.user_id, rt.scopes, rt.resource, rt.auth_time`;
     const invalid = {
       ok: false as const,

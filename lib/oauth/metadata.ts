@@ -1,5 +1,27 @@
-// Discovery metadata (RFC 8414 and OpenID Connect Discovery), built once from the issuer.
+// Discovery metadata (RFC 8414 and OpenID Connect Discovery; RFC 9728 for /mcp), built once from the issuer.
 import { SCOPES_SUPPORTED } from "./scopes.ts";
+
+/** The tool server's resource identifier: the `aud` of tokens it accepts (RFC 8707 / RFC 9728). */
+export function mcpResourceUrl(issuer: string): string {
+  return `${issuer}/mcp`;
+}
+
+/** Where the tool server's protected resource metadata lives (RFC 9728 §3.1: well-known + resource path). */
+export function protectedResourceMetadataUrl(issuer: string): string {
+  const u = new URL(issuer);
+  return `${u.origin}/.well-known/oauth-protected-resource${u.pathname.replace(/\/+$/, "")}/mcp`;
+}
+
+/** RFC 9728 metadata of /mcp: which authorization server issues its tokens and which scope it needs. */
+export function protectedResourceMetadata(issuer: string): Record<string, unknown> {
+  return {
+    resource: mcpResourceUrl(issuer),
+    authorization_servers: [issuer],
+    scopes_supported: ["workspace"],
+    bearer_methods_supported: ["header"],
+    resource_name: "Portico workspace tools",
+  };
+}
 
 export function authorizationServerMetadata(issuer: string): Record<string, unknown> {
   return {
@@ -43,5 +65,7 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     resource_indicators_supported: true,
+    // MCP 2025-11-25: an https URL may be used as client_id (Client ID Metadata Documents).
+    client_id_metadata_document_supported: true,
   };
 }

@@ -7,8 +7,12 @@ import { agentOfScope, isKnownScope, OPERATOR_ONLY_SCOPES } from "./scope_names.
 export const DEFAULT_SCOPES = ["openid", "profile"];
 /** What a self-registered client may ask for when it registered no `scope`. */
 export const DEFAULT_REGISTERED_SCOPES = ["openid", "profile", "agent.purchase"];
-/** Everything discovery advertises (agent.chat:<id> stands for one scope per agent). */
-export const SCOPES_SUPPORTED = ["openid", "profile", "agent.purchase", "workspace", "offline_access"];
+/**
+ * What discovery advertises. Generic clients (mcp-remote among them) ask for every advertised scope, so only
+ * scopes a general-purpose client may sensibly want are listed; `agent.purchase` and `agent.chat:<id>` exist
+ * and are documented, but an app must ask for them by name.
+ */
+export const SCOPES_SUPPORTED = ["openid", "profile", "workspace", "offline_access"];
 
 export function splitScope(scope: string | undefined): string[] {
   return [...new Set((scope ?? "").split(" ").filter((s) => s.length > 0))];
@@ -17,10 +21,14 @@ export function splitScope(scope: string | undefined): string[] {
 /**
  * Whether the client may receive `scope`. Fixed scopes must be registered. `agent.chat:<id>` is allowed when
  * the client registered that exact scope, or registered no agent.chat scope at all (then any agent, since the
- * consent page names the agent and the person decides). `workspace` is for operator-registered clients only.
+ * consent page names the agent and the person decides). `workspace` is for operator-registered clients that
+ * registered it, and for self-registered clients the operator trusts (admin client trust, or a metadata
+ * document URL under TRUSTED_CLIENT_ID_PREFIXES).
  */
 export function clientMayHave(client: Client, scope: string): boolean {
-  if (OPERATOR_ONLY_SCOPES.has(scope) && client.selfRegistered) return false;
+  if (OPERATOR_ONLY_SCOPES.has(scope)) {
+    return client.selfRegistered ? client.trusted : client.scopes.includes(scope);
+  }
   if (agentOfScope(scope)) {
     const registered = client.scopes.filter((s) => agentOfScope(s));
     return registered.length === 0 || registered.some((s) => s.toLowerCase() === scope.toLowerCase());
@@ -46,6 +54,11 @@ export async function resolveScopes(
     const missing = agentIds.find((a) => !found.has(a));
     if (missing) throw new OAuthError("invalid_scope", `unknown agent ${missing} in agent.chat:${missing}`);
   }
+  // Dropping `workspace` silently would hand out a token /mcp refuses, and the client would loop through
+  // sign-in; a refusal that names the rule ends it (lib/oauth/authorize.ts shows it as a page to the person).
+  for (const s of asked) {
+    if (OPERATOR_ONLY_SCOPES.has(s) && !clientMayHave(client, s)) throw new WorkspaceNotAllowed(client);
+  }
   // offline_access is accepted and ignored: refresh tokens depend on the client's registered grant types.
   const granted = asked
     .filter((s) => s !== "offline_access")
@@ -55,6 +68,19 @@ export async function resolveScopes(
     throw new OAuthError("invalid_scope", "none of the requested scopes is available to this client");
   }
   return [...new Set(granted)];
+}
+
+/** An app asked for `workspace` without being allowed it; says what the operator must do. */
+export class WorkspaceNotAllowed extends OAuthError {
+  constructor(readonly client: Client) {
+    super(
+      "invalid_scope",
+      client.selfRegistered
+        ? "the workspace scope needs an operator's approval of this application " +
+          `(deno task admin client trust ${client.clientId})`
+        : "this client is not registered for the workspace scope",
+    );
+  }
 }
 
 /** Plain-language meanings for the consent page; agent names come from the database. */
@@ -88,7 +114,9 @@ export async function describeScopes(
       case "workspace":
         return {
           scope,
-          text: "Read and change your workspace data (projects, tasks, clients, invoices and more)",
+          text:
+            "Use your workspace tools as you: read and change projects, tasks, clients, invoices and more " +
+            "in the workspace you choose below",
         };
       default:
         return { scope, text: scope };

@@ -97,7 +97,7 @@ Deno.test({
       assert.equal(await mcpStatus(mcpUrl, key), 200);
       await page.getByRole("button", { name: "Revoke Browser key" }).first().click();
       await page.getByRole("status").filter({ hasText: "revoked" }).waitFor();
-      assert.equal(await mcpStatus(mcpUrl, key), 401);
+      assert.equal(await mcpStatus(mcpUrl, key), 403);
     } finally {
       await browser.close();
       await server.shutdown();

@@ -14,6 +14,7 @@ import { LATEST_PROTOCOL_VERSION } from "../../lib/mcp/server.ts";
 import { MODULES, type Role } from "../../lib/workspace/modules.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { createMcpRoutes, type McpRouteDeps } from "../../routes/mcp.ts";
+import { createKeyStore } from "../../lib/oauth/keys.ts";
 import { TEST_SECRET, testApp } from "./app.ts";
 
 export type Variant = "A" | "B";
@@ -129,7 +130,11 @@ export function mcpApp(
   const log = opts.log ?? silentLogger;
   const app = new Hono<AppEnv>();
   app.use("*", requestContext(log));
-  app.route("/", createMcpRoutes({ config, sql, log, audit: opts.audit }, { tools: opts.tools ?? TOOLS }));
+  const keys = createKeyStore(sql, TEST_SECRET);
+  app.route(
+    "/",
+    createMcpRoutes({ config, sql, log, keys, audit: opts.audit }, { tools: opts.tools ?? TOOLS }),
+  );
   return app;
 }
 

@@ -101,7 +101,7 @@ Deno.test("revoke an own key: it stops working on the next request", async () =>
   });
   assert.equal(res.status, 303);
   assert.equal(res.headers.get("location"), "/account/keys?revoked=1");
-  assert.equal((await rpc(app, value, "tools/list")).status, 401);
+  assert.equal((await rpc(app, value, "tools/list")).status, 403);
   assert.match(await page(b), /revoked/);
 });
 
@@ -123,7 +123,7 @@ Deno.test("a member cannot revoke someone else's key; an admin sees and revokes 
   assert.ok(!ahtml.includes(await keyId(f.other.key)), "not another workspace's");
   const r2 = await admin.post("/account/keys/revoke", { csrf: field(ahtml, "csrf")!, key_id: victimId });
   assert.equal(r2.headers.get("location"), "/account/keys?revoked=1");
-  assert.equal((await rpc(app, victim, "ping")).status, 401);
+  assert.equal((await rpc(app, victim, "ping")).status, 403);
   // nor across workspaces, even for an admin
   const r3 = await admin.post("/account/keys/revoke", {
     csrf: field(ahtml, "csrf")!,

@@ -8,7 +8,8 @@ const db = await freshDatabase();
 const f = await buildFixture(db.sql);
 const appA = mcpApp(db.sql, "A");
 const appB = mcpApp(db.sql, "B");
-const WWW = 'ApiKey realm="mcp", header="x-api-key"';
+const BEARER_CHALLENGE =
+  'Bearer resource_metadata="http://localhost:8000/.well-known/oauth-protected-resource/mcp", scope="workspace"';
 const init = (v: string) => ({
   protocolVersion: v,
   capabilities: {},
@@ -204,20 +205,38 @@ Deno.test("a loopback server refuses a foreign Host (DNS rebinding); loopback ho
   );
 });
 
-async function assertUnauthorized(app: typeof appA, key: string | null, message: RegExp) {
+/** No credential at all: 401 with the RFC 9728 Bearer challenge, so OAuth-capable clients can sign in. */
+async function assertChallenged(app: typeof appA, key: string | null) {
   const r = await rpc(app, key, "tools/list");
   assert.equal(r.status, 401);
-  assert.equal(r.headers.get("www-authenticate"), WWW);
+  assert.equal(r.headers.get("www-authenticate"), BEARER_CHALLENGE);
+  assert.equal(r.body.jsonrpc, "2.0");
+  assert.equal(r.body.id, null);
+  assert.equal(r.body.error.code, -32001);
+  assert.match(
+    r.body.error.message,
+    /^missing credentials: send an x-api-key header, or an OAuth access token/,
+  );
+}
+
+/**
+ * A key that was sent and refused: 403 with the reason and no challenge at all, so an OAuth-capable client does
+ * not start a sign-in in place of telling the person their key is bad.
+ */
+async function assertUnauthorized(app: typeof appA, key: string | null, message: RegExp) {
+  const r = await rpc(app, key, "tools/list");
+  assert.equal(r.status, 403);
+  assert.equal(r.headers.get("www-authenticate"), null);
   assert.equal(r.body.jsonrpc, "2.0");
   assert.equal(r.body.id, null);
   assert.equal(r.body.error.code, -32001);
   assert.match(r.body.error.message, message);
 }
 
-Deno.test("auth failures → 401 JSON-RPC error with id null and WWW-Authenticate, in both variants", async () => {
+Deno.test("no credential → 401 with the Bearer challenge; a refused key → 403 with its reason, both variants", async () => {
   for (const app of [appA, appB]) {
-    await assertUnauthorized(app, null, /missing x-api-key/);
-    await assertUnauthorized(app, "", /missing x-api-key/);
+    await assertChallenged(app, null);
+    await assertChallenged(app, "");
     await assertUnauthorized(app, "not-a-key", /malformed/);
     await assertUnauthorized(app, "pak_short", /malformed/);
     await assertUnauthorized(app, `pak_${"A".repeat(43)}`, /unknown API key/);
@@ -232,7 +251,7 @@ Deno.test("a revoked key stops working on the next request", async () => {
   await assertUnauthorized(appA, key, /revoked/);
 });
 
-Deno.test("a key whose user left the workspace → 401", async () => {
+Deno.test("a key whose user left the workspace → 403 with the reason", async () => {
   const { users, key } = f;
   const k = await key({ user: users.manager });
   await db

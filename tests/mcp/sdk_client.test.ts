@@ -128,11 +128,11 @@ Deno.test("SDK client, variant B: a workspace key connects and sees the Projects
   }
 });
 
-Deno.test("SDK client: refused keys fail the connection (401 unknown, 403 legacy workspace key in A)", async () => {
+Deno.test("SDK client: refused keys fail the connection with 403 (unknown, revoked, legacy workspace key in A)", async () => {
   for (
     const [variant, key, status] of [
-      ["A", `pak_${"x".repeat(43)}`, 401],
-      ["B", f.keys.revoked, 401],
+      ["A", `pak_${"x".repeat(43)}`, 403],
+      ["B", f.keys.revoked, 403],
       ["A", f.keys.workspace, 403],
     ] as const
   ) {
@@ -183,12 +183,12 @@ async function callText(client: Client_, name: string, args: Record<string, unkn
 const names = async (client: Client_) =>
   (await client.listTools()).tools.map((t: { name: string }) => t.name);
 
-Deno.test("SDK client: missing and malformed keys fail the connection with 401", async () => {
-  for (const key of ["", "pak_nope"]) {
+Deno.test("SDK client: a missing key fails with 401 (challenge), a malformed one with 403", async () => {
+  for (const [key, status] of [["", 401], ["pak_nope", 403]] as const) {
     const c = connect("A", key);
     try {
       await assert.rejects(c.client.connect(c.transport));
-      assert.equal(c.seen[0].status, 401);
+      assert.equal(c.seen[0].status, status);
     } finally {
       await c.close();
     }

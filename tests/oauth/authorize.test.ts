@@ -165,19 +165,19 @@ Deno.test("authorization endpoint", async (t) => {
       );
     });
 
-    await t.step("workspace for a self-registered client: dropped, and alone → invalid_scope", async () => {
-      assertRedirectError(
-        await new Browser(app).get(params(client, { scope: "workspace" })),
-        "invalid_scope",
-      );
-      const browser = new Browser(app);
-      const redirect = await authorizeThrough(
-        browser,
-        params(client, { scope: "openid workspace" }),
-        ctx.user.email,
-      );
-      assert.ok(redirect.searchParams.get("code"));
-    });
+    await t.step(
+      "workspace for an untrusted self-registered client: a page naming the operator's command",
+      async () => {
+        for (const scope of ["workspace", "openid workspace"]) {
+          const res = await new Browser(app).get(params(client, { scope }));
+          assert.equal(res.status, 400);
+          assert.equal(res.headers.get("location"), null);
+          const html = await res.text();
+          assert.match(html, /This app needs an operator(&#39;|')s approval/);
+          assert.ok(html.includes(`deno task admin client trust ${client.client_id}`));
+        }
+      },
+    );
 
     await t.step("malformed resource → invalid_target", async () => {
       assertRedirectError(

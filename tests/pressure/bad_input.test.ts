@@ -319,7 +319,7 @@ Deno.test("/mcp: malformed messages, content types, batches, invalid UTF-8, nest
     await t.step("API keys made of metacharacters are malformed, not looked up", async () => {
       for (const k of [`pak_' or '1'='1`, "pak_" + "x".repeat(10_000), "<script>", "pak_%00"]) {
         const res = await postMcp(app, k, { jsonrpc: "2.0", id: 1, method: "ping" });
-        await expectRpc(res, 401, -32001, `key ${k.slice(0, 20)}`);
+        await expectRpc(res, 403, -32001, `key ${k.slice(0, 20)}`);
       }
     });
 

@@ -8,6 +8,7 @@ import type { AppEnv } from "../../lib/http/types.ts";
 import { silentLogger } from "../../lib/log.ts";
 import type { KeyStore } from "../../lib/oauth/keys.ts";
 import { createOAuthApiRoutes } from "../../routes/oauth_api.ts";
+import { createClientDirectory } from "../../lib/oauth/client_directory.ts";
 import { Hono } from "hono";
 import { TEST_SECRET, testApp } from "../helpers/app.ts";
 import { DATABASE_URL, freshDatabase, type TestDb } from "../helpers/db.ts";
@@ -521,7 +522,14 @@ Deno.test({
       app.onError(onError(silentLogger));
       app.route(
         "/",
-        createOAuthApiRoutes({ config, sql: db.sql, log: silentLogger, secretKey: TEST_SECRET, keys }),
+        createOAuthApiRoutes({
+          config,
+          sql: db.sql,
+          log: silentLogger,
+          secretKey: TEST_SECRET,
+          keys,
+          clients: createClientDirectory(db.sql),
+        }),
       );
       const client = await registerPublic(app);
       const b64 = (o: unknown) =>

@@ -1,0 +1,170 @@
+// Authorization: Bearer → Caller: an RFC 9068 access token of this server, checked in-process (signature, exp,
+// iss, typ, aud = {ISSUER}/mcp, scope workspace), then one SQL query: grant live + the workspace chosen on
+// consent + member + role + overrides + the person not disabled. Revocation bites on the next request.
+import { sha256Hex } from "../crypto.ts";
+import type { Db } from "../db/client.ts";
+import { isDatabaseUnavailable } from "../db/errors.ts";
+import { errorFields, type Logger } from "../log.ts";
+import type { KeyStore } from "../oauth/keys.ts";
+import { type AccessTokenClaims, verifyAccessToken } from "../oauth/tokens.ts";
+import { type Caller, callerFrom, LAST_USED_RESOLUTION_SECONDS } from "./caller.ts";
+
+/** The scope a token needs at /mcp. */
+export const MCP_SCOPE = "workspace";
+
+export type BearerResult =
+  | { ok: true; caller: Caller }
+  | { ok: false; status: 401; error: "invalid_token"; message: string }
+  | { ok: false; status: 403; error: "insufficient_scope"; message: string };
+
+export interface BearerDeps {
+  db: Db;
+  keys: KeyStore;
+  issuer: string;
+  /** the resource URL tokens must be issued for: `{ISSUER}/mcp` */
+  resource: string;
+  log: Logger;
+  /** verified-signature cache; one per app instance */
+  verified: VerifiedTokenCache;
+}
+
+/**
+ * Tokens whose signature was already verified, by SHA-256 of the token, until they expire. Only the signature
+ * is cached: whether the grant is still live is asked of the database on every request.
+ */
+export interface VerifiedTokenCache {
+  get(hash: string): AccessTokenClaims | undefined;
+  set(hash: string, claims: AccessTokenClaims): void;
+}
+
+export function createVerifiedTokenCache(maxEntries = 10_000): VerifiedTokenCache {
+  const map = new Map<string, AccessTokenClaims>();
+  return {
+    get(hash) {
+      const claims = map.get(hash);
+      if (!claims) return undefined;
+      if (claims.exp * 1000 <= Date.now()) {
+        map.delete(hash);
+        return undefined;
+      }
+      // Recently used entries move to the end; the oldest are evicted first.
+      map.delete(hash);
+      map.set(hash, claims);
+      return claims;
+    },
+    set(hash, claims) {
+      if (map.size >= maxEntries) map.delete(map.keys().next().value!);
+      map.set(hash, claims);
+    },
+  };
+}
+
+const invalid = (message: string): BearerResult => ({
+  ok: false,
+  status: 401,
+  error: "invalid_token",
+  message,
+});
+
+// A JWT is three base64url parts; anything else (or something absurdly long) is not worth parsing.
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const MAX_TOKEN_LENGTH = 8_000;
+
+interface GrantRow {
+  user_id: string;
+  client_id: string;
+  live: boolean;
+  workspace_id: string | null;
+  company_id: string | null;
+  disabled: boolean;
+  stale: boolean;
+  modules: string[] | null;
+  is_member: boolean;
+  role: string | null;
+  company_ids: string[] | null;
+  overrides: Record<string, string[]> | null;
+}
+
+/** Loads the caller for a raw Bearer token value. */
+export async function loadBearerCaller(deps: BearerDeps, token: string): Promise<BearerResult> {
+  if (token.length > MAX_TOKEN_LENGTH || !JWT_SHAPE.test(token)) {
+    return invalid("the access token is malformed");
+  }
+  const hash = sha256Hex(token);
+  let claims = deps.verified.get(hash);
+  if (!claims) {
+    try {
+      claims = await verifyAccessToken(deps.keys, deps.issuer, token);
+    } catch (err) {
+      // Loading keys may need the database: an outage is a 503 upstream, not a bad token.
+      if (isDatabaseUnavailable(err)) throw err;
+      return invalid("the access token is invalid or expired");
+    }
+    deps.verified.set(hash, claims);
+  }
+  const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  if (!audiences.includes(deps.resource)) {
+    return invalid(`the access token is not for this resource (its audience must be ${deps.resource})`);
+  }
+  if (!claims.scope.split(" ").includes(MCP_SCOPE)) {
+    return {
+      ok: false,
+      status: 403,
+      error: "insufficient_scope",
+      message: `the access token lacks the ${MCP_SCOPE} scope`,
+    };
+  }
+  const grantId = claims.grant_id;
+  if (!grantId || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(grantId)) {
+    return invalid("the access token names no grant");
+  }
+  // One round trip: the grant, the person, the workspace chosen on consent, the member row and overrides.
+  const [row] = await deps.db<GrantRow[]>`
+    select g.user_id, g.client_id, g.revoked_at is null as live, g.workspace_id, g.company_id,
+           u.disabled_at is not null as disabled,
+           (g.last_used_at is null
+             or g.last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS})) as stale,
+           w.modules,
+           m.user_id is not null as is_member, m.role, m.company_ids,
+           (select json_object_agg(rp.area, rp.roles) from role_permissions rp
+             where rp.workspace_id = g.workspace_id) as overrides
+      from oauth_grants g
+      join users u on u.id = g.user_id
+      left join workspaces w on w.id = g.workspace_id
+      left join workspace_members m on m.workspace_id = g.workspace_id and m.user_id = g.user_id
+     where g.id = ${grantId}`;
+  if (!row || row.user_id !== claims.sub || row.client_id !== claims.client_id) {
+    return invalid("the access token's grant does not exist");
+  }
+  if (!row.live) return invalid("the access token was revoked");
+  if (row.disabled) return invalid("the account is disabled");
+  if (!row.workspace_id || !row.modules) return invalid("the grant is not bound to a workspace");
+  if (!row.is_member) return invalid("the person is no longer a member of the workspace chosen on consent");
+  if (row.stale) touchGrant(deps.db, grantId, deps.log);
+  return {
+    ok: true,
+    caller: callerFrom({
+      workspaceId: row.workspace_id,
+      keyId: null,
+      keyKind: "user",
+      userId: row.user_id,
+      role: row.role,
+      modules: row.modules,
+      companyIds: row.company_ids,
+      companyScope: row.company_id,
+      overrides: row.overrides,
+      clientId: row.client_id,
+      grantId,
+    }),
+  };
+}
+
+/** Fire-and-forget, at most once per resolution window per grant (as for API keys). */
+function touchGrant(db: Db, grantId: string, log: Logger): void {
+  db`
+    update oauth_grants set last_used_at = now()
+     where id = ${grantId}
+       and (last_used_at is null
+            or last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}))`
+    .then(() => {}, (err) => log.warn("grant last_used_at update failed", errorFields(err)));
+}
