@@ -5,7 +5,7 @@ import { AppError } from "../errors.ts";
 import { type AuthMethod, createClient, GRANT_TYPES, redirectUriProblem } from "./clients.ts";
 import { OAuthError } from "./errors.ts";
 import { isKnownScope, OPERATOR_ONLY_SCOPES } from "./scope_names.ts";
-import { DEFAULT_REGISTERED_SCOPES, splitScope } from "./scopes.ts";
+import { DEFAULT_REGISTERED_SCOPES, DEFAULT_SCOPES, splitScope } from "./scopes.ts";
 
 const httpUrl = z.string().max(2000).refine((s) => {
   try {
@@ -64,8 +64,12 @@ export async function registerClient(db: Db, body: unknown): Promise<Registratio
   const unknown = scopes.find((s) => !isKnownScope(s));
   if (unknown) throw new OAuthError("invalid_client_metadata", `scope: unknown scope ${unknown}`);
   // Operator-only scopes are dropped without an error (RFC 7591 §3.2.1 lets the server change metadata).
-  scopes = scopes.map((s) => s.toLowerCase().startsWith("agent.chat:") ? s.toLowerCase() : s)
-    .filter((s) => !OPERATOR_ONLY_SCOPES.has(s));
+  const asked = scopes.map((s) => s.toLowerCase().startsWith("agent.chat:") ? s.toLowerCase() : s);
+  scopes = asked.filter((s) => !OPERATOR_ONLY_SCOPES.has(s));
+  // MCP clients register with the scope of /mcp's challenge (`workspace` alone, SEP-835): they get the default
+  // `openid profile` instead of an error, so the authorization request that follows either reaches consent
+  // (the operator trusts the client) or shows the person the operator-approval page — not a failed connect.
+  if (scopes.length === 0 && asked.length > 0) scopes = [...DEFAULT_SCOPES];
   if (scopes.length === 0) {
     throw new OAuthError(
       "invalid_client_metadata",

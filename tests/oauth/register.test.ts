@@ -51,6 +51,21 @@ Deno.test("dynamic client registration", async (t) => {
       assert.deepEqual(row.scopes, ["openid", "profile"]);
     });
 
+    await t.step(
+      "`workspace` alone (how MCP clients register) gets openid profile, not an error",
+      async () => {
+        // The MCP SDK registers with the scope of /mcp's challenge; a refusal here would end its connect with an
+        // error instead of the operator-approval page (tests/e2e/mcp_oauth.test.ts drives that flow).
+        const res = await register(app, { scope: "workspace" });
+        assert.equal(res.status, 201);
+        const body = await res.json();
+        assert.equal(body.scope, "openid profile");
+        const [row] = await ctx.db.sql<{ scopes: string[]; self_registered: boolean; trusted: boolean }[]>`
+        select scopes, self_registered, trusted from oauth_clients where client_id = ${body.client_id}`;
+        assert.deepEqual(row, { scopes: ["openid", "profile"], self_registered: true, trusted: false });
+      },
+    );
+
     await t.step("invalid redirect URIs → 400 invalid_redirect_uri naming the field", async () => {
       for (
         const uris of [
@@ -83,7 +98,7 @@ Deno.test("dynamic client registration", async (t) => {
         [{ grant_types: ["refresh_token"] }, /grant_types/],
         [{ response_types: ["token"] }, /response_types/],
         [{ scope: "openid superpowers" }, /scope/],
-        [{ scope: "workspace" }, /scope/],
+        [{ scope: "" }, /scope/],
         [{ client_uri: "ftp://example.com" }, /client_uri/],
       ];
       for (const [body, field] of cases) {
