@@ -543,7 +543,7 @@ function httpUrlOrNull(value: unknown, field: string, httpsOnly: boolean): strin
 const SPOOFING_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 /** Validates a fetched document the way registration validates a request, plus the draft's public-client rules. */
-export function validateMetadataDocument(clientId: string, json: unknown): MetadataDocument {
+function validateMetadataDocument(clientId: string, json: unknown): MetadataDocument {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new Refusal("the document must be a JSON object");
   }
