@@ -16,7 +16,7 @@ import { loadCaller } from "../lib/mcp/caller.ts";
 import { registryFor } from "../lib/mcp/registry.ts";
 import { LATEST_PROTOCOL_VERSION } from "../lib/mcp/server.ts";
 import { createClient } from "../lib/oauth/clients.ts";
-import { ensureSigningKey, type KeyStore } from "../lib/oauth/keys.ts";
+import { createKeyStore, ensureSigningKey, type KeyStore } from "../lib/oauth/keys.ts";
 import { signAccessToken, signIdToken } from "../lib/oauth/tokens.ts";
 import { TOOLS } from "../tools/mod.ts";
 import { buildFixture } from "../tests/helpers/mcp.ts";
@@ -413,6 +413,8 @@ interface Seed {
   refreshTokens: string[];
   /** tools in the owner's tools/list */
   toolCount: number;
+  /** OAuth grants of the owner bound to the workspace (as consent stores them), and the key to sign with */
+  bearer: { clientId: string; userId: string; grantIds: string[]; signing: { kid: string; key: CryptoKey } };
 }
 
 async function seed(sql: Sql, chains: number): Promise<Seed> {
@@ -467,6 +469,23 @@ async function seed(sql: Sql, chains: number): Promise<Seed> {
     refreshTokens.push(token);
   }
   await ensureSigningKey(sql, SECRET);
+  // Bearer callers: the owner through an operator MCP client, one grant per key (as many distinct tokens).
+  const mcpClient = await createClient(sql, {
+    name: "Bench OAuth MCP client",
+    redirectUris: ["http://127.0.0.1:8976/callback"],
+    confidential: false,
+    scopes: ["workspace"],
+    grantTypes: ["authorization_code", "refresh_token"],
+    selfRegistered: false,
+  });
+  const grantIds: string[] = [];
+  for (let i = 0; i < KEYS; i++) {
+    const [g] = await sql<{ id: string }[]>`
+      insert into oauth_grants (client_id, user_id, scopes, workspace_id)
+      values (${mcpClient.clientId}, ${f.users.owner}, ${["workspace"]}, ${f.workspaceId}) returning id`;
+    grantIds.push(g.id);
+  }
+  const signing = await createKeyStore(sql, SECRET).signing();
   const owner = await loadCaller(sql, f.keys.owner, "A", silentLogger);
   if (!owner.ok) throw new Error("the seeded owner key was refused");
   return {
@@ -475,6 +494,7 @@ async function seed(sql: Sql, chains: number): Promise<Seed> {
     clientSecret: client.clientSecret!,
     refreshTokens,
     toolCount: registryFor(TOOLS, "A").view(owner.caller).tools.size,
+    bearer: { clientId: mcpClient.clientId, userId: f.users.owner, grantIds, signing },
   };
 }
 
@@ -490,18 +510,30 @@ const CALL = (id: number) =>
     params: { name: "list_projects", arguments: {} },
   });
 
-/** An MCP step over the seeded keys; the first answer of each server is checked in full, the rest by size. */
-function mcpStep(port: number, keys: string[], body: string, check: (json: unknown) => string | null): Step {
-  const requests = keys.map((key) =>
-    httpRequest("POST", port, "/mcp", {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": LATEST_PROTOCOL_VERSION,
-      "x-api-key": key,
-    }, body)
+/**
+ * An MCP step over the seeded credentials (API keys, or "Bearer <token>" values); the first answer of each server
+ * is checked in full, the rest by size.
+ */
+function mcpStep(
+  port: number,
+  credentials: string[] | Promise<string[]>,
+  body: string,
+  check: (json: unknown) => string | null,
+): Step {
+  const built = Promise.resolve(credentials).then((creds) =>
+    creds.map((cred) =>
+      httpRequest("POST", port, "/mcp", {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": LATEST_PROTOCOL_VERSION,
+        ...(cred.startsWith("Bearer ") ? { Authorization: cred } : { "x-api-key": cred }),
+      }, body)
+    )
   );
+  let requests: Uint8Array[] | undefined;
   let expected = -1;
   return async (conn, _worker, seq) => {
+    requests ??= await built;
     const a = await conn.request(requests[seq % requests.length]);
     if (a.status !== 200) throw new Error(`HTTP ${a.status}: ${decoder.decode(a.body.subarray(0, 300))}`);
     if (expected < 0) {
@@ -513,6 +545,23 @@ function mcpStep(port: number, keys: string[], body: string, check: (json: unkno
     }
     return a.body.length;
   };
+}
+
+/** Access tokens for the server on `port` (its issuer is its own origin), one per seeded grant. */
+function bearerTokens(port: number, s: Seed): Promise<string[]> {
+  const issuer = `http://127.0.0.1:${port}`;
+  const keys = { signing: () => Promise.resolve(s.bearer.signing) } as KeyStore;
+  return Promise.all(s.bearer.grantIds.map(async (grantId) =>
+    `Bearer ${await signAccessToken(keys, {
+      issuer,
+      userId: s.bearer.userId,
+      audience: `${issuer}/mcp`,
+      clientId: s.bearer.clientId,
+      scopes: ["workspace"],
+      grantId,
+      authTime: new Date(),
+    })}`
+  ));
 }
 
 // deno-lint-ignore no-explicit-any
@@ -653,6 +702,7 @@ const list = "/mcp tools/list";
 const refresh = "/oauth/token refresh";
 const jwks = "/oauth/jwks";
 const PORTICO = "Portico";
+const PORTICO_BEARER = "Portico, OAuth access token (Bearer)";
 const sdkImpl = "(a) SDK McpServer per request";
 const bareImpl = "(b) bare Deno.serve + postgres.js";
 const BARE_REFRESH = "(b) bare: same SQL + 2 signatures";
@@ -698,6 +748,14 @@ function ratios(rows: Row[], signOne: Row, signMany: Row): string {
       "×",
     );
   }
+  // A Bearer token costs at most its signature check more than a key (issue 12): verified signatures are cached.
+  add(
+    "/mcp tools/call with an OAuth token vs with an API key",
+    find(call, PORTICO_BEARER),
+    find(call, PORTICO),
+    null,
+    "%",
+  );
   // The signing ceiling: the faster of one and many in flight, and the cheaper CPU per pair of the two.
   const signatures: Row = {
     ...signOne,
@@ -795,6 +853,11 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<Row[]> {
         endpoint: call,
         impls: [
           { mode: "portico", impl: PORTICO, step: (p) => mcpStep(p, s.ownerKeys, CALL(2), checkProjects) },
+          {
+            mode: "portico",
+            impl: PORTICO_BEARER,
+            step: (p) => mcpStep(p, bearerTokens(p, s), CALL(2), checkProjects),
+          },
           { mode: "mcp_sdk", impl: sdkImpl, step: (p) => mcpStep(p, s.ownerKeys, CALL(2), checkProjects) },
           { mode: "bare", impl: bareImpl, step: (p) => mcpStep(p, s.ownerKeys, CALL(2), checkProjects) },
         ],

@@ -2,7 +2,12 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../lib/http/types.ts";
 import type { KeyStore } from "../lib/oauth/keys.ts";
-import { type ClientDirectory, createClientDirectory } from "../lib/oauth/client_directory.ts";
+import {
+  type ClientDirectory,
+  createClientDirectory,
+  type DocumentSource,
+} from "../lib/oauth/client_directory.ts";
+import { createMetadataDocumentFetcher, isMetadataDocumentUrl } from "../lib/oauth/client_metadata.ts";
 import type { AppDeps } from "./mod.ts";
 import { createAccountRoutes } from "./account.ts";
 import { createOAuthApiRoutes } from "./oauth_api.ts";
@@ -15,7 +20,7 @@ export interface OAuthRouteDeps extends AppDeps {
 
 export function createOAuthRoutes(deps: AppDeps & { keys: KeyStore }): Hono<AppEnv> {
   const clients = createClientDirectory(deps.sql, {
-    documents: deps.documents,
+    documents: deps.documents ?? networkDocuments(deps.config.issuer),
     trustedPrefixes: deps.config.trustedClientIdPrefixes,
   });
   const full: OAuthRouteDeps = { ...deps, clients };
@@ -24,4 +29,13 @@ export function createOAuthRoutes(deps: AppDeps & { keys: KeyStore }): Hono<AppE
   app.route("/", createOAuthPageRoutes(full));
   app.route("/", createAccountRoutes(full));
   return app;
+}
+
+/** Client ID Metadata Documents fetched over the network, SSRF-guarded and cached (lib/oauth/client_metadata.ts). */
+function networkDocuments(issuer: string): DocumentSource {
+  const fetcher = createMetadataDocumentFetcher({ issuer });
+  return {
+    accepts: (clientId) => isMetadataDocumentUrl(clientId, issuer),
+    get: (clientId) => fetcher.get(clientId),
+  };
 }

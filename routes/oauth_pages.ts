@@ -204,6 +204,10 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
             redirectHost: redirectHost(ticket.req.redirectUri),
             selfRegistered: client.selfRegistered,
             metadataHost: client.metadataDocument ? new URL(client.clientId).host : null,
+            // MCP 2025-11-25 security considerations: anyone can publish a document whose redirects go to
+            // the person's own machine, so such an app gets a warning to check it was started there.
+            loopbackOnly: client.metadataDocument &&
+              client.redirectUris.every((u) => /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/.test(u)),
             account: step.account,
             scopes: await describeScopes(sql, ticket.req.scopes),
             places: ticket.req.scopes.includes("workspace")

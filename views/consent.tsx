@@ -18,6 +18,8 @@ export interface ConsentProps {
   selfRegistered: boolean;
   /** the host serving the app's Client ID Metadata Document, when its client_id is a URL */
   metadataHost: string | null;
+  /** a metadata-document app that returns only to this computer (localhost) */
+  loopbackOnly?: boolean;
   account: { email: string; name: string };
   scopes: Array<{ scope: string; text: string }>;
   /** the workspaces (and companies) the person may let the app act in; present when `workspace` is asked */
@@ -48,6 +50,13 @@ export function ConsentPage(props: ConsentProps) {
           </>
         )}
       </p>
+      {props.loopbackOnly && (
+        <p class="error" data-warning="loopback">
+          {props.clientName}{" "}
+          returns to a program on your own computer. Anyone can publish an app description like this one:
+          allow it only if you started this sign-in yourself, from that program, just now.
+        </p>
+      )}
       <h2>It will be able to:</h2>
       <ul class="scopes">
         {props.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{s.text}</li>)}

@@ -140,14 +140,19 @@ export function mcpApp(
 
 export const MCP_URL = "http://localhost:8000/mcp";
 
-/** The headers a well-behaved client sends, plus `extra` (a value of null removes a header). */
+/**
+ * The headers a well-behaved client sends, plus `extra` (a value of null removes a header). `key` is an API key,
+ * or "Bearer <access token>".
+ */
 export function mcpHeaders(key: string | null, extra: Record<string, string | null> = {}): Headers {
   const h = new Headers({
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
   });
-  if (key !== null) h.set("x-api-key", key);
+  // A "key" of the form "Bearer <token>" is sent as an OAuth access token (tests/helpers/bearer.ts).
+  if (key !== null && key.startsWith("Bearer ")) h.set("authorization", key);
+  else if (key !== null) h.set("x-api-key", key);
   for (const [k, v] of Object.entries(extra)) v === null ? h.delete(k) : h.set(k, v);
   return h;
 }

@@ -1,5 +1,6 @@
 // Isolation test world: workspaces filled by the demo seeders plus extra records, every record marked and attributed.
 import { createApiKey } from "../../lib/api_keys.ts";
+import { bearerFor } from "./bearer.ts";
 import { createUser } from "../../lib/accounts.ts";
 import type { Sql } from "../../lib/db/client.ts";
 import { DEMO_SEEDERS, type DemoContext } from "../../lib/demo.ts";
@@ -89,7 +90,7 @@ const LABEL_COLUMNS = [
   "result_markdown",
 ];
 /** Tables that never reach a tool answer and change with every request. */
-const NOT_DATA = new Set(["audit_log", "api_keys", "role_permissions"]);
+const NOT_DATA = new Set(["audit_log", "api_keys", "oauth_grants", "role_permissions"]);
 
 /** The marker of a record: derived from its id, so SQL and JS agree without a lookup table. */
 const MARKER_SQL = `'qx' || left(md5(id::text), 10)`;
@@ -148,7 +149,7 @@ export async function buildWorkspace(sql: Sql, ws: number): Promise<WorkspaceWor
   const add = async (
     name: string,
     variants: Variant[],
-    o: { kind?: "user" | "workspace" | "internal"; user?: UserName; companyId?: string },
+    o: { kind?: "user" | "workspace" | "internal"; user?: UserName; companyId?: string; bearer?: boolean },
   ) => {
     const userId = o.user ? users[o.user] : undefined;
     let companies: readonly string[] | null = o.user === "limited" ? [a] : null;
@@ -160,7 +161,10 @@ export async function buildWorkspace(sql: Sql, ws: number): Promise<WorkspaceWor
       name: `w${ws}.${name}`,
       ws,
       workspaceId,
-      key: await key({ kind, user: userId, companyId: o.companyId }),
+      // An OAuth access token (issue 12) for the same person and place, sent as Authorization: Bearer.
+      key: o.bearer
+        ? (await bearerFor(sql, { userId: userId!, workspaceId, companyId: o.companyId })).auth
+        : await key({ kind, user: userId, companyId: o.companyId }),
       variants,
       userId,
       companies,
@@ -178,6 +182,10 @@ export async function buildWorkspace(sql: Sql, ws: number): Promise<WorkspaceWor
   await add("internalCompanyA", ["B"], { kind: "internal", user: "admin", companyId: a });
   await add("workspace", ["B"], { kind: "workspace" });
   await add("workspaceCompanyA", ["B"], { kind: "workspace", companyId: a });
+  // Bearer callers: a person through OAuth is a user key of theirs in A, an external caller in B.
+  await add("bearerOwner", ["A", "B"], { user: "owner", bearer: true });
+  await add("bearerLimited", ["A"], { user: "limited", bearer: true });
+  await add("bearerOwnerCompanyA", ["A", "B"], { user: "owner", companyId: a, bearer: true });
   return { ws, workspaceId, companies: { a, b }, users, callers };
 }
 

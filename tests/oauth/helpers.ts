@@ -150,6 +150,7 @@ export async function authorizeThrough(
   url: string,
   email: string,
   decision: "allow" | "deny" = "allow",
+  opts: { place?: string; password?: string } = {},
 ): Promise<URL> {
   let res = await browser.get(url);
   for (let i = 0; i < 10; i++) {
@@ -164,13 +165,17 @@ export async function authorizeThrough(
     const csrf = field(html, "csrf")!;
     const ticket = field(html, "ticket")!;
     if (html.includes('action="/oauth/authorize/consent"')) {
-      res = await browser.post("/oauth/authorize/consent", { csrf, ticket, decision });
+      // A browser submits the checked place (the first, unless the test picks one).
+      const place = opts.place ?? html.match(/name="place" value="([^"]+)"/)?.[1];
+      const fields: Record<string, string> = { csrf, ticket, decision };
+      if (place) fields.place = place;
+      res = await browser.post("/oauth/authorize/consent", fields);
     } else if (html.includes('action="/oauth/authorize/select"')) {
       const m = html.match(new RegExp(`name="user_id" value="([^"]+)"[^]*?${email.replace(".", "\\.")}`));
       if (!m) throw new Error(`chooser lacks ${email}`);
       res = await browser.post("/oauth/authorize/select", { csrf, ticket, user_id: m[1] });
     } else if (html.includes('action="/signin"')) {
-      res = await browser.post("/signin", { csrf, ticket, email, password: PASSWORD });
+      res = await browser.post("/signin", { csrf, ticket, email, password: opts.password ?? PASSWORD });
     } else {
       throw new Error(`unexpected page: ${html.slice(0, 500)}`);
     }

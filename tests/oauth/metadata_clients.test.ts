@@ -1,0 +1,152 @@
+// Client ID Metadata Document clients through the endpoints (issue 12.6): an URL as client_id at authorize and
+// token, mirrored into oauth_clients, shown by its host on consent, trusted for `workspace` only by prefix.
+import assert from "node:assert/strict";
+import { testApp } from "../helpers/app.ts";
+import { freshDatabase } from "../helpers/db.ts";
+import { buildFixture, rpc } from "../helpers/mcp.ts";
+import { authorizeThrough, authorizeUrl, Browser, pkce, REDIRECT, token } from "./helpers.ts";
+
+const db = await freshDatabase();
+const f = await buildFixture(db.sql);
+Deno.test.afterAll(() => db.close());
+
+let docCount = 0;
+const server: Deno.HttpServer<Deno.NetAddr> = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen() {} },
+  (req): Response => {
+    docCount++;
+    const url = new URL(req.url);
+    const clientId: string = `http://127.0.0.1:${server.addr.port}${url.pathname}`;
+    if (url.pathname === "/bad.json") {
+      return Response.json({ client_id: "https://elsewhere.example/app.json", redirect_uris: [REDIRECT] });
+    }
+    return Response.json({
+      client_id: clientId,
+      client_name: "Doc Client",
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      token_endpoint_auth_method: "none",
+    }, { headers: { "cache-control": "max-age=300" } });
+  },
+);
+Deno.test.afterAll(() => server.shutdown());
+const base = () => `http://127.0.0.1:${server.addr.port}`;
+const [{ email }] = await db.sql`select email from users where id = ${f.users.owner}`;
+
+function url(clientId: string, scope: string, challenge: string) {
+  return authorizeUrl({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "st",
+    scope,
+  });
+}
+
+Deno.test("a metadata-document client signs in, is shown by its host, and exchanges its code", async () => {
+  const app = testApp(db.sql);
+  const clientId = `${base()}/client.json`;
+  const { verifier, challenge } = pkce();
+  // The consent page says who describes the app and warns that it returns only to this computer.
+  const b = new Browser(app);
+  let res = await b.get(url(clientId, "openid profile", challenge));
+  assert.equal(res.status, 200);
+  const html = await res.text();
+  res = await b.post("/signin", {
+    csrf: html.match(/name="csrf" value="([^"]+)"/)![1],
+    ticket: html.match(/name="ticket" value="([^"]+)"/)![1].replaceAll("&amp;", "&"),
+    email,
+    password: "password-123",
+  });
+  const consent = await (await b.get(res.headers.get("location")!)).text();
+  assert.ok(consent.includes(`described by 127.0.0.1:${server.addr.port}`), consent);
+  assert.match(consent, /data-warning="loopback"/);
+  assert.match(consent, /Allow <strong>Doc Client<\/strong>/);
+
+  const redirect = await authorizeThrough(
+    new Browser(app),
+    url(clientId, "openid profile", challenge),
+    email,
+    "allow",
+    {
+      password: "password-123",
+    },
+  );
+  const res2 = await token(app, {
+    grant_type: "authorization_code",
+    code: redirect.searchParams.get("code")!,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+    client_id: clientId,
+  });
+  assert.equal(res2.status, 200);
+  const tokens = await res2.json();
+  assert.ok(tokens.refresh_token);
+  const [row] = await db.sql`
+    select name, self_registered, token_endpoint_auth_method, secret_hash from oauth_clients
+     where client_id = ${clientId}`;
+  assert.deepEqual({ ...row }, {
+    name: "Doc Client",
+    self_registered: true,
+    token_endpoint_auth_method: "none",
+    secret_hash: null,
+  });
+});
+
+Deno.test("workspace for a metadata-document client: only under TRUSTED_CLIENT_ID_PREFIXES", async () => {
+  const clientId = `${base()}/mcp-client.json`;
+  const { verifier, challenge } = pkce();
+  const untrusted = testApp(db.sql);
+  const page = await new Browser(untrusted).get(url(clientId, "workspace", challenge));
+  assert.equal(page.status, 400);
+  assert.ok((await page.text()).includes(`deno task admin client trust ${clientId}`));
+
+  const trusted = testApp(db.sql, { TRUSTED_CLIENT_ID_PREFIXES: `${base()}/` });
+  const redirect = await authorizeThrough(
+    new Browser(trusted),
+    url(clientId, "workspace", challenge),
+    email,
+    "allow",
+    {
+      password: "password-123",
+    },
+  );
+  const res = await token(trusted, {
+    grant_type: "authorization_code",
+    code: redirect.searchParams.get("code")!,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+    client_id: clientId,
+  });
+  assert.equal(res.status, 200);
+  const { access_token } = await res.json();
+  assert.equal((await rpc(trusted, `Bearer ${access_token}`, "ping")).status, 200);
+});
+
+Deno.test("an invalid document: an error page at authorize (no redirect), invalid_client at the token endpoint", async () => {
+  const app = testApp(db.sql);
+  const clientId = `${base()}/bad.json`;
+  const res = await new Browser(app).get(url(clientId, "openid", pkce().challenge));
+  assert.equal(res.status, 400);
+  assert.equal(res.headers.get("location"), null);
+  assert.match(await res.text(), /metadata document at .* cannot be used/);
+  const t = await token(app, {
+    grant_type: "authorization_code",
+    code: "x",
+    redirect_uri: REDIRECT,
+    code_verifier: "v".repeat(43),
+    client_id: clientId,
+  });
+  assert.equal(t.status, 401);
+  assert.equal((await t.json()).error, "invalid_client");
+  // Not a URL Portico would fetch (plain http to a public host): an unknown client, nothing fetched.
+  const before = docCount;
+  const unknown = await new Browser(app).get(
+    url("http://example.com/client.json", "openid", pkce().challenge),
+  );
+  assert.equal(unknown.status, 400);
+  assert.match(await unknown.text(), /Unknown application/);
+  assert.equal(docCount, before);
+});
