@@ -30,9 +30,6 @@ import { freshDatabase } from "../helpers/db.ts";
 
 warnIfMissing("tests/e2e/mcp_oauth.test.ts");
 
-// TODO(issue 12, case d): true once lib/oauth/client_metadata.ts (the document fetcher) is wired into createApp.
-const METADATA_DOCUMENTS = false;
-
 const EMAIL = "mcp.oauth@example.com";
 const PASSWORD = "mcp oauth password 123";
 
@@ -485,7 +482,6 @@ Deno.test({
       await t.step({
         name: "(d) metadata-document client (client_id = a loopback URL under TRUSTED_CLIENT_ID_PREFIXES): " +
           "consent in Beta → tools; disconnect → 401",
-        ignore: !METADATA_DOCUMENTS,
         fn: async () => {
           const before = await clientCount();
           const metadata = await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json();
