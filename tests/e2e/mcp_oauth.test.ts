@@ -133,10 +133,10 @@ Deno.test({
     // "Beta" (two modules). The apps are pointed at Beta, so what they see differs from the preselected choice.
     const userId = (await createUser(sql, { email: EMAIL, password: PASSWORD, name: "Olive OAuth" })).id;
     const alpha = (await createWorkspace(sql, "Alpha Workspace", [...MODULES])).id;
-    await createCompany(sql, alpha, "Alpha Co");
+    const alphaCo = (await createCompany(sql, alpha, "Alpha Co")).id;
     await addMember(sql, alpha, userId, "owner", null);
     const beta = (await createWorkspace(sql, "Beta Workspace", ["projects", "tasks"])).id;
-    await createCompany(sql, beta, "Beta Co");
+    const betaCo = (await createCompany(sql, beta, "Beta Co")).id;
     await addMember(sql, beta, userId, "manager", null);
     const betaKey = (await createApiKey(sql, { workspaceId: beta, userId, kind: "user", name: "beta" })).key;
     const alphaKey =
@@ -250,8 +250,9 @@ Deno.test({
     async function consentToBeta(clientName: string) {
       await page.getByRole("heading", { name: new RegExp(`Allow ${clientName}`) }).waitFor();
       const places = page.locator('input[type="radio"][name="place"]');
-      assert.ok(await places.count() >= 4, "a place per workspace and per company");
-      assert.equal(await places.first().getAttribute("value"), alpha, "Alpha is listed first");
+      const values = await places.evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+      // A place per workspace ("every company") and per company, Alpha first.
+      assert.deepEqual(values, [alpha, `${alpha}:${alphaCo}`, beta, `${beta}:${betaCo}`]);
       assert.equal(await places.first().isChecked(), true, "the first option is preselected");
       await page.locator(`input[type="radio"][name="place"][value="${beta}"]`).check();
       await page.getByRole("button", { name: "Allow" }).click();
