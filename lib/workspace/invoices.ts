@@ -5,6 +5,7 @@ import { conflict, invalidInput, notFound } from "../errors.ts";
 import {
   abs,
   type Cents,
+  checkTotals,
   computeTotals,
   formatDecimal,
   formatMoney,
@@ -415,6 +416,7 @@ async function insertInvoice(
     if (!creditNote) throw invalidInput("roundingAdjustment would make the total negative");
     totals = computeTotals(lines, vatRateBp, -adjustment);
   }
+  checkTotals(totals);
   let collected = parseMoney(input.collectedAmount ?? 0, "collectedAmount");
   if (collected < 0n) {
     if (!creditNote) throw invalidInput("collectedAmount must not be negative");

@@ -3,6 +3,7 @@ import type { Db } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import {
   type Cents,
+  checkTotals,
   computeTotals,
   formatDecimal,
   formatMoney,
@@ -255,6 +256,7 @@ export async function createOffer(db: Db, caller: ScopedCaller, input: NewOffer)
   const notes = text(input.notes, "notes", 10000);
   const { lines } = parseLines(input.rows ?? [], { normaliseSign: false });
   const totals = computeTotals(lines, 0n, 0n);
+  checkTotals(totals);
   const tranches = planTranches(totals.total, input.tranches ?? []);
 
   let companyId = input.companyId ?? null;
