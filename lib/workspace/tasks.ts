@@ -980,22 +980,31 @@ async function loadPlanTasks(
   users: readonly string[] | null,
 ): Promise<PlannedTask[]> {
   const list = users ? [...users] : null;
-  const rows = await db<PlanRow[]>`
+  const rows = await db<Omit<PlanRow, "assignee_ids">[]>`
     select t.id, t.title, t.status, t.start_date::text as start_date, t.due_date::text as due_date,
            t.estimated_hours::float8 as estimated_hours, t.sort_order,
-           to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as created_at,
-           coalesce(ta.ids, '{}') as assignee_ids, t.project_id,
+           to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as created_at, t.project_id,
            case when p.task_prefix is not null and t.number is not null then p.task_prefix || '-' || t.number end
              as display_id
       from tasks t
       left join projects p on p.workspace_id = t.workspace_id and p.id = t.project_id
-      -- one aggregate over the workspace's assignments instead of a subquery per task
-      left join (select task_id, array_agg(user_id) as ids from task_assignees
-                  where workspace_id = ${s.workspaceId} group by task_id) ta on ta.task_id = t.id
      where ${visible(db, s, uid, "t")}
        and (t.start_date is not null or t.status in ('todo', 'in_progress'))
        and (${list}::uuid[] is null
             or exists (select 1 from task_assignees a where a.task_id = t.id and a.user_id = any(${list}::uuid[])))`;
+  // Assignees in a second query joined here: an aggregate joined in SQL turned quadratic when the statistics
+  // lagged behind a burst of new tasks (seconds for a few thousand), this stays linear whatever the planner does.
+  const assignments = rows.length
+    ? await db<{ task_id: string; user_id: string }[]>`
+      select task_id, user_id from task_assignees
+       where workspace_id = ${s.workspaceId} and task_id = any(${rows.map((r) => r.id)}::uuid[])`
+    : [];
+  const assignees = new Map<string, string[]>();
+  for (const a of assignments) {
+    const list = assignees.get(a.task_id);
+    if (list) list.push(a.user_id);
+    else assignees.set(a.task_id, [a.user_id]);
+  }
   return rows.map((r) => ({
     id: r.id,
     title: r.title,
@@ -1005,7 +1014,7 @@ async function loadPlanTasks(
     estimatedHours: r.estimated_hours,
     sortOrder: r.sort_order,
     createdAt: r.created_at,
-    assigneeIds: r.assignee_ids,
+    assigneeIds: assignees.get(r.id) ?? [],
     projectId: r.project_id,
     displayId: r.display_id,
   }));
