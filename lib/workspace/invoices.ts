@@ -169,9 +169,11 @@ function summary(r: Row): InvoiceSummary {
 
 /** The client's name only where the caller could read the client itself (see docs/commercial.md). */
 function columns(db: Db, s: Scope) {
+  const clientReadable = companyFilter(db, s, "c.company_id");
   return db`
     i.id, i.number, i.type, i.is_credit_note, i.original_invoice_id, i.status, i.client_id,
-    case when ${companyFilter(db, s, "c.company_id")} then c.name end as client_name, i.company_id, i.project_id, i.offer_id, i.subject, i.invoice_date::text as invoice_date,
+    case when ${clientReadable} then c.name end as client_name, i.company_id, i.project_id, i.offer_id,
+    i.subject, i.invoice_date::text as invoice_date,
     i.due_date::text as due_date, i.currency, i.vat_rate::text as vat_rate, i.subtotal::text as subtotal,
     i.vat_amount::text as vat_amount, i.rounding_adjustment::text as rounding_adjustment, i.total::text as total,
     i.collected_amount::text as collected_amount, i.description, i.notes, i.payment_method, i.created_by,

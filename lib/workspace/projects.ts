@@ -130,9 +130,10 @@ function full(r: Row): Project {
  * caller's scope keeps its id here, its name becomes null).
  */
 function columns(db: Db, s: Scope) {
+  const clientReadable = companyFilter(db, s, "c.company_id");
   return db`
     p.id, p.name, p.status, p.budget::float8 as budget, p.currency,
-    p.client_id, case when ${companyFilter(db, s, "c.company_id")} then c.name end as client_name, p.company_id,
+    p.client_id, case when ${clientReadable} then c.name end as client_name, p.company_id,
     p.start_date::text as start_date, p.end_date::text as end_date,
     p.estimated_hours::float8 as estimated_hours, p.task_prefix,
     p.description, p.notes, p.offer_id, p.created_by,
