@@ -4,6 +4,9 @@ import { invalidInput } from "./errors.ts";
 /** An amount in cents (1.00 = 100n). */
 export type Cents = bigint;
 
+/** The largest amount numeric(14,2) holds, in cents: 999999999999.99. */
+export const MAX_CENTS: Cents = 99_999_999_999_999n;
+
 // An optional sign, digits, optionally a point and more digits. No exponents, no thousands separators.
 const DECIMAL = /^([+-])?(\d+)(?:\.(\d+))?$/;
 
@@ -139,6 +142,53 @@ export function computeTotals(
     roundingAdjustment,
     total: subtotal + vatAmount + roundingAdjustment,
   };
+}
+
+/** Which input field to name when a computed amount is too large. */
+export interface TotalFields {
+  /** the rows' field; a row is named `${rows}.${index}` */
+  rows: string;
+  /** the field of the VAT rate (the VAT can push the total over) */
+  vatRate: string;
+  /** the field of the rounding adjustment */
+  roundingAdjustment: string;
+}
+
+const TOTAL_FIELDS: TotalFields = {
+  rows: "rows",
+  vatRate: "vatRate",
+  roundingAdjustment: "roundingAdjustment",
+};
+
+/**
+ * Refuses totals a numeric(14,2) column cannot hold, naming the input that made them too large: a row's amount
+ * (quantity × unitPrice), the sum of the rows, the VAT on top, the rounding adjustment. Each input may be within
+ * its own bound while the product or the sum is not; without this check Postgres would refuse the insert.
+ */
+export function checkTotals(t: Totals, fields: TotalFields = TOTAL_FIELDS): void {
+  const max = formatMoney(MAX_CENTS);
+  t.rowAmounts.forEach((amount, i) => {
+    if (abs(amount) > MAX_CENTS) {
+      throw invalidInput(
+        `${fields.rows}.${i}: quantity × unitPrice comes to ${formatMoney(amount)}, more than ${max}`,
+      );
+    }
+  });
+  if (abs(t.subtotal) > MAX_CENTS) {
+    throw invalidInput(`${fields.rows}: the rows add up to ${formatMoney(t.subtotal)}, more than ${max}`);
+  }
+  if (abs(t.vatAmount) > MAX_CENTS || abs(t.subtotal + t.vatAmount) > MAX_CENTS) {
+    throw invalidInput(
+      `${fields.vatRate}: the total with VAT comes to ${
+        formatMoney(t.subtotal + t.vatAmount)
+      }, more than ${max}`,
+    );
+  }
+  if (abs(t.total) > MAX_CENTS) {
+    throw invalidInput(
+      `${fields.roundingAdjustment}: the total comes to ${formatMoney(t.total)}, more than ${max}`,
+    );
+  }
 }
 
 /**

@@ -4,9 +4,11 @@ import { dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.t
 import { defineTool } from "../lib/mcp/tool.ts";
 import {
   createTask as create,
+  MAX_TASK_ESTIMATE_HOURS,
   TASK_PRIORITIES,
   TASK_STATUSES,
   TASK_STATUSES_B,
+  taskReadOptions,
 } from "../lib/workspace/tasks.ts";
 
 const common = {
@@ -17,7 +19,10 @@ const common = {
   description: textField("What is to be done; up to 20000 characters. Default empty.", { max: 20000 })
     .optional(),
   priority: z.enum(TASK_PRIORITIES).describe("low, medium, high or urgent. Default medium.").optional(),
-  estimatedHours: hoursField("Estimated effort in hours: 0-100000, at most 2 decimals. Optional.").optional(),
+  estimatedHours: hoursField(
+    `Estimated effort in hours: 0-${MAX_TASK_ESTIMATE_HOURS}, at most 2 decimals. Optional.`,
+    { max: MAX_TASK_ESTIMATE_HOURS },
+  ).optional(),
   dueDate: dateField("Due date, YYYY-MM-DD. Optional.").optional(),
   assigneeIds: z.array(uuidField("A workspace member's user id (UUID)."), {
     error: "must be an array of UUIDs",
@@ -56,6 +61,7 @@ export const createSubtask = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description: "Creates a subtask under a top-level task; it inherits the parent's project (and takes the " +
     "project's next number) and company. Returns the new subtask as a JSON object (the get_task fields). " +
-    "invalid_input when the parent is itself a subtask.",
-  run: (ctx, input) => create(ctx.db, ctx.caller, input, { variantA: ctx.variant === "A" }),
+    "invalid_input when the parent is itself a subtask. If the subtask was saved but could not be read back, " +
+    "returns {id, saved: true, note} with the given fields instead: do not repeat the call.",
+  run: (ctx, input) => create(ctx.db, ctx.caller, input, taskReadOptions(ctx)),
 });

@@ -4,9 +4,11 @@ import { dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.t
 import { defineTool } from "../lib/mcp/tool.ts";
 import {
   createTask as create,
+  MAX_TASK_ESTIMATE_HOURS,
   TASK_PRIORITIES,
   TASK_STATUSES,
   TASK_STATUSES_B,
+  taskReadOptions,
 } from "../lib/workspace/tasks.ts";
 
 const common = {
@@ -14,7 +16,10 @@ const common = {
   description: textField("What is to be done; up to 20000 characters. Default empty.", { max: 20000 })
     .optional(),
   priority: z.enum(TASK_PRIORITIES).describe("low, medium, high or urgent. Default medium.").optional(),
-  estimatedHours: hoursField("Estimated effort in hours: 0-100000, at most 2 decimals. Optional.").optional(),
+  estimatedHours: hoursField(
+    `Estimated effort in hours: 0-${MAX_TASK_ESTIMATE_HOURS}, at most 2 decimals. Optional.`,
+    { max: MAX_TASK_ESTIMATE_HOURS },
+  ).optional(),
   dueDate: dateField("Due date, YYYY-MM-DD. Optional.").optional(),
   projectId: uuidField(
     "The project (UUID). Optional; the task then takes the project's company and its next number.",
@@ -60,6 +65,7 @@ export const createTask = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description:
     "Creates a top-level task, created by the key's user and last in its assignees' queues. Returns " +
-    "the new task as a JSON object (the get_task fields), including its id and number.",
-  run: (ctx, input) => create(ctx.db, ctx.caller, input, { variantA: ctx.variant === "A" }),
+    "the new task as a JSON object (the get_task fields), including its id and number." +
+    " If the task was saved but could not be read back, returns {id, saved: true, note} with the given fields instead: do not repeat the call.",
+  run: (ctx, input) => create(ctx.db, ctx.caller, input, taskReadOptions(ctx)),
 });

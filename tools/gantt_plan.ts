@@ -2,7 +2,14 @@
 import { z } from "zod";
 import { dateField, limitField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { ganttPlan as plan, MAX_PLAN_DAYS, TASK_SCOPES, TASK_STATUSES } from "../lib/workspace/tasks.ts";
+import { PLAN_HORIZON_YEARS } from "../lib/workspace/gantt.ts";
+import {
+  ganttPlan as plan,
+  MAX_BEYOND_HORIZON_LISTED,
+  MAX_PLAN_DAYS,
+  TASK_SCOPES,
+  TASK_STATUSES,
+} from "../lib/workspace/tasks.ts";
 
 const Input = z.strictObject({
   from: dateField("First day of the window, YYYY-MM-DD. Required."),
@@ -43,6 +50,9 @@ export const ganttPlan = defineTool({
     "sortOrder, packed from the later of today and the end of their solid work at 8 hours per working day " +
     "(Mon-Fri; no estimate = one day). Returns a JSON object: from, to, today, bars (taskId, displayId, title, " +
     "projectId, status, userId, userName, start, end, kind solid|ghost, dueDate, endsAfterDueDate, " +
-    "clippedStart, clippedEnd; cut to the window), total, truncated.",
+    "clippedStart, clippedEnd; cut to the window), total, truncated, horizon (ghost work is planned up to " +
+    `today + ${PLAN_HORIZON_YEARS} years), beyondHorizon (queued tasks whose work would start later: no bar; ` +
+    "taskId, displayId, title, projectId, status, userId, userName, dueDate, endsAfterDueDate; at most " +
+    `${MAX_BEYOND_HORIZON_LISTED}) and beyondHorizonTotal.`,
   run: (ctx, input) => plan(ctx.db, ctx.caller, input, { variantA: true }),
 });

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { moveToFocus } from "../lib/workspace/tasks.ts";
+import { moveToFocus, taskReadOptions } from "../lib/workspace/tasks.ts";
 
 const Input = z.strictObject({
   taskId: uuidField("The task to focus on (UUID). Required."),
@@ -21,6 +21,7 @@ export const moveTaskToFocus = defineTool({
   description:
     "Puts a task in a person's focus: it becomes in_progress and assigned to them (other assignees " +
     "stay); the task that was in focus for them before goes back to todo at slot 1 of their queue. Returns a " +
-    "JSON object: task (the get_task fields), userId, demotedTaskId (or null).",
-  run: (ctx, input) => moveToFocus(ctx.db, ctx.caller, input.taskId, input.userId, { variantA: true }),
+    "JSON object: task (the get_task fields; {id, saved: true, note} if the change was saved but could not be " +
+    "read back), userId, demotedTaskId (or null).",
+  run: (ctx, input) => moveToFocus(ctx.db, ctx.caller, input.taskId, input.userId, taskReadOptions(ctx)),
 });

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { setQueuePosition } from "../lib/workspace/tasks.ts";
+import { setQueuePosition, taskReadOptions } from "../lib/workspace/tasks.ts";
 
 const Input = z.strictObject({
   taskId: uuidField("The task to place (UUID). Required."),
@@ -26,7 +26,8 @@ export const setTaskQueuePosition = defineTool({
     "Queues a task for a person: it becomes todo, is assigned to them (other assignees stay), loses " +
     "its start date, and gets a sortOrder placing it at slotIndex of their queue (their todo and in_progress " +
     "tasks without a start date: the focus task first, then by sortOrder); other tasks keep their order. " +
-    "Returns a JSON object: task (the get_task fields), userId, slotIndex (the slot it got), queueLength.",
+    "Returns a JSON object: task (the get_task fields; {id, saved: true, note} if the change was saved but " +
+    "could not be read back), userId, slotIndex (the slot it got), queueLength.",
   run: (ctx, input) =>
-    setQueuePosition(ctx.db, ctx.caller, input.taskId, input.userId, input.slotIndex, { variantA: true }),
+    setQueuePosition(ctx.db, ctx.caller, input.taskId, input.userId, input.slotIndex, taskReadOptions(ctx)),
 });

@@ -3,9 +3,11 @@ import { z } from "zod";
 import { dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import {
+  MAX_TASK_ESTIMATE_HOURS,
   TASK_PRIORITIES,
   TASK_STATUSES,
   TASK_STATUSES_B,
+  taskReadOptions,
   updateTask as update,
 } from "../lib/workspace/tasks.ts";
 
@@ -17,7 +19,10 @@ const common = {
   }).optional(),
   priority: z.enum(TASK_PRIORITIES).describe("New priority: low, medium, high or urgent. Omit to keep.")
     .optional(),
-  estimatedHours: hoursField("New estimate in hours, 0-100000; null clears it. Omit to keep.").nullable()
+  estimatedHours: hoursField(
+    `New estimate in hours, 0-${MAX_TASK_ESTIMATE_HOURS}; null clears it. Omit to keep.`,
+    { max: MAX_TASK_ESTIMATE_HOURS },
+  ).nullable()
     .optional(),
   actualHours: hoursField("Hours spent so far, 0-100000; null clears it. Omit to keep.").nullable()
     .optional(),
@@ -73,7 +78,7 @@ export const updateTask = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
     "Changes the given fields of a task; omitted fields stay as they are. Returns the updated task " +
-    "as a JSON object (the get_task fields).",
-  run: (ctx, { taskId, ...patch }) =>
-    update(ctx.db, ctx.caller, taskId, patch, { variantA: ctx.variant === "A" }),
+    "as a JSON object (the get_task fields)." +
+    " If the task was saved but could not be read back, returns {id, saved: true, note} with the given fields instead: do not repeat the call.",
+  run: (ctx, { taskId, ...patch }) => update(ctx.db, ctx.caller, taskId, patch, taskReadOptions(ctx)),
 });

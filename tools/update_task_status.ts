@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { setTaskStatus, TASK_STATUSES, TASK_STATUSES_B } from "../lib/workspace/tasks.ts";
+import { setTaskStatus, TASK_STATUSES, TASK_STATUSES_B, taskReadOptions } from "../lib/workspace/tasks.ts";
 
 const taskId = uuidField("The task's id (UUID). Required.");
 const InputA = z.strictObject({
@@ -23,7 +23,7 @@ export const updateTaskStatus = defineTool({
   // Reversible: the status can be set back, nothing else changes.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: "Sets a task's status (it does not change subtasks or anyone's focus, except that a task " +
-    "leaving in_progress stops being a focus). Returns the updated task as a JSON object (the get_task fields).",
-  run: (ctx, input) =>
-    setTaskStatus(ctx.db, ctx.caller, input.taskId, input.status, { variantA: ctx.variant === "A" }),
+    "leaving in_progress stops being a focus). Returns the updated task as a JSON object (the get_task fields)." +
+    " If the task was saved but could not be read back, returns {id, saved: true, note} with the given fields instead: do not repeat the call.",
+  run: (ctx, input) => setTaskStatus(ctx.db, ctx.caller, input.taskId, input.status, taskReadOptions(ctx)),
 });

@@ -23,7 +23,18 @@ export function instantField(description: string) {
   ], {
     error: "must be an ISO 8601 date-time with Z or an offset (2026-03-01T09:30:00Z) or a date YYYY-MM-DD",
   })
+    .refine((s) => inInstantRange(s), { error: INSTANT_RANGE })
     .describe(description);
+}
+
+// Postgres has no year 0 and the answers print four-digit years: the instant, in UTC, must lie in 0001-9999.
+const MIN_INSTANT_MS = Date.parse("0001-01-01T00:00:00Z");
+const MAX_INSTANT_MS = Date.parse("9999-12-31T23:59:59.999Z");
+const INSTANT_RANGE = "must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z (in UTC)";
+
+function inInstantRange(s: string): boolean {
+  const ms = Date.parse(s);
+  return ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
 }
 
 /** Markdown text up to MARKDOWN_MAX_BYTES bytes of UTF-8. */

@@ -3,7 +3,7 @@
 // lib/mcp/fields.ts moneyField takes numbers only; money tools also take "12.50" so a client can send amounts it
 // never held as a float. The value passes through unchanged; lib/money.ts parses it exactly (BigInt) later.
 import { z } from "zod";
-import { formatDecimal, readDecimal } from "../money.ts";
+import { formatDecimal, MAX_CENTS, readDecimal } from "../money.ts";
 
 export interface DecimalLimits {
   /** decimals allowed: 2 for money and percentages, 3 for quantities */
@@ -50,8 +50,7 @@ export function decimalField(description: string, limits: DecimalLimits) {
   }
 }
 
-/** The largest amount numeric(14,2) holds, in cents. */
-export const MAX_CENTS = 99_999_999_999_999n;
+export { MAX_CENTS };
 
 /** Money: at most 2 decimals, 0 (or above, with minExclusive) up to 999999999999.99; number or string. */
 export function decimalMoneyField(

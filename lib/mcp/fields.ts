@@ -11,9 +11,16 @@ export function uuidField(description: string) {
   return z.guid(typeError("must be a UUID")).transform((s) => s.toLowerCase()).describe(description);
 }
 
-/** A calendar date YYYY-MM-DD (checked: 2025-02-30 is refused). */
+/** The dates every tool accepts: four-digit years from 1 (Postgres has no year 0; five digits are not ISO dates). */
+export const MIN_DATE = "0001-01-01";
+export const MAX_DATE = "9999-12-31";
+const DATE_RANGE = `must be a date from ${MIN_DATE} to ${MAX_DATE}`;
+
+/** A calendar date YYYY-MM-DD from 0001-01-01 to 9999-12-31 (checked: 2025-02-30 and 0000-01-01 are refused). */
 export function dateField(description: string) {
-  return z.iso.date(typeError("must be a date YYYY-MM-DD")).describe(description);
+  return z.iso.date(typeError("must be a date YYYY-MM-DD"))
+    .refine((d) => d >= MIN_DATE, { error: DATE_RANGE })
+    .describe(description);
 }
 
 /** A non-negative amount with at most 2 decimals that fits numeric(14,2). */
@@ -25,11 +32,12 @@ export function moneyField(description: string) {
     .describe(description);
 }
 
-/** A non-negative number of hours with at most 2 decimals, up to 100000. */
-export function hoursField(description: string) {
+/** A non-negative number of hours with at most 2 decimals, up to `max` (default 100000). */
+export function hoursField(description: string, opts: { max?: number } = {}) {
+  const max = opts.max ?? 100_000;
   return z.number(typeError("must be a number"))
     .min(0, { error: "must not be negative" })
-    .max(100_000, { error: "must be at most 100000" })
+    .max(max, { error: `must be at most ${max}` })
     .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, { error: "must have at most 2 decimals" })
     .describe(description);
 }

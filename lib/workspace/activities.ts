@@ -98,7 +98,13 @@ function shape(r: Row): Activity {
   return { ...rest, entity: { kind: ENTITY_REFS[field].kind, id: r[field]!, name: entityName } };
 }
 
-function select(db: Db) {
+/**
+ * The activity columns. The name of the record it is about only where the caller could read that record itself:
+ * a client (contact, collaborator, supplier) that moved to a company outside the caller's scope keeps its id
+ * here, its name becomes null.
+ */
+function select(db: Db, s: Scope) {
+  const readable = (alias: string) => companyFilter(db, s, `${alias}.company_id`);
   return db`
     select a.id, a.type, a.title, a.description, a.contact_id as "contactId", a.client_id as "clientId",
            a.collaborator_id as "collaboratorId", a.supplier_id as "supplierId", a.company_id as "companyId",
@@ -113,8 +119,14 @@ function select(db: Db) {
   } as "completedAt", a.outcome, a.notes,
            a.created_by as "createdBy", ${isoColumn(db, "a.created_at")} as "createdAt",
            ${isoColumn(db, "a.updated_at")} as "updatedAt",
-           coalesce(ct.contact_name, nullif(concat_ws(' ', ct.first_name, ct.last_name), ''), ct.company_name,
-                    ct.email, cl.name, co.name, su.name) as "entityName"
+           case
+             when ct.id is not null then case when ${readable("ct")} then
+               coalesce(ct.contact_name, nullif(concat_ws(' ', ct.first_name, ct.last_name), ''), ct.company_name,
+                        ct.email) end
+             when cl.id is not null then case when ${readable("cl")} then cl.name end
+             when co.id is not null then case when ${readable("co")} then co.name end
+             when su.id is not null then case when ${readable("su")} then su.name end
+           end as "entityName"
       from activities a
       left join contacts ct on ct.workspace_id = a.workspace_id and ct.id = a.contact_id
       left join clients cl on cl.workspace_id = a.workspace_id and cl.id = a.client_id
@@ -158,7 +170,7 @@ function translate(err: unknown): never {
 
 async function fetchActivity(db: Db, s: Scope, id: string): Promise<Activity | null> {
   const [row] = await db<Row[]>`
-    ${select(db)}
+    ${select(db, s)}
      where a.workspace_id = ${s.workspaceId} and a.id = ${id} and ${companyFilter(db, s, "a.company_id")}`;
   return row ? shape(row) : null;
 }
@@ -318,7 +330,7 @@ export async function listActivities(
   const where = allOf(db, parts);
   const offset = filter.offset ?? 0;
   const [rows, [{ total }]] = await Promise.all([
-    db<Row[]>`${select(db)} where ${where}
+    db<Row[]>`${select(db, s)} where ${where}
       order by a.activity_date desc, a.id desc limit ${filter.limit} offset ${offset}`,
     db<{ total: number }[]>`select count(*)::int as total from activities a where ${where}`,
   ]);

@@ -40,22 +40,66 @@ export interface ClippedBar extends Bar {
 
 export const HOURS_PER_DAY = 8;
 const DAY_MS = 86_400_000;
+/**
+ * How far ahead ghost bars are planned: queued work that would start more than this many years after today is
+ * not placed on a day but reported as beyond the horizon. Bounds the plan (and its dates) whatever the data.
+ */
+export const PLAN_HORIZON_YEARS = 10;
+/** Effort the arithmetic accepts per task; more (only possible through SQL) counts as this, keeping sums finite. */
+const MAX_EFFORT_HOURS = 1e12;
 
-/** Days since 1970-01-01 of a YYYY-MM-DD date (UTC; no time zones involved). */
+/** Days since 1970-01-01 of year/month/day on the proleptic Gregorian calendar; plain arithmetic, any year. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
+}
+
+/** The first and last day the planner names: four-digit years, as the tools accept and answer them. */
+export const MIN_DAY = daysFromCivil(1, 1, 1);
+export const MAX_DAY = daysFromCivil(9999, 12, 31);
+
+// What Postgres prints for a date: YYYY-MM-DD, more digits after year 9999, " BC" before year 1.
+const DATE_TEXT = /^(\d{4,})-(\d{2})-(\d{2})( BC)?$/;
+
+/**
+ * Days since 1970-01-01 of a date as Postgres prints it (UTC; no time zones involved), clamped to
+ * [MIN_DAY, MAX_DAY]. Total: a date outside the range counts as its end ("infinity" too), and text that is no
+ * date as MIN_DAY.
+ * (Date.UTC would read years 0-99 as 1900-1999.)
+ */
 export function dayNumber(date: string): number {
-  return Date.UTC(+date.slice(0, 4), +date.slice(5, 7) - 1, +date.slice(8, 10)) / DAY_MS;
+  const m = DATE_TEXT.exec(date);
+  if (!m) return date === "infinity" ? MAX_DAY : MIN_DAY;
+  const year = m[4] ? 1 - Number(m[1]) : Number(m[1]);
+  return clampDay(daysFromCivil(year, Number(m[2]), Number(m[3])));
+}
+
+/** `day` within [MIN_DAY, MAX_DAY]; NaN (only from nonsense input) counts as MAX_DAY, i.e. "never". */
+export function clampDay(day: number): number {
+  return Number.isNaN(day) ? MAX_DAY : Math.min(MAX_DAY, Math.max(MIN_DAY, day));
 }
 
 const dayStrings = new Map<number, string>();
 
-/** YYYY-MM-DD of a day number; memoised, since a plan names the same few hundred days thousands of times. */
+/** YYYY-MM-DD of a day number (clamped to [MIN_DAY, MAX_DAY], so it never throws); memoised, since a plan
+ * names the same few hundred days thousands of times. */
 export function dayString(day: number): string {
-  let s = dayStrings.get(day);
+  const d = clampDay(Math.floor(day));
+  let s = dayStrings.get(d);
   if (s === undefined) {
-    s = new Date(day * DAY_MS).toISOString().slice(0, 10);
-    if (dayStrings.size < 100_000) dayStrings.set(day, s);
+    s = new Date(d * DAY_MS).toISOString().slice(0, 10);
+    if (dayStrings.size < 100_000) dayStrings.set(d, s);
   }
   return s;
+}
+
+/** The day `years` calendar years after `day` (29 February → 1 March), clamped. */
+function addYears(day: number, years: number): number {
+  const [y, m, d] = dayString(day).split("-").map(Number);
+  return clampDay(daysFromCivil(y + years, m, d));
 }
 
 /** 0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday). */
@@ -80,13 +124,21 @@ export function addWorkingDays(day: number, n: number): number {
   return day - (weekday(day) - 1) + Math.floor(pos / 5) * 7 + (pos % 5);
 }
 
+/** Hours a task takes: its estimate; none, 0 or nonsense (NaN, negative) counts as one working day. */
 function effortHours(t: PlanTask): number {
-  return t.estimatedHours && t.estimatedHours > 0 ? t.estimatedHours : HOURS_PER_DAY;
+  const h = t.estimatedHours;
+  return h !== null && h > 0 ? Math.min(h, MAX_EFFORT_HOURS) : HOURS_PER_DAY;
+}
+
+/** Ascending numbers; NaN (only possible through SQL) sorts as equal instead of making the sort throw. */
+function compareNumbers(a: number, b: number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Queue order: sortOrder, then creation time, then id, so equal sort orders still give one answer. */
 function queueCompare(a: PlanTask, b: PlanTask): number {
-  if (a.sortOrder !== b.sortOrder) return a.sortOrder - b.sortOrder;
+  const bySort = compareNumbers(a.sortOrder, b.sortOrder);
+  if (bySort !== 0) return bySort;
   const ca = a.createdAt ?? "", cb = b.createdAt ?? "";
   if (ca !== cb) return ca < cb ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
@@ -106,14 +158,39 @@ export interface PlanOptions {
   users?: ReadonlySet<string>;
 }
 
+/** A queued task of one lane whose work would start after the horizon: it gets no bar. */
+export interface BeyondHorizon {
+  taskId: string;
+  title: string;
+  userId: string;
+  dueDate: string | null;
+  /** the due date is on or before the horizon, so the task certainly ends after it */
+  late: boolean;
+}
+
+export interface Workloads {
+  bars: Bar[];
+  /** the last day ghost work is planned on: today + PLAN_HORIZON_YEARS */
+  horizon: string;
+  beyondHorizon: BeyondHorizon[];
+}
+
+/** The bars of planWorkloads (the tasks beyond the horizon left out). */
+export function planBars(tasks: readonly PlanTask[], opts: PlanOptions): Bar[] {
+  return planWorkloads(tasks, opts).bars;
+}
+
 /**
  * The whole plan, unclipped. Per user: a solid bar for each dated task (start to due date, or to the end its
  * estimate gives on working days), then a ghost bar for each queued task — the focus task first, then in queue
  * order — packed hour by hour at 8 hours per working day, from the later of today and the day after the user's
- * last not-done solid work. A dated task nobody is assigned to gets one solid bar with userId null.
+ * last not-done solid work. A dated task nobody is assigned to gets one solid bar with userId null. Queued work
+ * that would start after the horizon (today + PLAN_HORIZON_YEARS) gets no bar and is listed in beyondHorizon.
+ * Total on any input: every day is clamped to 0001-01-01..9999-12-31, so no value makes it throw.
  */
-export function planBars(tasks: readonly PlanTask[], opts: PlanOptions): Bar[] {
+export function planWorkloads(tasks: readonly PlanTask[], opts: PlanOptions): Workloads {
   const today = dayNumber(opts.today);
+  const horizon = addYears(today, PLAN_HORIZON_YEARS);
   const wanted = opts.users;
   const solidByUser = new Map<string | null, Bar[]>();
   const queueByUser = new Map<string, PlanTask[]>();
@@ -122,13 +199,11 @@ export function planBars(tasks: readonly PlanTask[], opts: PlanOptions): Bar[] {
   for (const t of tasks) {
     if (t.startDate !== null) {
       const start = dayNumber(t.startDate);
-      let end: number;
-      if (t.dueDate !== null && t.dueDate >= t.startDate) {
-        end = dayNumber(t.dueDate);
-      } else {
-        end = addWorkingDays(nextWorkingDay(start), Math.ceil(effortHours(t) / HOURS_PER_DAY) - 1);
-      }
-      const late = t.dueDate !== null && dayString(end) > t.dueDate;
+      const due = t.dueDate !== null ? dayNumber(t.dueDate) : null;
+      const end = due !== null && due >= start
+        ? due
+        : clampDay(addWorkingDays(nextWorkingDay(start), Math.ceil(effortHours(t) / HOURS_PER_DAY) - 1));
+      const late = due !== null && end > due;
       const lanes: (string | null)[] = t.assigneeIds.length ? [...t.assigneeIds] : [null];
       for (const user of lanes) {
         if (wanted && (user === null || !wanted.has(user))) continue;
@@ -136,7 +211,7 @@ export function planBars(tasks: readonly PlanTask[], opts: PlanOptions): Bar[] {
           taskId: t.id,
           title: t.title,
           userId: user,
-          start: t.startDate,
+          start: dayString(start),
           end: dayString(end),
           kind: "solid",
           dueDate: t.dueDate,
@@ -162,6 +237,7 @@ export function planBars(tasks: readonly PlanTask[], opts: PlanOptions): Bar[] {
   const users = [...new Set<string | null>([...solidByUser.keys(), ...queueByUser.keys()])]
     .sort((a, b) => a === null ? 1 : b === null ? -1 : a < b ? -1 : a > b ? 1 : 0);
   const out: Bar[] = [];
+  const beyond: BeyondHorizon[] = [];
   for (const user of users) {
     const solid = solidByUser.get(user) ?? [];
     solid.sort((a, b) => a.start < b.start ? -1 : a.start > b.start ? 1 : 0);
@@ -177,22 +253,33 @@ export function planBars(tasks: readonly PlanTask[], opts: PlanOptions): Bar[] {
     for (const t of queue) {
       const h = effortHours(t);
       const start = addWorkingDays(first, Math.floor(hours / HOURS_PER_DAY));
-      const end = addWorkingDays(first, Math.ceil((hours + h) / HOURS_PER_DAY) - 1);
       hours += h;
-      const endStr = dayString(end);
+      const due = t.dueDate !== null ? dayNumber(t.dueDate) : null;
+      if (!(start <= horizon)) {
+        // Hours only grow: every later task of this queue is beyond the horizon too.
+        beyond.push({
+          taskId: t.id,
+          title: t.title,
+          userId: user,
+          dueDate: t.dueDate,
+          late: due !== null && due <= horizon,
+        });
+        continue;
+      }
+      const end = clampDay(addWorkingDays(first, Math.ceil(hours / HOURS_PER_DAY) - 1));
       out.push({
         taskId: t.id,
         title: t.title,
         userId: user,
         start: dayString(start),
-        end: endStr,
+        end: dayString(end),
         kind: "ghost",
         dueDate: t.dueDate,
-        late: t.dueDate !== null && endStr > t.dueDate,
+        late: due !== null && end > due,
       });
     }
   }
-  return out;
+  return { bars: out, horizon: dayString(horizon), beyondHorizon: beyond };
 }
 
 /** The bars that touch [from, to], cut to the window; `late` still describes the whole bar. */
@@ -211,9 +298,10 @@ export function clipBars(bars: readonly Bar[], from: string, to: string): Clippe
   return out;
 }
 
-/** Ids of the tasks the plan finishes after their due date (on any assignee's lane). */
-export function lateTaskIds(bars: readonly Bar[]): Set<string> {
+/** Ids of the tasks the plan finishes after their due date (on any assignee's lane, or beyond the horizon). */
+export function lateTaskIds(bars: readonly Bar[], beyond: readonly BeyondHorizon[] = []): Set<string> {
   const ids = new Set<string>();
   for (const b of bars) if (b.late) ids.add(b.taskId);
+  for (const b of beyond) if (b.late) ids.add(b.taskId);
   return ids;
 }

@@ -5,6 +5,7 @@ import { conflict, invalidInput, notFound } from "../errors.ts";
 import {
   abs,
   type Cents,
+  checkTotals,
   computeTotals,
   formatDecimal,
   formatMoney,
@@ -166,10 +167,13 @@ function summary(r: Row): InvoiceSummary {
   };
 }
 
-function columns(db: Db) {
+/** The client's name only where the caller could read the client itself (see docs/commercial.md). */
+function columns(db: Db, s: Scope) {
+  const clientReadable = companyFilter(db, s, "c.company_id");
   return db`
     i.id, i.number, i.type, i.is_credit_note, i.original_invoice_id, i.status, i.client_id,
-    c.name as client_name, i.company_id, i.project_id, i.offer_id, i.subject, i.invoice_date::text as invoice_date,
+    case when ${clientReadable} then c.name end as client_name, i.company_id, i.project_id, i.offer_id,
+    i.subject, i.invoice_date::text as invoice_date,
     i.due_date::text as due_date, i.currency, i.vat_rate::text as vat_rate, i.subtotal::text as subtotal,
     i.vat_amount::text as vat_amount, i.rounding_adjustment::text as rounding_adjustment, i.total::text as total,
     i.collected_amount::text as collected_amount, i.description, i.notes, i.payment_method, i.created_by,
@@ -178,7 +182,7 @@ function columns(db: Db) {
 
 async function fetchInvoice(db: Db, s: Scope, id: string): Promise<Invoice | null> {
   const [r] = await db<Row[]>`
-    select ${columns(db)}
+    select ${columns(db, s)}
       from invoices i
       left join clients c on c.workspace_id = i.workspace_id and c.id = i.client_id
      where i.workspace_id = ${s.workspaceId} and i.id = ${id} and ${companyFilter(db, s, "i.company_id")}`;
@@ -249,7 +253,7 @@ export async function listInvoices(
     and (${filter.type ?? null}::text is null or i.type = ${filter.type ?? null})
     and (${filter.clientId ?? null}::uuid is null or i.client_id = ${filter.clientId ?? null})`;
   const rows = await db<Row[]>`
-    select ${columns(db)}
+    select ${columns(db, s)}
       from invoices i
       left join clients c on c.workspace_id = i.workspace_id and c.id = i.client_id
      where ${where}
@@ -415,6 +419,7 @@ async function insertInvoice(
     if (!creditNote) throw invalidInput("roundingAdjustment would make the total negative");
     totals = computeTotals(lines, vatRateBp, -adjustment);
   }
+  checkTotals(totals);
   let collected = parseMoney(input.collectedAmount ?? 0, "collectedAmount");
   if (collected < 0n) {
     if (!creditNote) throw invalidInput("collectedAmount must not be negative");

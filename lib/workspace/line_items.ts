@@ -8,6 +8,7 @@ import {
   formatDecimal,
   formatMoney,
   formatQuantity,
+  MAX_CENTS,
   parseDecimal,
   parseMoney,
   PERCENT_SCALE,
@@ -17,7 +18,6 @@ import {
 
 export const MAX_ROWS = 200;
 const MAX_QUANTITY = 1_000_000_000n; // 1 000 000 with 3 decimals
-const MAX_CENTS = 99_999_999_999_999n;
 
 /** A row as a caller sends it; decimals as numbers or strings. */
 export interface LineInput {

@@ -3,6 +3,7 @@ import type { Db } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import {
   type Cents,
+  checkTotals,
   computeTotals,
   formatDecimal,
   formatMoney,
@@ -199,7 +200,9 @@ export function toTranche(r: TrancheRow): Tranche {
 
 async function fetchOffer(db: Db, s: Scope, id: string): Promise<Offer | null> {
   const [o] = await db<OfferRow[]>`
-    select o.id, o.title, o.description, o.client_id, c.name as client_name, o.company_id,
+    select o.id, o.title, o.description, o.client_id,
+           -- the client's name only where the caller could read the client itself (docs/commercial.md)
+           case when ${companyFilter(db, s, "c.company_id")} then c.name end as client_name, o.company_id,
            o.offer_date::text as offer_date, o.valid_until::text as valid_until, o.currency, o.notes,
            o.total::text as total, o.created_by,
            to_char(o.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at
@@ -255,6 +258,7 @@ export async function createOffer(db: Db, caller: ScopedCaller, input: NewOffer)
   const notes = text(input.notes, "notes", 10000);
   const { lines } = parseLines(input.rows ?? [], { normaliseSign: false });
   const totals = computeTotals(lines, 0n, 0n);
+  checkTotals(totals);
   const tranches = planTranches(totals.total, input.tranches ?? []);
 
   let companyId = input.companyId ?? null;

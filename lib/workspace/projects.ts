@@ -124,11 +124,16 @@ function full(r: Row): Project {
   };
 }
 
-/** The columns of Row; numbers and dates converted in SQL so the driver hands back JSON-ready values. */
-function columns(db: Db) {
+/**
+ * The columns of Row; numbers and dates converted in SQL so the driver hands back JSON-ready values. The client's
+ * name only where the caller could read the client itself (a client that moved to a company outside the
+ * caller's scope keeps its id here, its name becomes null).
+ */
+function columns(db: Db, s: Scope) {
+  const clientReadable = companyFilter(db, s, "c.company_id");
   return db`
     p.id, p.name, p.status, p.budget::float8 as budget, p.currency,
-    p.client_id, c.name as client_name, p.company_id,
+    p.client_id, case when ${clientReadable} then c.name end as client_name, p.company_id,
     p.start_date::text as start_date, p.end_date::text as end_date,
     p.estimated_hours::float8 as estimated_hours, p.task_prefix,
     p.description, p.notes, p.offer_id, p.created_by,
@@ -144,7 +149,7 @@ export async function listProjects(
 ): Promise<ProjectSummary[]> {
   const s = scopeOf(caller);
   const rows = await db<Row[]>`
-    select ${columns(db)}
+    select ${columns(db, s)}
       from projects p
       left join clients c on c.workspace_id = p.workspace_id and c.id = p.client_id
      where p.workspace_id = ${s.workspaceId}
@@ -157,7 +162,7 @@ export async function listProjects(
 
 async function fetchProject(db: Db, s: Scope, id: string): Promise<Project | null> {
   const [row] = await db<Row[]>`
-    select ${columns(db)}
+    select ${columns(db, s)}
       from projects p
       left join clients c on c.workspace_id = p.workspace_id and c.id = p.client_id
      where p.workspace_id = ${s.workspaceId} and p.id = ${id}

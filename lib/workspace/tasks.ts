@@ -1,7 +1,8 @@
 // Tasks: SQL and rules — numbering, subtasks, privacy, assignees, the workload queue, focus, and the Gantt plan.
 import type { Db, Sql } from "../db/client.ts";
-import { invalidInput, notFound, pgCode } from "../errors.ts";
-import { clipBars, dayNumber, lateTaskIds, planBars, type PlanTask } from "./gantt.ts";
+import { AppError, invalidInput, notFound, pgCode } from "../errors.ts";
+import { errorFields, type Logger } from "../log.ts";
+import { clipBars, dayNumber, lateTaskIds, type PlanTask, planWorkloads } from "./gantt.ts";
 import {
   companyFilter,
   companyForWrite,
@@ -25,6 +26,10 @@ export type TaskScope = typeof TASK_SCOPES[number];
 const SORT_STEP = 1024;
 /** The widest gantt_plan window. */
 export const MAX_PLAN_DAYS = 366;
+/** The largest estimate a task may get (five working years at 8 h a day); larger work is a project. */
+export const MAX_TASK_ESTIMATE_HOURS = 10_000;
+/** How many tasks beyond the planning horizon gantt_plan lists (it always counts them all). */
+export const MAX_BEYOND_HORIZON_LISTED = 100;
 
 export interface TaskSummary {
   id: string;
@@ -73,6 +78,9 @@ export interface ReadOptions {
   variantA: boolean;
   /** YYYY-MM-DD (UTC); default the current UTC date */
   today?: string;
+  /** where a write logs a read-back that failed after its commit (the answer still reports success) */
+  log?: Logger;
+  requestId?: string;
 }
 
 export interface TaskFilter {
@@ -117,6 +125,13 @@ export interface TaskPatch {
   isPrivate?: boolean;
 }
 
+/** The read options of a tool call: its variant, and where a write logs a failed read-back. */
+export function taskReadOptions(
+  ctx: { variant: "A" | "B"; log: Logger; requestId: string },
+): ReadOptions {
+  return { variantA: ctx.variant === "A", log: ctx.log, requestId: ctx.requestId };
+}
+
 export function todayUtc(): string {
   return new Date().toISOString().slice(0, 10);
 }
@@ -143,9 +158,10 @@ function userOf(caller: ScopedCaller): string | null {
 
 /**
  * The rows of `tasks` (aliased `alias`) the caller may see: its workspace, its companies, and private tasks only
- * when the caller created the task or is assigned to it.
+ * when the caller created the task or is assigned to it. Other domains use it for what they show of a task (a
+ * time log shows its task's title only where this holds).
  */
-function visible(db: Db, s: Scope, userId: string | null, alias: string) {
+export function visible(db: Db, s: Scope, userId: string | null, alias: string) {
   const col = (c: string) => db(`${alias}.${c}`);
   return db`${col("workspace_id")} = ${s.workspaceId}
     and ${companyFilter(db, s, `${alias}.company_id`)}
@@ -368,13 +384,15 @@ async function markForecastLate(
   tasks: TaskSummary[],
 ): Promise<void> {
   const users = [...new Set(tasks.filter((t) => t.dueDate !== null).flatMap((t) => t.assigneeIds))];
-  const late = users.length
-    ? lateTaskIds(planBars(await loadPlanTasks(db, s, uid, users), {
+  let late = new Set<string>();
+  if (users.length) {
+    const plan = planWorkloads(await loadPlanTasks(db, s, uid, users), {
       today,
       focus: await loadFocus(db, s.workspaceId, users),
       users: new Set(users),
-    }))
-    : new Set<string>();
+    });
+    late = lateTaskIds(plan.bars, plan.beyondHorizon);
+  }
   for (const t of tasks) t.isForecastLate = late.has(t.id);
 }
 
@@ -384,6 +402,7 @@ async function fetchTask(
   uid: string | null,
   id: string,
   opts: ReadOptions,
+  forecast = true,
 ): Promise<Task | null> {
   const today = opts.today ?? todayUtc();
   const [row] = await fetchRows(db, s, uid, today, db`t.id = ${id}`);
@@ -414,8 +433,54 @@ async function fetchTask(
     subtasks: subRows.map((r) => summary(r, opts)),
     comments: [...comments],
   };
-  if (opts.variantA) await markForecastLate(db, s, uid, today, [task, ...task.subtasks]);
+  if (opts.variantA && forecast) await markForecastLate(db, s, uid, today, [task, ...task.subtasks]);
   return task;
+}
+
+/** What a write answers when it committed but the task could not be read back. */
+export interface SavedTask {
+  id: string;
+  /** the fields the write set, as given */
+  [field: string]: unknown;
+  saved: true;
+  note: string;
+}
+
+/**
+ * The answer of a committed write: the task read back. The write is done whatever happens here, so nothing here
+ * may fail the call (a client would retry and, for a create, make a duplicate — there is no delete tool): a
+ * failed forecast is left out (isForecastLate absent), and a failed read answers what is known with a note.
+ */
+async function readBack(
+  db: Db,
+  s: Scope,
+  uid: string | null,
+  id: string,
+  opts: ReadOptions,
+  known: Record<string, unknown>,
+): Promise<Task | SavedTask> {
+  for (const forecast of opts.variantA ? [true, false] : [false]) {
+    try {
+      const task = await fetchTask(db, s, uid, id, opts, forecast);
+      if (task) return task;
+      break; // committed, yet no longer visible to the caller (changed meanwhile): answer what is known
+    } catch (err) {
+      opts.log?.error("task read-back after a committed write failed", {
+        request_id: opts.requestId,
+        task_id: id,
+        forecast,
+        ...errorFields(err),
+      });
+      if (err instanceof AppError) break;
+    }
+  }
+  return {
+    ...known,
+    id,
+    saved: true,
+    note: "The change was saved, but reading the task back failed; get_task with this id shows it. Do not " +
+      "repeat the call.",
+  };
 }
 
 /** One task with its subtasks, comments and assignees; not_found when unknown, private or out of scope. */
@@ -487,7 +552,7 @@ export async function createTask(
   caller: ScopedCaller,
   input: NewTask & { parentTaskId?: string },
   opts: ReadOptions,
-): Promise<Task> {
+): Promise<Task | SavedTask> {
   const s = scopeOf(caller);
   const uid = userOf(caller);
   checkDates(input.startDate, input.dueDate);
@@ -561,7 +626,7 @@ export async function createTask(
   } catch (err) {
     translate(err);
   }
-  return (await fetchTask(db, s, uid, id, opts))!;
+  return await readBack(db, s, uid, id, opts, { ...input });
 }
 
 const PATCH_COLUMNS = {
@@ -605,7 +670,7 @@ export async function updateTask(
   id: string,
   patch: TaskPatch,
   opts: ReadOptions,
-): Promise<Task> {
+): Promise<Task | SavedTask> {
   const s = scopeOf(caller);
   const uid = userOf(caller);
   const set: Record<string, unknown> = {};
@@ -686,7 +751,7 @@ export async function updateTask(
   } catch (err) {
     translate(err);
   }
-  return (await fetchTask(db, s, uid, id, opts))!;
+  return await readBack(db, s, uid, id, opts, { ...patch });
 }
 
 export function setTaskStatus(
@@ -695,7 +760,7 @@ export function setTaskStatus(
   id: string,
   status: TaskStatus,
   opts: ReadOptions,
-): Promise<Task> {
+): Promise<Task | SavedTask> {
   return updateTask(db, caller, id, { status }, opts);
 }
 
@@ -792,7 +857,7 @@ async function placeInQueue(
 }
 
 export interface QueuePlacement {
-  task: Task;
+  task: Task | SavedTask;
   userId: string;
   /** the 0-based slot the task got in the user's queue */
   slotIndex: number;
@@ -832,7 +897,7 @@ export async function setQueuePosition(
     return p;
   });
   return {
-    task: (await fetchTask(db, s, uid, taskId, opts))!,
+    task: await readBack(db, s, uid, taskId, opts, { status: "todo", startDate: null }),
     userId,
     slotIndex: placed.slot,
     queueLength: placed.length,
@@ -840,7 +905,7 @@ export async function setQueuePosition(
 }
 
 export interface FocusChange {
-  task: Task;
+  task: Task | SavedTask;
   userId: string;
   /** the task that was in focus before and went back to todo at slot 1, or null */
   demotedTaskId: string | null;
@@ -884,7 +949,8 @@ export async function moveToFocus(
               where workspace_id = ${s.workspaceId} and id = ${old}`;
     return old;
   });
-  return { task: (await fetchTask(db, s, uid, taskId, opts))!, userId, demotedTaskId: demoted };
+  const task = await readBack(db, s, uid, taskId, opts, { status: "in_progress" });
+  return { task, userId, demotedTaskId: demoted };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -914,22 +980,31 @@ async function loadPlanTasks(
   users: readonly string[] | null,
 ): Promise<PlannedTask[]> {
   const list = users ? [...users] : null;
-  const rows = await db<PlanRow[]>`
+  const rows = await db<Omit<PlanRow, "assignee_ids">[]>`
     select t.id, t.title, t.status, t.start_date::text as start_date, t.due_date::text as due_date,
            t.estimated_hours::float8 as estimated_hours, t.sort_order,
-           to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as created_at,
-           coalesce(ta.ids, '{}') as assignee_ids, t.project_id,
+           to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as created_at, t.project_id,
            case when p.task_prefix is not null and t.number is not null then p.task_prefix || '-' || t.number end
              as display_id
       from tasks t
       left join projects p on p.workspace_id = t.workspace_id and p.id = t.project_id
-      -- one aggregate over the workspace's assignments instead of a subquery per task
-      left join (select task_id, array_agg(user_id) as ids from task_assignees
-                  where workspace_id = ${s.workspaceId} group by task_id) ta on ta.task_id = t.id
      where ${visible(db, s, uid, "t")}
        and (t.start_date is not null or t.status in ('todo', 'in_progress'))
        and (${list}::uuid[] is null
             or exists (select 1 from task_assignees a where a.task_id = t.id and a.user_id = any(${list}::uuid[])))`;
+  // Assignees in a second query joined here: an aggregate joined in SQL turned quadratic when the statistics
+  // lagged behind a burst of new tasks (seconds for a few thousand), this stays linear whatever the planner does.
+  const assignments = rows.length
+    ? await db<{ task_id: string; user_id: string }[]>`
+      select task_id, user_id from task_assignees
+       where workspace_id = ${s.workspaceId} and task_id = any(${rows.map((r) => r.id)}::uuid[])`
+    : [];
+  const assignees = new Map<string, string[]>();
+  for (const a of assignments) {
+    const list = assignees.get(a.task_id);
+    if (list) list.push(a.user_id);
+    else assignees.set(a.task_id, [a.user_id]);
+  }
   return rows.map((r) => ({
     id: r.id,
     title: r.title,
@@ -939,7 +1014,7 @@ async function loadPlanTasks(
     estimatedHours: r.estimated_hours,
     sortOrder: r.sort_order,
     createdAt: r.created_at,
-    assigneeIds: r.assignee_ids,
+    assigneeIds: assignees.get(r.id) ?? [],
     projectId: r.project_id,
     displayId: r.display_id,
   }));
@@ -981,6 +1056,25 @@ export interface Plan {
   /** bars in the window before `limit` cut the list */
   total: number;
   truncated: boolean;
+  /** the last day ghost work is planned on (today + PLAN_HORIZON_YEARS) */
+  horizon: string;
+  /** queued tasks (per lane) whose work would start after the horizon: no bar; at most MAX_BEYOND_HORIZON_LISTED */
+  beyondHorizon: BeyondHorizonTask[];
+  /** how many there are in all */
+  beyondHorizonTotal: number;
+}
+
+export interface BeyondHorizonTask {
+  taskId: string;
+  displayId: string | null;
+  title: string;
+  projectId: string | null;
+  status: TaskStatus;
+  userId: string;
+  userName: string | null;
+  dueDate: string | null;
+  /** the due date is on or before the horizon, so the task certainly ends after it */
+  endsAfterDueDate: boolean;
 }
 
 /**
@@ -1014,22 +1108,27 @@ export async function ganttPlan(
   }
   const tasks = await loadPlanTasks(db, s, uid, users);
   const focus = await loadFocus(db, s.workspaceId, users);
-  const bars = clipBars(
-    planBars(tasks, { today, focus, users: users ? new Set(users) : undefined }),
-    req.from,
-    req.to,
-  );
+  const plan = planWorkloads(tasks, { today, focus, users: users ? new Set(users) : undefined });
+  const bars = clipBars(plan.bars, req.from, req.to);
 
-  // Filters choose bars after planning.
+  // Filters choose bars (and tasks beyond the horizon) after planning.
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const needle = req.search?.trim().toLowerCase();
-  let shown = bars.filter((b) => !req.statuses || req.statuses.includes(byId.get(b.taskId)!.status));
-  if (needle) shown = shown.filter((b) => b.title.toLowerCase().includes(needle));
-  if (req.projectIds) {
-    const wanted = new Set(req.projectIds);
-    shown = shown.filter((b) => wanted.has(byId.get(b.taskId)!.projectId ?? ""));
-  }
-  const userIds = [...new Set(shown.map((b) => b.userId).filter((u): u is string => u !== null))];
+  const wanted = req.projectIds ? new Set(req.projectIds) : null;
+  const chosen = (b: { taskId: string; title: string }) =>
+    (!req.statuses || req.statuses.includes(byId.get(b.taskId)!.status)) &&
+    (!needle || b.title.toLowerCase().includes(needle)) &&
+    (!wanted || wanted.has(byId.get(b.taskId)!.projectId ?? ""));
+  const shown = bars.filter(chosen);
+  const beyond = plan.beyondHorizon.filter(chosen);
+  const listedBeyond = beyond.slice(0, MAX_BEYOND_HORIZON_LISTED);
+  const userIds = [
+    ...new Set(
+      [...shown.slice(0, req.limit), ...listedBeyond].map((b) => b.userId).filter((u): u is string =>
+        u !== null
+      ),
+    ),
+  ];
   const names = new Map(
     (await db<{ id: string; name: string }[]>`select id, name from users where id = any(${userIds}::uuid[])`)
       .map((r) => [r.id, r.name]),
@@ -1057,5 +1156,18 @@ export async function ganttPlan(
     bars: out,
     total: shown.length,
     truncated: shown.length > req.limit,
+    horizon: plan.horizon,
+    beyondHorizon: listedBeyond.map((b) => ({
+      taskId: b.taskId,
+      displayId: byId.get(b.taskId)!.displayId,
+      title: b.title,
+      projectId: byId.get(b.taskId)!.projectId,
+      status: byId.get(b.taskId)!.status,
+      userId: b.userId,
+      userName: names.get(b.userId) ?? null,
+      dueDate: b.dueDate,
+      endsAfterDueDate: b.late,
+    })),
+    beyondHorizonTotal: beyond.length,
   };
 }

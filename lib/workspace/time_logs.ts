@@ -11,6 +11,7 @@ import {
   projectInScope,
 } from "./personal.ts";
 import { companyFilter, inScope, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
+import { visible as visibleTask } from "./tasks.ts";
 
 export const EXCLUSIVE_LINK_RULE =
   "exactly one of taskId and categoryId is required (exclusive choice: a time " +
@@ -164,7 +165,8 @@ export interface TimeLogSummary {
   totalHours: number;
   entryCount: number;
   billableHours: number;
-  byProject: Array<{ projectId: string; projectName: string } & Bucket>;
+  /** projectName is null where the caller may not read the project (see columns) */
+  byProject: Array<{ projectId: string; projectName: string | null } & Bucket>;
   byCategory: Array<{ categoryId: string; categoryName: string } & Bucket>;
   /** logs that count towards no project (category logs without a project, tasks outside any project) */
   withoutProject: Bucket;
@@ -177,9 +179,9 @@ export interface TimeLogSummary {
  */
 export function summarize(entries: readonly SummaryEntry[]): TimeLogSummary {
   let total = 0, billable = 0, noProjectMinutes = 0, noProjectCount = 0;
-  const projects = new Map<string, { name: string; minutes: number; count: number }>();
-  const categories = new Map<string, { name: string; minutes: number; count: number }>();
-  const add = (m: typeof projects, id: string, name: string, minutes: number) => {
+  const projects = new Map<string, { name: string | null; minutes: number; count: number }>();
+  const categories = new Map<string, { name: string | null; minutes: number; count: number }>();
+  const add = (m: typeof projects, id: string, name: string | null, minutes: number) => {
     const b = m.get(id) ?? { name, minutes: 0, count: 0 };
     b.minutes += minutes;
     b.count += 1;
@@ -188,15 +190,15 @@ export function summarize(entries: readonly SummaryEntry[]): TimeLogSummary {
   for (const e of entries) {
     total += e.minutes;
     if (e.isBillable) billable += e.minutes;
-    if (e.projectId) add(projects, e.projectId, e.projectName ?? "", e.minutes);
+    if (e.projectId) add(projects, e.projectId, e.projectName, e.minutes);
     else {
       noProjectMinutes += e.minutes;
       noProjectCount += 1;
     }
     if (e.categoryId) add(categories, e.categoryId, e.categoryName ?? "", e.minutes);
   }
-  const order = (a: { minutes: number; name: string }, b: { minutes: number; name: string }) =>
-    b.minutes - a.minutes || a.name.localeCompare(b.name);
+  const order = (a: { minutes: number; name: string | null }, b: { minutes: number; name: string | null }) =>
+    b.minutes - a.minutes || (a.name ?? "").localeCompare(b.name ?? "");
   return {
     totalHours: hoursOf(total),
     entryCount: entries.length,
@@ -209,7 +211,7 @@ export function summarize(entries: readonly SummaryEntry[]): TimeLogSummary {
     })),
     byCategory: [...categories].map(([id, b]) => ({ id, ...b })).sort(order).map((b) => ({
       categoryId: b.id,
-      categoryName: b.name,
+      categoryName: b.name ?? "",
       hours: hoursOf(b.minutes),
       entryCount: b.count,
     })),
@@ -301,13 +303,20 @@ interface Row {
   updated_at: string;
 }
 
-function columns(db: Db) {
+/**
+ * The log columns for the log's own user `userId` in scope `s`. The linked task's title and the project's name
+ * only where that user could read the task (company, privacy) or project itself: a task that became private or
+ * moved to another company keeps its id here, its title becomes null.
+ */
+function columns(db: Db, s: Scope, userId: string) {
   return db`
     l.id, l.date::text as date, to_char(l.start_time, 'HH24:MI') as start_time,
     to_char(l.end_time, 'HH24:MI') as end_time,
     (extract(epoch from (l.end_time - l.start_time)) / 60)::int as minutes,
-    l.description, l.task_id, t.title as task_title, l.category_id, c.name as category_name,
-    coalesce(t.project_id, l.project_id) as project_id, p.name as project_name,
+    l.description, l.task_id, case when ${visibleTask(db, s, userId, "t")} then t.title end as task_title,
+    l.category_id, c.name as category_name,
+    coalesce(t.project_id, l.project_id) as project_id,
+    case when ${companyFilter(db, s, "p.company_id")} then p.name end as project_name,
     l.is_billable, l.hourly_rate::float8 as hourly_rate, l.company_id,
     ${isoColumn(db, "l.created_at")} as created_at, ${isoColumn(db, "l.updated_at")} as updated_at`;
 }
@@ -350,7 +359,7 @@ export async function listTimeLogs(db: Db, caller: ScopedCaller, filter: TimeLog
   const userId = actingUser(caller);
   checkRange(filter.startDate, filter.endDate);
   const rows = await db<Row[]>`
-    select ${columns(db)} ${joins(db)}
+    select ${columns(db, s, userId)} ${joins(db)}
      where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId}
        and ${companyFilter(db, s, "l.company_id")}
        and (${filter.startDate ?? null}::date is null or l.date >= ${filter.startDate ?? null}::date)
@@ -362,7 +371,7 @@ export async function listTimeLogs(db: Db, caller: ScopedCaller, filter: TimeLog
 
 async function fetchLog(db: Db, s: Scope, userId: string, id: string): Promise<TimeLog | null> {
   const [row] = await db<Row[]>`
-    select ${columns(db)} ${joins(db)}
+    select ${columns(db, s, userId)} ${joins(db)}
      where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId} and l.id = ${id}
        and ${companyFilter(db, s, "l.company_id")}`;
   return row ? toLog(row) : null;
@@ -399,7 +408,7 @@ export async function timeLogSummary(
     ? [...new Set(filter.projectIds)]
     : null;
   const rows = await db<(Row & { is_billable: boolean })[]>`
-    select ${columns(db)} ${joins(db)}
+    select ${columns(db, s, userId)} ${joins(db)}
      where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId}
        and ${companyFilter(db, s, "l.company_id")}
        and (${filter.startDate ?? null}::date is null or l.date >= ${filter.startDate ?? null}::date)

@@ -6,9 +6,13 @@ import {
   dayNumber,
   dayString,
   lateTaskIds,
+  MAX_DAY,
+  MIN_DAY,
   nextWorkingDay,
+  PLAN_HORIZON_YEARS,
   planBars,
   type PlanTask,
+  planWorkloads,
 } from "../../lib/workspace/gantt.ts";
 
 // 2026-11-20 is a Friday; 2026-11-23 the Monday after.
@@ -183,4 +187,102 @@ Deno.test("clipping keeps bars touching the window and cuts them to it", () => {
     ["b", "2026-11-26", "2026-11-26", false, false],
     ["c", "2026-11-27", "2026-11-28", false, true],
   ]);
+});
+
+Deno.test("day numbers: years 1-99 are not read as 19xx; Postgres' BC, five-digit years and infinity are clamped", () => {
+  assert.equal(dayString(dayNumber("0050-06-15")), "0050-06-15");
+  assert.equal(dayString(dayNumber("0001-01-01")), "0001-01-01");
+  assert.equal(dayString(dayNumber("9999-12-31")), "9999-12-31");
+  assert.equal(dayNumber("0001-01-01"), MIN_DAY);
+  assert.equal(dayNumber("9999-12-31"), MAX_DAY);
+  assert.equal(dayNumber("2026-11-20"), Date.UTC(2026, 10, 20) / 86_400_000);
+  assert.equal(dayNumber("0044-03-15 BC"), MIN_DAY);
+  assert.equal(dayNumber("12345-01-01"), MAX_DAY);
+  assert.equal(dayNumber("infinity"), MAX_DAY);
+  assert.equal(dayNumber("-infinity"), MIN_DAY);
+  // Far outside JavaScript's date range: still a string, never a RangeError.
+  assert.equal(dayString(1e12), "9999-12-31");
+  assert.equal(dayString(-1e12), "0001-01-01");
+  assert.equal(dayString(NaN), "9999-12-31");
+});
+
+Deno.test("the attack shape: 5,700 queued tasks of 100,000 h are planned up to the horizon, the rest listed", () => {
+  const today = "2026-11-23";
+  const tasks = Array.from(
+    { length: 5_700 },
+    (_, i) =>
+      task({
+        id: `h${String(i).padStart(5, "0")}`,
+        estimatedHours: 100_000,
+        sortOrder: i,
+        assigneeIds: ["victim"],
+      }),
+  );
+  tasks.push(task({ id: "mine", estimatedHours: 8, dueDate: "2026-11-30", assigneeIds: ["other"] }));
+  const plan = planWorkloads(tasks, { today });
+  // 100,000 h = 12,500 working days ≈ 48 years: the first task starts today and runs past the horizon; every
+  // other one would start after it.
+  assert.equal(plan.horizon, `${2026 + PLAN_HORIZON_YEARS}-11-23`);
+  const victim = plan.bars.filter((b) => b.userId === "victim");
+  assert.deepEqual(victim.map((b) => [b.taskId, b.start]), [["h00000", today]]);
+  assert.ok(victim[0].end > plan.horizon && victim[0].end <= "9999-12-31", victim[0].end);
+  assert.equal(plan.beyondHorizon.length, 5_699);
+  assert.deepEqual(plan.beyondHorizon[0], {
+    taskId: "h00001",
+    title: tasks[1].title,
+    userId: "victim",
+    dueDate: null,
+    late: false,
+  });
+  // The other lane is planned as always.
+  assert.deepEqual(spans(plan.bars.filter((b) => b.userId === "other")), [
+    "mine ghost 2026-11-23..2026-11-23",
+  ]);
+});
+
+Deno.test("beyond the horizon: late when the due date is on or before the horizon, unknown (false) after it", () => {
+  const plan = planWorkloads([
+    task({ id: "big", estimatedHours: 8 * 5 * 52 * 11, sortOrder: 1 }), // eleven years of work
+    task({ id: "due-soon", sortOrder: 2, dueDate: "2027-01-01" }),
+    task({ id: "due-at-horizon", sortOrder: 3, dueDate: "2036-11-23" }),
+    task({ id: "due-later", sortOrder: 4, dueDate: "2040-01-01" }),
+  ], { today: "2026-11-23" });
+  assert.deepEqual(plan.bars.map((b) => b.taskId), ["big"]);
+  assert.deepEqual(plan.beyondHorizon.map((b) => [b.taskId, b.late]), [
+    ["due-soon", true],
+    ["due-at-horizon", true],
+    ["due-later", false],
+  ]);
+  assert.deepEqual([...lateTaskIds(plan.bars, plan.beyondHorizon)].sort(), ["due-at-horizon", "due-soon"]);
+});
+
+Deno.test("the planner is total: extreme estimates, sort orders and dates never throw", () => {
+  const extremes: PlanTask[] = [
+    task({ id: "inf", estimatedHours: Infinity, sortOrder: -Infinity }),
+    task({ id: "nan", estimatedHours: NaN, sortOrder: NaN }),
+    task({ id: "neg", estimatedHours: -5, sortOrder: Infinity }),
+    task({ id: "huge", estimatedHours: 99_999_999.99, sortOrder: 1e308 }),
+    task({ id: "bc", startDate: "0044-03-15 BC", estimatedHours: 1e12 }),
+    task({ id: "far", startDate: "12345-01-01", dueDate: "infinity" }),
+    task({ id: "end", startDate: "9999-12-31", estimatedHours: 1e9 }),
+    task({ id: "garbage", startDate: "soon", dueDate: "later" }),
+  ];
+  const plan = planWorkloads(extremes, { today: "2026-11-23" });
+  for (const b of plan.bars) {
+    assert.match(b.start, /^\d{4}-\d{2}-\d{2}$/, JSON.stringify(b));
+    assert.match(b.end, /^\d{4}-\d{2}-\d{2}$/, JSON.stringify(b));
+    assert.ok(b.start <= b.end, JSON.stringify(b));
+  }
+  // Solid work up to 9999-12-31 holds every ghost of the lane back: all are beyond the horizon.
+  assert.deepEqual(plan.bars.filter((b) => b.kind === "ghost"), []);
+  assert.deepEqual(plan.beyondHorizon.map((b) => b.taskId).sort(), ["huge", "inf", "nan", "neg"]);
+  assert.deepEqual(
+    plan.bars.map((b) => [b.taskId, b.start, b.end]),
+    [
+      ["bc", "0001-01-01", "9999-12-31"],
+      ["garbage", "0001-01-01", "0001-01-01"],
+      ["far", "9999-12-31", "9999-12-31"],
+      ["end", "9999-12-31", "9999-12-31"],
+    ],
+  );
 });
