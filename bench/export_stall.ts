@@ -76,7 +76,7 @@ export async function benchExportStall(): Promise<void> {
       params: { name: "list_projects", arguments: {} },
     });
 
-    for (const [label, ch] of [["quote \"", '"'], ["control U+0001", "\u0001"]] as const) {
+    for (const [label, ch] of [['quote "', '"'], ["control U+0001", "\u0001"]] as const) {
       await db.sql`delete from contacts where workspace_id = ${f.workspaceId}`;
       // Every text column at its limit (migrations/00006_crm.sql); ch at both ends survives trim().
       await db.sql`
@@ -91,10 +91,12 @@ export async function benchExportStall(): Promise<void> {
           from generate_series(1, ${CONTACTS}) i`;
       await db.sql`analyze contacts`;
 
-      for (const [what, body, headers] of [
-        ["one call", call, {}],
-        ["batch of 6", batch, { "mcp-protocol-version": null }],
-      ] as const) {
+      for (
+        const [what, body, headers] of [
+          ["one call", call, {}],
+          ["batch of 6", batch, { "mcp-protocol-version": null }],
+        ] as const
+      ) {
         await post(app, f.keys.owner, call, {}); // warm-up
         const rssBefore = Deno.memoryUsage().rss;
         let neighbourMax = 0;
@@ -123,7 +125,9 @@ export async function benchExportStall(): Promise<void> {
         await other;
         const rssAfter = Deno.memoryUsage().rss;
         console.log(
-          `${label.padEnd(15)} ${what.padEnd(10)}: HTTP ${answer.status}${failure}, ${mb(answer.bytes)} answer, ` +
+          `${label.padEnd(15)} ${what.padEnd(10)}: HTTP ${answer.status}${failure}, ${
+            mb(answer.bytes)
+          } answer, ` +
             `${ms.toFixed(0)} ms, longest stall ${stall.toFixed(1)} ms; neighbour list_projects ` +
             `slowest ${neighbourMax.toFixed(1)} ms over ${neighbourCalls} calls; RSS ${mb(rssBefore)} → ` +
             `${mb(rssAfter)}`,
