@@ -323,36 +323,47 @@ async function serialiseResult(result: ToolResult, params: unknown, room: Room):
 
 /**
  * JSON.stringify(result), except that long content texts (an exported CSV of 10 MiB) are escaped slice by
- * slice with the event loop let through between slices: escaping one such text at once held every other
- * request for tens of milliseconds (bench/export_stall.ts).
+ * slice with the event loop let through between slices, and then structuredContent is serialised on its own
+ * turn: escaping such an answer in one go held every other request for tens of milliseconds
+ * (bench/export_stall.ts).
  */
 async function resultJson(result: ToolResult): Promise<string> {
-  const long: string[] = [];
+  const long: (() => Promise<string>)[] = [];
   const nonce = crypto.randomUUID();
   // A stand-in no tool text can hold (a NUL cannot come from Postgres, and the nonce is new), spliced out below.
-  const standIn = (text: string) => `\u0000${nonce}:${long.push(text) - 1}\u0000`;
+  const standIn = (json: () => Promise<string>) => `\u0000${nonce}:${long.push(json) - 1}\u0000`;
   const content = result.content.map((block) => {
     if (block.type === "text" && block.text.length > SLICE_CHARS) {
-      return { ...block, text: standIn(block.text) };
+      return { ...block, text: standIn(() => escapeInSlices(block.text)) };
     }
     if (block.type === "resource" && block.resource.text.length > SLICE_CHARS) {
-      return { ...block, resource: { ...block.resource, text: standIn(block.resource.text) } };
+      const text = block.resource.text;
+      return { ...block, resource: { ...block.resource, text: standIn(() => escapeInSlices(text)) } };
     }
     return block;
   });
   if (long.length === 0) return JSON.stringify(result);
-  let json = JSON.stringify({ ...result, content });
-  for (const [i, text] of long.entries()) {
+  const structured = result.structuredContent;
+  const rest = structured === undefined ? { ...result, content } : {
+    ...result,
+    content,
+    structuredContent: standIn(async () => {
+      await yieldToEventLoop();
+      return JSON.stringify(structured);
+    }),
+  };
+  let json = JSON.stringify(rest);
+  for (const [i, part] of long.entries()) {
     const marker = JSON.stringify(`\u0000${nonce}:${i}\u0000`);
     const at = json.indexOf(marker);
-    json = `${json.slice(0, at)}"${await escapeInSlices(text)}"${json.slice(at + marker.length)}`;
+    json = `${json.slice(0, at)}${await part()}${json.slice(at + marker.length)}`;
   }
   return json;
 }
 
-/** The JSON string escape of `text` (without quotes), SLICE_CHARS at a time with a yield between slices. */
+/** JSON.stringify(text), escaped SLICE_CHARS at a time with a yield between slices. */
 async function escapeInSlices(text: string): Promise<string> {
-  let out = "";
+  let out = '"';
   for (let i = 0; i < text.length;) {
     let end = Math.min(i + SLICE_CHARS, text.length);
     // never between the halves of a surrogate pair: each half alone would be escaped as \uXXXX
@@ -362,7 +373,7 @@ async function escapeInSlices(text: string): Promise<string> {
     i = end;
     if (i < text.length) await yieldToEventLoop();
   }
-  return out;
+  return out + '"';
 }
 
 /** How a tools/call ended, for the audit trail. */
