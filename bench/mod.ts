@@ -2,9 +2,11 @@
 import { benchMcp } from "./mcp.ts";
 import { benchGantt } from "./gantt.ts";
 import { benchContactsExport } from "./contacts_export.ts";
+import { benchExportStall } from "./export_stall.ts";
 import { benchLoad } from "./load.ts";
 
 await benchMcp();
 await benchGantt();
 await benchContactsExport();
+await benchExportStall();
 await benchLoad();

@@ -1,4 +1,4 @@
-// The tool server's audit trail: entries are buffered in memory and written in batches, off the response path.
+// The tool server's audit trail: a bounded in-memory buffer written in batches, off the response path.
 import type { Sql } from "./db/client.ts";
 import { errorFields, type Logger } from "./log.ts";
 
@@ -17,43 +17,145 @@ export interface AuditEntry {
   requestId: string;
 }
 
+/** Entries held in memory at most, refused and authenticated together, the batch being written included. */
+export const AUDIT_MAX_BUFFERED = 10_000;
+/** Refused entries (no workspace: the request had no valid key) held at most; the rest is kept for real calls. */
+export const AUDIT_MAX_REFUSED = 1_000;
+/** The longest tool name kept (a client may send any string as a name). */
+export const AUDIT_TOOL_NAME_MAX = 200;
+
 export interface AuditOptions {
   /** how often the buffer is written; default 1000 ms */
   flushMs?: number;
   /** write at once when this many entries wait; default 200 */
   batchSize?: number;
-  /** entries kept while the database is away; the oldest are dropped beyond it (and the drop is logged) */
+  /** entries held at most (see AUDIT_MAX_BUFFERED); beyond it entries are dropped, counted and logged */
   maxBuffered?: number;
+  /** refused entries held at most (see AUDIT_MAX_REFUSED) */
+  maxRefused?: number;
+}
+
+export interface AuditStats {
+  /** entries waiting now, the batch being written included */
+  buffered: number;
+  /** of which refused (no workspace) */
+  bufferedRefused: number;
+  /** the most entries ever held at once */
+  peakBuffered: number;
+  /** entries written to the database */
+  written: number;
+  /** entries dropped since the start, by kind */
+  dropped: { refused: number; authenticated: number };
 }
 
 export interface AuditLog {
   /** Queues an entry; never waits for the database. */
   record(entry: AuditEntry): void;
-  /** Writes what is queued now. */
+  /** Writes what is queued now (authenticated entries first). */
   flush(): Promise<void>;
   /** Stops the timer and writes the rest. */
   close(): Promise<void>;
+  /** Counters for tests and operators. */
+  stats(): AuditStats;
 }
 
+/** A fresh copy of at most `max` characters: a slice would keep a client's whole (up to 1 MiB) string alive. */
+function boundedCopy(s: string, max: number): string {
+  if (s.length <= max && !s.includes("\u0000")) return s;
+  return Array.from(s.replaceAll("\u0000", "").slice(0, max)).join("");
+}
+
+/**
+ * Memory is bounded and a flood of refused requests cannot delay real rows:
+ * - Entries of a request that had no caller (`workspaceId` null: missing, unknown or revoked key) wait in their
+ *   own queue of at most `maxRefused`; when it (or the whole buffer) is full, a new refused entry is dropped,
+ *   so the first of a flood are kept.
+ * - An authenticated entry that finds the buffer full first evicts the newest refused entry; only when none is
+ *   left does it drop the oldest authenticated entry (this happens only while the database is away).
+ * - Every batch takes authenticated entries first, so a real call's row goes out with the next write whatever
+ *   the number of refused entries waiting.
+ * - Drops are counted (`stats().dropped`) and logged once per flush: `audit entries dropped` at warn (refused
+ *   only) or error (authenticated entries lost).
+ */
 export function createAuditLog(sql: Sql, log: Logger, opts: AuditOptions = {}): AuditLog {
   const flushMs = opts.flushMs ?? 1000;
   const batchSize = opts.batchSize ?? 200;
-  const maxBuffered = opts.maxBuffered ?? 10_000;
-  let buffer: AuditEntry[] = [];
+  const maxBuffered = opts.maxBuffered ?? AUDIT_MAX_BUFFERED;
+  const maxRefused = Math.min(opts.maxRefused ?? AUDIT_MAX_REFUSED, maxBuffered);
+  let authed: AuditEntry[] = [];
+  let refused: AuditEntry[] = [];
+  let inFlight = 0;
+  let peak = 0;
+  let written = 0;
+  const dropped = { refused: 0, authenticated: 0 };
+  const unreported = { refused: 0, authenticated: 0 };
   let writing: Promise<void> = Promise.resolve();
+  let flushQueued = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
 
-  async function write(batch: AuditEntry[]): Promise<void> {
+  const size = () => authed.length + refused.length + inFlight;
+  const queued = () => authed.length + refused.length;
+
+  function drop(kind: "refused" | "authenticated", n = 1) {
+    dropped[kind] += n;
+    unreported[kind] += n;
+  }
+
+  /** Makes room for one entry of this kind, or says there is none. */
+  function makeRoom(isRefused: boolean): boolean {
+    if (isRefused) {
+      if (refused.length >= maxRefused || size() >= maxBuffered) return false;
+      return true;
+    }
+    if (size() < maxBuffered) return true;
+    if (refused.length > 0) {
+      refused.pop();
+      drop("refused");
+      return true;
+    }
+    if (authed.length > 0) {
+      authed.shift();
+      drop("authenticated");
+      return true;
+    }
+    return false; // everything held is the batch being written (maxBuffered <= batchSize)
+  }
+
+  function admit(entry: AuditEntry) {
+    const isRefused = entry.workspaceId === null;
+    if (!makeRoom(isRefused)) {
+      drop(isRefused ? "refused" : "authenticated");
+      return;
+    }
+    (isRefused ? refused : authed).push(entry);
+    peak = Math.max(peak, size());
+  }
+
+  function reportDrops() {
+    if (unreported.refused === 0 && unreported.authenticated === 0) return;
+    const fields = {
+      dropped_refused: unreported.refused,
+      dropped_authenticated: unreported.authenticated,
+      dropped_refused_total: dropped.refused,
+      dropped_authenticated_total: dropped.authenticated,
+      max_buffered: maxBuffered,
+      max_refused: maxRefused,
+    };
+    if (unreported.authenticated > 0) log.error("audit entries dropped", fields);
+    else log.warn("audit entries dropped", fields);
+    unreported.refused = 0;
+    unreported.authenticated = 0;
+  }
+
+  async function write(batch: AuditEntry[]): Promise<boolean> {
     const rows = batch.map((e) => ({
       at: e.at,
       workspace_id: e.workspaceId,
       key_id: e.keyId,
       client_id: e.clientId ?? null,
       user_id: e.userId,
-      // The tool name is whatever the client sent (unknown tools too): a NUL in it would fail the whole batch
-      // in Postgres, and the batch would be retried forever.
-      tool: e.tool.replaceAll("\u0000", "").slice(0, 200),
+      tool: e.tool,
       outcome: e.outcome,
       duration_ms: Math.min(Math.round(e.durationMs * 100) / 100, 99_999_999),
       request_id: e.requestId,
@@ -73,26 +175,52 @@ export function createAuditLog(sql: Sql, log: Logger, opts: AuditOptions = {}): 
           "request_id",
         )
       }`;
+      return true;
     } catch (err) {
-      // Keep the entries for the next attempt (the database may be briefly away), within the bound.
-      buffer = [...batch, ...buffer];
-      if (buffer.length > maxBuffered) {
-        const dropped = buffer.length - maxBuffered;
-        buffer = buffer.slice(dropped);
-        log.error("audit entries dropped", { dropped });
-      }
       log.warn("audit write failed; will retry", errorFields(err));
+      return false;
     }
   }
 
-  function flush(): Promise<void> {
-    writing = writing.then(async () => {
-      while (buffer.length > 0) {
-        const batch = buffer.splice(0, batchSize);
-        const before = buffer.length;
-        await write(batch);
-        if (buffer.length > before) break; // the write failed and put the batch back: try again later
+  /** Puts a failed batch back in front of its queues (the database may be briefly away), within the bounds. */
+  function putBack(batch: AuditEntry[]) {
+    authed = [...batch.filter((e) => e.workspaceId !== null), ...authed];
+    refused = [...batch.filter((e) => e.workspaceId === null), ...refused];
+    while (refused.length > maxRefused || (size() > maxBuffered && refused.length > 0)) {
+      refused.pop();
+      drop("refused");
+    }
+    while (size() > maxBuffered) {
+      authed.shift();
+      drop("authenticated");
+    }
+  }
+
+  async function drain(): Promise<void> {
+    // At most what waits now plus one batch: a steady flood cannot keep one flush (and its caller) going.
+    let batches = Math.ceil(queued() / batchSize) + 1;
+    while (queued() > 0 && batches-- > 0) {
+      const batch = authed.splice(0, batchSize);
+      if (batch.length < batchSize) batch.push(...refused.splice(0, batchSize - batch.length));
+      inFlight = batch.length;
+      const ok = await write(batch);
+      inFlight = 0;
+      if (!ok) {
+        putBack(batch);
+        break; // try again later
       }
+      written += batch.length;
+    }
+    reportDrops();
+  }
+
+  function flush(): Promise<void> {
+    // One flush waits behind the running one at most: it writes whatever is queued when it starts.
+    if (flushQueued) return writing;
+    flushQueued = true;
+    writing = writing.then(() => {
+      flushQueued = false;
+      return drain();
     });
     return writing;
   }
@@ -102,16 +230,19 @@ export function createAuditLog(sql: Sql, log: Logger, opts: AuditOptions = {}): 
     timer = setTimeout(() => {
       timer = undefined;
       flush().then(() => {
-        if (buffer.length > 0) schedule();
+        if (queued() > 0 || unreported.refused + unreported.authenticated > 0) schedule();
       });
     }, flushMs);
   }
 
   return {
     record(entry) {
-      buffer.push(entry);
-      if (buffer.length >= batchSize) void flush();
-      else schedule();
+      // The tool name is whatever the client sent (unknown tools too): a NUL in it would fail the whole batch
+      // in Postgres, and the batch would be retried forever.
+      const tool = boundedCopy(entry.tool, AUDIT_TOOL_NAME_MAX);
+      admit(tool === entry.tool ? entry : { ...entry, tool });
+      if (queued() >= batchSize) void flush();
+      schedule();
     },
     flush,
     async close() {
@@ -120,6 +251,13 @@ export function createAuditLog(sql: Sql, log: Logger, opts: AuditOptions = {}): 
       timer = undefined;
       await flush();
     },
+    stats: () => ({
+      buffered: size(),
+      bufferedRefused: refused.length,
+      peakBuffered: peak,
+      written,
+      dropped: { ...dropped },
+    }),
   };
 }
 

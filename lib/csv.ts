@@ -1,4 +1,5 @@
 // CSV for spreadsheet users: RFC 4180 quoting, CRLF lines, a UTF-8 byte order mark, and a formula-injection guard.
+import { utf8Bytes } from "./json_bytes.ts";
 
 /** Excel and LibreOffice read a leading U+FEFF as "this file is UTF-8" (without it, accents turn into mojibake). */
 export const CSV_BOM = "\uFEFF";
@@ -31,4 +32,41 @@ export function toCsv(header: readonly string[], rows: Iterable<readonly unknown
   const parts = [CSV_BOM, csvRow(header)];
   for (const r of rows) parts.push(csvRow(r));
   return parts.join("");
+}
+
+/**
+ * A document (BOM and header first) built record by record within a byte budget. `measure` says what a piece of
+ * text costs where the document goes (UTF-8 by default; inside a JSON answer, its escaped size), so the budget
+ * holds for the bytes actually sent. Appending builds a rope: nothing is copied per record.
+ */
+export class CsvBuilder {
+  #text: string;
+  /** bytes of the text so far, as `measure` counts them */
+  bytes: number;
+  /** records appended (the header not counted) */
+  rows = 0;
+
+  constructor(
+    header: readonly string[],
+    readonly maxBytes: number,
+    readonly measure: (text: string) => number = utf8Bytes,
+  ) {
+    this.#text = CSV_BOM + csvRow(header);
+    this.bytes = measure(this.#text);
+  }
+
+  /** Appends one record; false, and nothing appended, when it would take the document past maxBytes. */
+  add(values: readonly unknown[]): boolean {
+    const line = csvRow(values);
+    const size = this.measure(line);
+    if (this.bytes + size > this.maxBytes) return false;
+    this.#text += line;
+    this.bytes += size;
+    this.rows++;
+    return true;
+  }
+
+  get text(): string {
+    return this.#text;
+  }
 }

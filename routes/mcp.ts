@@ -258,8 +258,9 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
 }
 
 /**
- * A tools/call refused before any caller existed (missing, unknown or revoked key) is still a denied call for
- * the audit trail: recorded with the tool it named and no workspace, key or user. Never the arguments.
+ * A request refused before any caller existed (missing, unknown or revoked key) that asked for tools/call is
+ * still a denied call for the audit trail: one row per request, however many calls its body (a batch) holds,
+ * with the tool the first of them named and no workspace, key or user. Never the arguments.
  */
 function auditRefusedCall(audit: Pick<AuditLog, "record">, body: string, requestId: string): void {
   let message: unknown;
@@ -268,19 +269,20 @@ function auditRefusedCall(audit: Pick<AuditLog, "record">, body: string, request
   } catch {
     return;
   }
-  for (const m of Array.isArray(message) ? message : [message]) {
-    if (typeof m !== "object" || m === null || (m as { method?: unknown }).method !== "tools/call") continue;
-    const params = (m as { params?: { name?: unknown } }).params;
-    audit.record({
-      at: new Date(),
-      workspaceId: null,
-      keyId: null,
-      clientId: null,
-      userId: null,
-      tool: typeof params?.name === "string" ? params.name : "",
-      outcome: "denied",
-      durationMs: 0,
-      requestId,
-    });
-  }
+  const first = (Array.isArray(message) ? message : [message]).find((m) =>
+    typeof m === "object" && m !== null && (m as { method?: unknown }).method === "tools/call"
+  );
+  if (first === undefined) return;
+  const params = (first as { params?: { name?: unknown } }).params;
+  audit.record({
+    at: new Date(),
+    workspaceId: null,
+    keyId: null,
+    clientId: null,
+    userId: null,
+    tool: typeof params?.name === "string" ? params.name : "",
+    outcome: "denied",
+    durationMs: 0,
+    requestId,
+  });
 }

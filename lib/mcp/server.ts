@@ -11,6 +11,7 @@ import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../db/errors.ts"
 import { AppError, invalidInput } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
+import { utf8Bytes } from "../json_bytes.ts";
 import { unsafeInputProblem } from "../unsafe_input.ts";
 import type { Caller } from "./caller.ts";
 import { inputError, RPC, RpcError, toolCrash, toolFailure, type ToolResult, toolSuccess } from "./errors.ts";
@@ -25,6 +26,12 @@ export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
 /** What the spec says to assume when a request carries no MCP-Protocol-Version header. */
 export const DEFAULT_PROTOCOL_VERSION = "2025-03-26";
 const MAX_BATCH = 50;
+/**
+ * The most bytes (UTF-8) one HTTP answer of /mcp carries, a batch's answers together: a tool result over what is
+ * left is replaced by a notice, and batch members after the limit is reached are not run. Tools that can grow
+ * (export_contacts) cut themselves below it first and say how to get the rest.
+ */
+export const ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 
 const INSTRUCTIONS =
   "Portico workspace tools. Every answer is scoped to the workspace (and companies) of the " +
@@ -64,6 +71,12 @@ class DatabaseGone extends Error {
 /** Per HTTP request: whether some message of it met the database gone. */
 interface Outage {
   seen: boolean;
+}
+
+/** Per HTTP request: the bytes its answer may still carry, and whether a result already did not fit. */
+interface Room {
+  left: number;
+  full: boolean;
 }
 
 type Id = string | number;
@@ -135,7 +148,7 @@ export async function handleMcpMessage(ctx: McpCallContext, bodyText: string): P
       if (c.method === "tools/list") return { status: 200, body: listAnswer(ctx, c.id) };
       return unavailableIf(outage, {
         status: 200,
-        body: await answer(ctx, c.id, c.method, c.params, outage),
+        body: await answer(ctx, c.id, c.method, c.params, outage, { left: ANSWER_MAX_BYTES, full: false }),
       });
   }
 }
@@ -178,16 +191,33 @@ async function handleBatch(ctx: McpCallContext, msgs: unknown[], outage: Outage)
     };
   }
   const out: string[] = [];
+  const room: Room = { left: ANSWER_MAX_BYTES - 2, full: false }; // 2: the brackets
   // In order, one at a time: a batch may create a record and then change it.
   for (const m of msgs) {
     const c = classify(m);
-    if (c.kind === "invalid") out.push(rpcErrorBody(c.id, RPC.INVALID_REQUEST, c.message));
+    let one: string | undefined;
+    if (c.kind === "invalid") one = rpcErrorBody(c.id, RPC.INVALID_REQUEST, c.message);
     else if (c.kind === "request") {
-      out.push(
-        c.method === "initialize"
-          ? rpcErrorBody(c.id, RPC.INVALID_REQUEST, "Invalid Request: initialize must not be part of a batch")
-          : await answer(ctx, c.id, c.method, c.params, outage),
-      );
+      if (c.method === "initialize") {
+        one = rpcErrorBody(
+          c.id,
+          RPC.INVALID_REQUEST,
+          "Invalid Request: initialize must not be part of a batch",
+        );
+      } else if (room.full) {
+        // Not run: the answer is full. Nothing was done, so sending it again is safe.
+        one = rpcErrorBody(
+          c.id,
+          RPC.INVALID_REQUEST,
+          `Invalid Request: not run; this batch's answer is full (at most ${ANSWER_MAX_BYTES} bytes for all ` +
+            "its answers together). Send it again in another request.",
+        );
+      } else one = await answer(ctx, c.id, c.method, c.params, outage, room);
+    }
+    if (one !== undefined) {
+      out.push(one);
+      room.left -= utf8Bytes(one) + 1;
+      if (room.left <= 0) room.full = true;
     }
   }
   if (out.length === 0) return { status: 202, body: null };
@@ -201,9 +231,10 @@ async function answer(
   method: string,
   params: unknown,
   outage: Outage,
+  room: Room,
 ): Promise<string> {
   try {
-    const result = await dispatch(ctx, method, params);
+    const result = await dispatch(ctx, method, params, room);
     return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
   } catch (err) {
     if (err instanceof RpcError) return rpcErrorBody(id, err.code, err.message);
@@ -216,8 +247,13 @@ async function answer(
   }
 }
 
-/** The result of one method, as JSON text. */
-async function dispatch(ctx: McpCallContext, method: string, params: unknown): Promise<string> {
+/** The result of one method, as JSON text; a tools/call result within the room left. */
+async function dispatch(
+  ctx: McpCallContext,
+  method: string,
+  params: unknown,
+  room: Room,
+): Promise<string> {
   switch (method) {
     case "initialize":
       return JSON.stringify(initialize(params));
@@ -226,7 +262,7 @@ async function dispatch(ctx: McpCallContext, method: string, params: unknown): P
     case "tools/list":
       return ctx.registry.view(ctx.caller).listJson;
     case "tools/call":
-      return JSON.stringify(await callTool(ctx, params));
+      return await serialiseResult(await callTool(ctx, params), params, room);
     default:
       throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
   }
@@ -243,6 +279,101 @@ function initialize(params: unknown) {
     serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
     instructions: INSTRUCTIONS,
   };
+}
+
+/** Room for the JSON-RPC envelope around a result: `{"jsonrpc":"2.0","id":…,"result":…}` with a long id. */
+const ENVELOPE_BYTES = 1024;
+/** Content texts longer than this (UTF-16 units) are escaped in slices of it, letting other requests run between. */
+const SLICE_CHARS = 512 * 1024;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * The one place a tool result becomes JSON, and the one byte bound on it: a result larger than the room left is
+ * not sent, and the room is marked full. In its place comes a result (not an error: the call ran, and a write
+ * it made stands) whose text says how large the answer was and how to ask for less.
+ */
+async function serialiseResult(result: ToolResult, params: unknown, room: Room): Promise<string> {
+  const limit = Math.max(room.left - ENVELOPE_BYTES, 0);
+  let json: string | null = null;
+  try {
+    json = await resultJson(result);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err; // "Invalid string length": larger than any answer can be
+  }
+  // A UTF-16 unit is at most 3 UTF-8 bytes: most answers need no counting.
+  const bytes = json === null ? null : json.length * 3 <= limit ? 0 : utf8Bytes(json);
+  if (json !== null && bytes !== null && bytes <= limit) return json;
+  room.full = true;
+  const tool = isObject(params) && typeof params.name === "string" ? params.name : "the tool";
+  const notice = {
+    truncated: true,
+    answerBytes: bytes,
+    limitBytes: limit,
+    message: `The answer of ${tool} was ${bytes === null ? "too large to build" : `${bytes} bytes`}, more ` +
+      `than the ${limit} bytes this answer could still carry (${ANSWER_MAX_BYTES} per HTTP answer, a batch's ` +
+      "answers together), so it was not sent. The call itself completed. Ask for less: a smaller limit, a " +
+      "narrower filter, a later offset, or one call per request.",
+  };
+  return JSON.stringify({
+    content: [{ type: "text", text: JSON.stringify(notice) }],
+    structuredContent: notice,
+  });
+}
+
+/**
+ * JSON.stringify(result), except that long content texts (an exported CSV of 10 MiB) are escaped slice by
+ * slice with the event loop let through between slices, and then structuredContent is serialised on its own
+ * turn: escaping such an answer in one go held every other request for tens of milliseconds
+ * (bench/export_stall.ts).
+ */
+async function resultJson(result: ToolResult): Promise<string> {
+  const long: (() => Promise<string>)[] = [];
+  const nonce = crypto.randomUUID();
+  // A stand-in no tool text can hold (a NUL cannot come from Postgres, and the nonce is new), spliced out below.
+  const standIn = (json: () => Promise<string>) => `\u0000${nonce}:${long.push(json) - 1}\u0000`;
+  const content = result.content.map((block) => {
+    if (block.type === "text" && block.text.length > SLICE_CHARS) {
+      return { ...block, text: standIn(() => escapeInSlices(block.text)) };
+    }
+    if (block.type === "resource" && block.resource.text.length > SLICE_CHARS) {
+      const text = block.resource.text;
+      return { ...block, resource: { ...block.resource, text: standIn(() => escapeInSlices(text)) } };
+    }
+    return block;
+  });
+  if (long.length === 0) return JSON.stringify(result);
+  const structured = result.structuredContent;
+  const rest = structured === undefined ? { ...result, content } : {
+    ...result,
+    content,
+    structuredContent: standIn(async () => {
+      await yieldToEventLoop();
+      return JSON.stringify(structured);
+    }),
+  };
+  let json = JSON.stringify(rest);
+  for (const [i, part] of long.entries()) {
+    const marker = JSON.stringify(`\u0000${nonce}:${i}\u0000`);
+    const at = json.indexOf(marker);
+    json = `${json.slice(0, at)}${await part()}${json.slice(at + marker.length)}`;
+  }
+  return json;
+}
+
+/** JSON.stringify(text), escaped SLICE_CHARS at a time with a yield between slices. */
+async function escapeInSlices(text: string): Promise<string> {
+  let out = '"';
+  for (let i = 0; i < text.length;) {
+    let end = Math.min(i + SLICE_CHARS, text.length);
+    // never between the halves of a surrogate pair: each half alone would be escaped as \uXXXX
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    out += JSON.stringify(text.slice(i, end)).slice(1, -1);
+    i = end;
+    if (i < text.length) await yieldToEventLoop();
+  }
+  return out + '"';
 }
 
 /** How a tools/call ended, for the audit trail. */

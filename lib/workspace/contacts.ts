@@ -1,8 +1,9 @@
 // Contacts (CRM leads and people): filtered, sorted and paged lists, CSV export, create and update, in scope.
-import { CSV_BOM, csvRow } from "../csv.ts";
+import { CsvBuilder } from "../csv.ts";
 import type postgres from "postgres";
 import type { Db, Sql } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
+import { jsonStringBytes } from "../json_bytes.ts";
 import { companyFilter, companyForWrite, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
 
 export const CONTACT_STATUSES = [
@@ -61,7 +62,15 @@ const TEXT_SORT: ReadonlySet<string> = new Set(Object.keys(CONTACT_TEXT_FILTERS)
 
 /** The cap of one export: larger exports would make one MCP answer of many megabytes. */
 export const EXPORT_MAX_ROWS = 10_000;
+/**
+ * The most bytes an export's CSV may take in its JSON-RPC answer (UTF-8 after JSON escaping, so the file itself
+ * is at most this large too). A `"` is doubled by CSV quoting and escaped again by JSON: 10,000 rows of long
+ * notes made answers of 400 MB. Issue 16 will move large exports out of the answer (a resource_link).
+ */
+export const EXPORT_MAX_BYTES = 10 * 1024 * 1024;
 export const EXPORT_CHUNK = 500;
+/** CSV bytes built between two yields to the event loop, so an export never holds other requests for long. */
+const EXPORT_YIELD_BYTES = 1024 * 1024;
 
 export type ContactFilter = { [K in ContactTextFilter]?: string } & {
   search?: string;
@@ -233,40 +242,66 @@ export interface ContactExport {
   rows: number;
   /** contacts the filter matched */
   matched: number;
-  /** true when matched > rows (the 10,000 cap) */
+  /** true when matched > rows */
   truncated: boolean;
+  /** which cap cut the CSV: the row cap (EXPORT_MAX_ROWS) or the byte cap (EXPORT_MAX_BYTES); null when whole */
+  cutBy: "rows" | "bytes" | null;
+  /** bytes the CSV takes in the JSON answer (UTF-8, JSON-escaped) */
+  bytes: number;
 }
 
 /** The CSV header: the output field names. */
 export const CONTACT_CSV_COLUMNS = Object.keys(FIELD_COLUMNS) as (keyof Contact)[];
 
+const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /**
- * The matching contacts as CSV (BOM, header, RFC 4180, formula guard), at most EXPORT_MAX_ROWS. Rows arrive
- * through a cursor in chunks and are turned into text at once, so only one chunk of row objects is alive.
- * Count and rows come from one read-only snapshot so `matched` agrees with the rows.
+ * The matching contacts as CSV (BOM, header, RFC 4180, formula guard), at most `maxRows` rows and `maxBytes`
+ * bytes as sent in a JSON answer; rows stop at the first that would not fit. Rows arrive through a cursor in
+ * chunks and are turned into text at once, so only one chunk of row objects is alive; every
+ * EXPORT_YIELD_BYTES of text the export lets other requests run. Count and rows come from one read-only
+ * snapshot so `matched` agrees with the rows.
  */
 export async function exportContacts(
   db: Db,
   caller: ScopedCaller,
   filter: ContactFilter,
   maxRows = EXPORT_MAX_ROWS,
+  maxBytes = EXPORT_MAX_BYTES,
 ): Promise<ContactExport> {
   const s = scopeOf(caller);
   const order = orderBy(db, filter);
   const run = async (tx: Db): Promise<ContactExport> => {
     const [{ total }] = await tx<{ total: number }[]>`
       select count(*)::int as total from contacts where ${where(tx, s, filter)}`;
-    // Appending builds a rope (no copy per row); it is flattened once, when the answer is serialised.
-    let csv = CSV_BOM + csvRow(CONTACT_CSV_COLUMNS);
-    let rows = 0;
+    const csv = new CsvBuilder(CONTACT_CSV_COLUMNS, maxBytes, jsonStringBytes);
+    let full = false;
+    let yieldedAt = 0;
     const cursor = tx<Contact[]>`
       select ${columns(tx)} from contacts where ${where(tx, s, filter)}
        order by ${order} limit ${maxRows}`.cursor(EXPORT_CHUNK);
     for await (const chunk of cursor) {
-      for (const c of chunk) csv += csvRow(CONTACT_CSV_COLUMNS.map((k) => c[k]));
-      rows += chunk.length;
+      for (const c of chunk) {
+        if (!csv.add(CONTACT_CSV_COLUMNS.map((k) => c[k]))) {
+          full = true;
+          break;
+        }
+        if (csv.bytes - yieldedAt >= EXPORT_YIELD_BYTES) {
+          yieldedAt = csv.bytes;
+          await yieldToEventLoop();
+        }
+      }
+      if (full) break; // ends the cursor: no more rows are read
     }
-    return { csv, rows, matched: total, truncated: total > rows };
+    const rows = csv.rows;
+    return {
+      csv: csv.text,
+      rows,
+      matched: total,
+      truncated: total > rows,
+      cutBy: full ? "bytes" : total > rows ? "rows" : null,
+      bytes: csv.bytes,
+    };
   };
   // A pool opens a transaction for the snapshot; a transaction handed in is used as it is.
   if ("begin" in db) {
