@@ -7,6 +7,7 @@ import m00005 from "./00005_commercial.sql" with { type: "text" };
 import m00006 from "./00006_crm.sql" with { type: "text" };
 import m00007 from "./00007_personal.sql" with { type: "text" };
 import m00008 from "./00008_audit.sql" with { type: "text" };
+import m00011 from "./00011_signin_registration.sql" with { type: "text" };
 
 export interface Migration {
   name: string;
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "00006_crm.sql", sql: m00006 },
   { name: "00007_personal.sql", sql: m00007 },
   { name: "00008_audit.sql", sql: m00008 },
+  { name: "00011_signin_registration.sql", sql: m00011 },
 ];

@@ -4,6 +4,7 @@ import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import type { Logger } from "../lib/log.ts";
 import type { AuditLog } from "../lib/audit.ts";
+import type { ScryptParams } from "../lib/crypto.ts";
 import {
   limitBody,
   notFound,
@@ -26,6 +27,8 @@ export interface AppDeps {
   secretKey: string;
   /** the tool server's audit trail; main.ts passes one, tests may leave it out */
   audit?: AuditLog;
+  /** Test-only: a cheaper scrypt cost for password hashes so suites stay fast; production leaves it out. */
+  scrypt?: ScryptParams;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
