@@ -89,7 +89,9 @@ function scryptAsync(password: string, salt: Buffer, params: ScryptParams): Prom
 }
 
 function encode(params: ScryptParams, salt: Buffer, key: Buffer): string {
-  return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString("base64url")}$${key.toString("base64url")}`;
+  return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString("base64url")}$${
+    key.toString("base64url")
+  }`;
 }
 
 /** scrypt with a per-user random salt, encoded as `scrypt$N$r$p$salt$hash`. */
@@ -110,7 +112,11 @@ function parse(encoded: string): Parsed | null {
   const [N, r, p] = parts.slice(1, 4).map(Number);
   const ok = (v: number, max: number) => Number.isInteger(v) && v >= 1 && v <= max;
   if (!ok(N, MAX_N) || !ok(r, MAX_R) || !ok(p, MAX_P) || (N & (N - 1)) !== 0) return null;
-  return { params: { N, r, p }, salt: Buffer.from(parts[4], "base64url"), hash: Buffer.from(parts[5], "base64url") };
+  return {
+    params: { N, r, p },
+    salt: Buffer.from(parts[4], "base64url"),
+    hash: Buffer.from(parts[5], "base64url"),
+  };
 }
 
 /** The parameters a stored hash was made with (null when it is not one of ours). */

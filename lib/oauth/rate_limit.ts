@@ -152,7 +152,9 @@ export async function take(db: Db, bucket: string, limit: Limit): Promise<Taken>
   if (row.ok) return { ok: true };
   // A fresh read: a concurrent attempt may have moved tat after this statement's snapshot.
   const [state] = await db<{ wait: number | null }[]>`
-    select extract(epoch from greatest(tat, now()) + make_interval(secs => ${step - limit.windowSeconds}) - now())::float8
+    select extract(epoch from greatest(tat, now()) + make_interval(secs => ${
+    step - limit.windowSeconds
+  }) - now())::float8
       as wait
     from rate_buckets where bucket = ${bucket}`;
   return { ok: false, retryAfter: Math.max(1, Math.ceil(state?.wait ?? 1)) };

@@ -78,7 +78,10 @@ function deviceCookieName(issuer: string): string {
 }
 
 /** This browser's device cookie if it carries our signature; null otherwise (missing, forged, malformed). */
-export function readDevice(c: Context, deps: { secretKey: string; config: { issuer: string } }): Device | null {
+export function readDevice(
+  c: Context,
+  deps: { secretKey: string; config: { issuer: string } },
+): Device | null {
   const value = getCookie(c, deviceCookieName(deps.config.issuer));
   if (!value || value.length > 1000) return null;
   const m = value.match(/^([A-Za-z0-9_-]{16,64})\.([0-9a-f~]{0,400})\.([A-Za-z0-9_-]{43})$/);
@@ -95,7 +98,10 @@ export function writeDevice(
 ): void {
   const key = accountKey(email).slice(0, KEY_CHARS);
   const nonce = previous?.nonce ?? randomToken("", 18);
-  const accounts = [key, ...(previous?.accounts ?? []).filter((a) => a !== key)].slice(0, DEVICE_ACCOUNTS_MAX);
+  const accounts = [key, ...(previous?.accounts ?? []).filter((a) => a !== key)].slice(
+    0,
+    DEVICE_ACCOUNTS_MAX,
+  );
   const body = `${nonce}.${accounts.join("~")}`;
   setCookie(
     c,
