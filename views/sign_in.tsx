@@ -15,7 +15,8 @@ export interface SignInProps {
 
 export const SIGN_IN_MESSAGES = {
   invalid_credentials: "That email and password do not match an account.",
-  throttled: "Too many failed attempts. Wait 15 minutes and try again.",
+  // The wait grows with each further attempt (1 to 15 minutes), so no fixed figure here.
+  throttled: "Too many failed attempts. Wait a few minutes and try again.",
 } as const;
 
 export function SignInPage(props: SignInProps) {

@@ -1,7 +1,8 @@
-// Rate counters in the rate_limits table, so every instance shares them (registration, sign-in brake).
-// Fixed windows stored, sliding-window estimate read: the current window's count plus the previous window's
-// count weighted by how much of it still overlaps the last `windowSeconds` (rounded up), so a burst that
-// straddles a window boundary is still counted as one burst.
+// Rate limits in the database, so every instance shares them: `take` (a GCRA in rate_buckets: registration)
+// and `reserve`/`release` (the sign-in brake) and `hit`/`peek` (plain counters) in rate_limits.
+// rate_limits stores fixed windows and reads a sliding-window estimate: the current window's count plus the
+// previous window's count weighted by how much of it still overlaps the last `windowSeconds` (rounded up), so a
+// burst that straddles a window boundary is still counted as one burst.
 import type { Db } from "../db/client.ts";
 
 export interface WindowCount {
@@ -108,6 +109,8 @@ export async function reserve(db: Db, bucket: string, brake: Brake): Promise<Res
            coalesce((select count from cur), 0) + (select n from carry) as count,
            extract(epoch from coalesce((select last_at from cur), (select last_at from carry)))::float8 as last,
            extract(epoch from (select t from w))::float8 as now`;
+  // Old windows are useless (a window of up to a day needs its predecessor); sweep them now and then.
+  if (Math.random() < 0.02) await db`delete from rate_limits where window_start < now() - interval '2 days'`;
   if (row.reserved !== null) return { ok: true, bucket, windowStart: row.reserved };
   // Refused: the wait left since the last counted attempt (the count read here may lag a concurrent one).
   const delay = Math.min(first * 2 ** Math.min(Math.max(row.count - free, 0), 30), max);

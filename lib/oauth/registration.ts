@@ -130,6 +130,11 @@ export async function registerClient(
           order by r.created_at desc
           limit 1`;
         if (existing) return { clientId: existing.client_id, issuedAt: existing.issued_at };
+        // Fingerprints past the window serve nothing; sweep them now and then.
+        if (Math.random() < 0.02) {
+          await tx`delete from oauth_client_registrations
+                   where created_at < now() - make_interval(secs => ${REGISTRATION_DEDUPE_SECONDS})`;
+        }
         const fresh = await createClient(tx, input);
         await tx`insert into oauth_client_registrations (fingerprint, client_id)
                  values (${fingerprint}, ${fresh.clientId})`;
