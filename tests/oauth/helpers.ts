@@ -106,11 +106,17 @@ export interface Registered {
   client_secret?: string;
 }
 
+let sources = 0;
+/**
+ * Each call registers from an address of its own: a test that asks for a client wants a new one, while identical
+ * public registrations from one source get the existing client (docs/oauth.md).
+ */
 export async function registerPublic(
   app: Hono<AppEnv>,
   body: Record<string, unknown> = {},
 ): Promise<Registered> {
-  const res = await register(app, { grant_types: ["authorization_code", "refresh_token"], ...body });
+  const source = `2001:db8::${(++sources).toString(16)}`;
+  const res = await register(app, { grant_types: ["authorization_code", "refresh_token"], ...body }, source);
   if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${await res.text()}`);
   return await res.json();
 }
