@@ -1,6 +1,6 @@
 // Platform accounts: users (with scrypt password hashes), agents, unlocked agents and agent subscriptions.
 import type { Db } from "./db/client.ts";
-import { hashPassword } from "./crypto.ts";
+import { hashPassword, SCRYPT_PARAMS, type ScryptParams } from "./crypto.ts";
 import { invalidInput, notFound, pgCode, requireUuid } from "./errors.ts";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -13,7 +13,16 @@ export interface NewUser {
   credits?: number;
 }
 
-export async function createUser(db: Db, input: NewUser): Promise<{ id: string }> {
+export interface CreateUserOptions {
+  /** Test-only: a cheaper scrypt cost so fixtures stay fast. Production code never passes it. */
+  scrypt?: ScryptParams;
+}
+
+export async function createUser(
+  db: Db,
+  input: NewUser,
+  options: CreateUserOptions = {},
+): Promise<{ id: string }> {
   const email = input.email.trim();
   if (!EMAIL.test(email) || email.length > 320) throw invalidInput("email must be an email address");
   if (input.password.length < 8) throw invalidInput("password must be at least 8 characters");
@@ -22,7 +31,7 @@ export async function createUser(db: Db, input: NewUser): Promise<{ id: string }
   if (!Number.isInteger(credits) || credits < 0) throw invalidInput("credits must be a non-negative integer");
   const plan = input.plan ?? "free";
   if (!/^[a-z0-9_-]{1,50}$/i.test(plan)) throw invalidInput("plan must be 1-50 letters, digits, - or _");
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, options.scrypt ?? SCRYPT_PARAMS);
   try {
     const [row] = await db<{ id: string }[]>`
       insert into users (email, name, password_hash, plan, credits)

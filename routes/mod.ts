@@ -6,6 +6,7 @@ import type { Logger } from "../lib/log.ts";
 import type { AuditLog } from "../lib/audit.ts";
 import type { DocumentSource } from "../lib/oauth/client_directory.ts";
 import { createKeyStore, type KeyStore } from "../lib/oauth/keys.ts";
+import type { ScryptParams } from "../lib/crypto.ts";
 import {
   limitBody,
   notFound,
@@ -32,6 +33,8 @@ export interface AppDeps {
   keys?: KeyStore;
   /** where Client ID Metadata Documents come from; by default fetched over the network (SSRF-guarded) */
   documents?: DocumentSource;
+  /** Test-only: a cheaper scrypt cost for password hashes so suites stay fast; production leaves it out. */
+  scrypt?: ScryptParams;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {

@@ -9,7 +9,7 @@ import { authenticateClient, readClientCredentials, usedBasic } from "../lib/oau
 import { OAuthError } from "../lib/oauth/errors.ts";
 import { exchangeCode, grantActive, refreshGrant, revokeToken, type TokenDeps } from "../lib/oauth/grants.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../lib/oauth/metadata.ts";
-import { hit } from "../lib/oauth/rate_limit.ts";
+import { take } from "../lib/oauth/rate_limit.ts";
 import { registerClient } from "../lib/oauth/registration.ts";
 import { parseResource } from "../lib/oauth/resource.ts";
 import { verifyAccessToken } from "../lib/oauth/tokens.ts";
@@ -112,13 +112,10 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
 
   app.post("/oauth/register", async (c) => {
     c.header("Cache-Control", "no-store");
-    const counted = await hit(
-      deps.sql,
-      `register:${clientIp(c, deps.config.trustedProxies)}`,
-      limit.windowSeconds,
-    );
-    if (counted.count > limit.max) {
-      c.header("Retry-After", String(counted.retryAfter));
+    const source = clientIp(c, deps.config.trustedProxies);
+    const taken = await take(deps.sql, `register:${source}`, limit);
+    if (!taken.ok) {
+      c.header("Retry-After", String(taken.retryAfter));
       return c.json(
         { error: "too_many_requests", error_description: "too many registrations, retry later" },
         429,
@@ -131,7 +128,7 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       return c.json({ error: "invalid_client_metadata", error_description: "the body must be JSON" }, 400);
     }
     try {
-      return c.json(await registerClient(deps.sql, body), 201);
+      return c.json(await registerClient(deps.sql, body, { source }), 201);
     } catch (err) {
       if (err instanceof OAuthError) return oauthErrorResponse(c, err);
       throw err;

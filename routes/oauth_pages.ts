@@ -30,7 +30,7 @@ import {
   safeReturnPath,
   useAccount,
 } from "../lib/oauth/sessions.ts";
-import { signIn } from "../lib/oauth/sign_in.ts";
+import { readDevice, signIn, writeDevice } from "../lib/oauth/sign_in.ts";
 import { ChooseAccountPage } from "../views/choose_account.tsx";
 import { ConsentPage } from "../views/consent.tsx";
 import { ErrorPage } from "../views/error_page.tsx";
@@ -340,7 +340,9 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       SignInPage({
         csrf: csrfToken(c, deps),
         hidden: { return_to: returnTo },
-        problem: problem === "invalid_credentials" || problem === "throttled" ? problem : undefined,
+        problem: problem === "invalid_credentials" || problem === "throttled" || problem === "disabled"
+          ? problem
+          : undefined,
       }),
     );
   });
@@ -354,17 +356,20 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       if (!ticket) return expired(c);
     }
     const email = (form.email ?? "").trim();
+    const device = readDevice(c, deps);
     const result = await signIn(sql, {
       email,
       password: form.password ?? "",
       ip: clientIp(c, deps.config.trustedProxies),
-    });
+      device,
+    }, { scrypt: deps.scrypt });
     const returnTo = safeReturnPath(form.return_to) ?? DEFAULT_RETURN;
     if (!result.ok) {
       if (ticket) return c.redirect(await resumePath({ ...ticket, problem: result.reason, email }), 303);
       return c.redirect(`/signin?return_to=${encodeURIComponent(returnTo)}&error=${result.reason}`, 303);
     }
     await addAccount(sql, c, issuer, result.userId);
+    writeDevice(c, deps, device, email);
     if (ticket) {
       return c.redirect(await resumePath({ req: ticket.req, userId: result.userId, freshLogin: true }), 303);
     }

@@ -6,7 +6,7 @@ export interface SignInProps {
   /** hidden fields that say where to continue: `ticket` (authorization) or `return_to` (account pages) */
   hidden: Record<string, string>;
   email?: string;
-  problem?: "invalid_credentials" | "throttled";
+  problem?: "invalid_credentials" | "throttled" | "disabled";
   /** the application asking, when signing in for an authorization request */
   clientName?: string;
   /** a link back to the account chooser when other accounts are signed in */
@@ -15,7 +15,9 @@ export interface SignInProps {
 
 export const SIGN_IN_MESSAGES = {
   invalid_credentials: "That email and password do not match an account.",
-  throttled: "Too many failed attempts. Wait 15 minutes and try again.",
+  disabled: "This account is disabled. Ask the operator of this service to enable it again.",
+  // The wait grows with each further attempt (1 to 15 minutes), so no fixed figure here.
+  throttled: "Too many failed attempts. Wait a few minutes and try again.",
 } as const;
 
 export function SignInPage(props: SignInProps) {

@@ -32,7 +32,7 @@ export interface AuthzRequest {
   iat: number;
 }
 
-export type SignInProblem = "invalid_credentials" | "throttled";
+export type SignInProblem = "invalid_credentials" | "throttled" | "disabled";
 
 /** The request plus what happened so far in this browser; sealed with SECRET_KEY into the pages' forms. */
 export interface Ticket {

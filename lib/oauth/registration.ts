@@ -1,6 +1,8 @@
-// Dynamic client registration (RFC 7591): validate metadata with zod, drop operator-only scopes, create.
+// Dynamic client registration (RFC 7591): validate metadata with zod, drop operator-only scopes, create — or,
+// for a public client registered again with identical metadata from the same source, answer the existing one.
 import { z } from "zod";
-import type { Db } from "../db/client.ts";
+import { sha256Hex } from "../crypto.ts";
+import type { Sql } from "../db/client.ts";
 import { AppError } from "../errors.ts";
 import { type AuthMethod, createClient, GRANT_TYPES, redirectUriProblem } from "./clients.ts";
 import { OAuthError } from "./errors.ts";
@@ -35,13 +37,26 @@ const Metadata = z.object({
   contacts: z.array(z.string().max(320)).max(20).optional(),
 });
 
+/**
+ * How long an identical public registration from the same source is answered with the client registered first
+ * (counted from that first registration), instead of piling up one client per retry (mcp-remote, for one).
+ */
+export const REGISTRATION_DEDUPE_SECONDS = 24 * 3600;
+
 export interface RegistrationResult {
   [key: string]: unknown;
   client_id: string;
 }
 
-/** Registers a client from an RFC 7591 request body; throws OAuthError with the field named. */
-export async function registerClient(db: Db, body: unknown): Promise<RegistrationResult> {
+/**
+ * Registers a client from an RFC 7591 request body; throws OAuthError with the field named. `source` is the
+ * client IP: a public client registered again from it with the same metadata gets the existing registration.
+ */
+export async function registerClient(
+  sql: Sql,
+  body: unknown,
+  options: { source: string },
+): Promise<RegistrationResult> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new OAuthError("invalid_client_metadata", "the body must be a JSON object");
   }
@@ -78,20 +93,62 @@ export async function registerClient(db: Db, body: unknown): Promise<Registratio
   }
   const method = m.token_endpoint_auth_method as AuthMethod;
   const name = m.client_name ?? "Unnamed application";
-  let created;
+  const grantTypes = [...new Set(m.grant_types)];
+  const uniqueScopes = [...new Set(scopes)];
+  const input = {
+    name,
+    redirectUris: m.redirect_uris,
+    confidential: method !== "none",
+    authMethod: method,
+    scopes,
+    grantTypes: m.grant_types,
+    selfRegistered: true,
+    clientUri: m.client_uri,
+    logoUri: m.logo_uri,
+    contacts: m.contacts,
+  };
+  let created: { clientId: string; clientSecret?: string; issuedAt: number };
   try {
-    created = await createClient(db, {
-      name,
-      redirectUris: m.redirect_uris,
-      confidential: method !== "none",
-      authMethod: method,
-      scopes,
-      grantTypes: m.grant_types,
-      selfRegistered: true,
-      clientUri: m.client_uri,
-      logoUri: m.logo_uri,
-      contacts: m.contacts,
-    });
+    if (method === "none") {
+      // Identical = the same metadata after validation and defaults, lists compared as sets.
+      const sorted = (xs: readonly string[] | undefined) => [...new Set(xs ?? [])].sort();
+      const fingerprint = sha256Hex(JSON.stringify([
+        options.source,
+        name,
+        method,
+        sorted(m.redirect_uris),
+        sorted(grantTypes),
+        sorted(uniqueScopes),
+        m.client_uri ?? null,
+        m.logo_uri ?? null,
+        sorted(m.contacts),
+      ]));
+      created = await sql.begin(async (tx) => {
+        // Serialises identical registrations, so two at once still yield one client.
+        await tx`select pg_advisory_xact_lock(hashtextextended(${"register:" + fingerprint}, 0))`;
+        const [existing] = await tx<{ client_id: string; issued_at: number }[]>`
+          select c.client_id, extract(epoch from c.created_at)::int as issued_at
+          from oauth_client_registrations r join oauth_clients c on c.client_id = r.client_id
+          where r.fingerprint = ${fingerprint}
+            and r.created_at > now() - make_interval(secs => ${REGISTRATION_DEDUPE_SECONDS})
+          order by r.created_at desc
+          limit 1`;
+        if (existing) return { clientId: existing.client_id, issuedAt: existing.issued_at };
+        // Fingerprints past the window serve nothing; sweep them now and then.
+        if (Math.random() < 0.02) {
+          await tx`delete from oauth_client_registrations
+                   where created_at < now() - make_interval(secs => ${REGISTRATION_DEDUPE_SECONDS})`;
+        }
+        const fresh = await createClient(tx, input);
+        await tx`insert into oauth_client_registrations (fingerprint, client_id)
+                 values (${fingerprint}, ${fresh.clientId})`;
+        return fresh;
+      });
+    } else {
+      // A confidential client's secret is shown once and stored hashed: it cannot be shown again, and issuing
+      // a new one would break a first registrant that did get its answer. Each registration is a new client.
+      created = await createClient(sql, input);
+    }
   } catch (err) {
     if (err instanceof AppError) throw new OAuthError("invalid_client_metadata", err.message);
     throw err;
@@ -108,9 +165,9 @@ export async function registerClient(db: Db, body: unknown): Promise<Registratio
     client_name: name,
     redirect_uris: m.redirect_uris,
     token_endpoint_auth_method: method,
-    grant_types: [...new Set(m.grant_types)],
+    grant_types: grantTypes,
     response_types: ["code"],
-    scope: [...new Set(scopes)].join(" "),
+    scope: uniqueScopes.join(" "),
   });
   if (m.client_uri) out.client_uri = m.client_uri;
   if (m.logo_uri) out.logo_uri = m.logo_uri;

@@ -1,37 +1,176 @@
-// Email + password sign-in with one answer for unknown email and wrong password, and a brake on failures.
+// Email + password sign-in: one answer for unknown email and wrong password, a brake on guessing that an
+// attacker cannot turn against the account's owner, device cookies, and transparent rehashing of old hashes.
+//
+// The brake (OWASP Authentication Cheat Sheet, "Login Throttling", and OWASP's "Slow Down Online Guessing
+// Attacks with Device Cookies"); docs/oauth.md "Sign-in brake" says the same for operators:
+// - Every attempt is counted BEFORE its password is checked, in one statement per bucket (`reserve`), so
+//   parallel guesses cannot all slip past the count. A successful sign-in gives its slots back: the brake
+//   counts failures.
+// - Buckets: per client IP (every attempt), and then either per account (email) for browsers without a device
+//   cookie for that account, or per device cookie for a browser that signed in to that account before. A
+//   browser with a device cookie is therefore never held back by someone else's guesses at its account.
+// - Within each bucket the first attempts pass at once; after that each attempt waits for a delay that doubles
+//   (progressive delay, OWASP's "exponential lockout"), never longer than maxDelaySeconds.
+import type { Context } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
+import { createHmac } from "node:crypto";
 import type { Db } from "../db/client.ts";
-import { sha256Hex, verifyPassword } from "../crypto.ts";
-import { hit, peek } from "./rate_limit.ts";
+import {
+  hashPassword,
+  needsRehash,
+  randomToken,
+  safeEqual,
+  SCRYPT_PARAMS,
+  type ScryptParams,
+  sha256Hex,
+  verifyPassword,
+} from "../crypto.ts";
+import { type Brake, release, reserve } from "./rate_limit.ts";
+import { cookieOptions, isHttps } from "./sessions.ts";
 
-/** Failed attempts allowed per window, per account (by email) and per client IP. */
-export const SIGN_IN_BRAKE = { perAccount: 10, perIp: 50, windowSeconds: 15 * 60 };
+/**
+ * Attempts per bucket that pass before any wait, within a sliding day: per account (email, from browsers
+ * without its device cookie), per device cookie, per client IP. Then 1 min, 2, 4, 8 and at most 15 min between
+ * attempts.
+ */
+export const SIGN_IN_BRAKE = {
+  perAccount: 10,
+  perDevice: 10,
+  perIp: 50,
+  windowSeconds: 24 * 3600,
+  firstDelaySeconds: 60,
+  maxDelaySeconds: 15 * 60,
+} as const;
+
+function brake(free: number): Brake {
+  const { windowSeconds, firstDelaySeconds, maxDelaySeconds } = SIGN_IN_BRAKE;
+  return { free, windowSeconds, firstDelaySeconds, maxDelaySeconds };
+}
+
+/** The key of an account in brake buckets and device cookies: a hash of the email, known or not. */
+export function accountKey(email: string): string {
+  return sha256Hex(email.trim().toLowerCase());
+}
+
+// ---- device cookies -----------------------------------------------------------------------------------------
+
+export const DEVICE_COOKIE = "portico_device";
+export const SECURE_DEVICE_COOKIE = "__Host-portico_device";
+/** A device cookie lives half a year from the last sign-in in that browser. */
+export const DEVICE_COOKIE_MAX_AGE = 180 * 24 * 3600;
+/** Accounts one device cookie vouches for (the most recent sign-ins win). */
+const DEVICE_ACCOUNTS_MAX = 10;
+/** Account keys in the cookie are shortened to 128 bits to keep it small. */
+const KEY_CHARS = 32;
+
+/** A verified device cookie: this browser's random id and the accounts that signed in with it. */
+export interface Device {
+  nonce: string;
+  accounts: string[];
+}
+
+function deviceMac(secretKey: string, body: string): string {
+  return createHmac("sha256", secretKey).update(`portico:device:${body}`).digest("base64url");
+}
+
+function deviceCookieName(issuer: string): string {
+  return isHttps(issuer) ? SECURE_DEVICE_COOKIE : DEVICE_COOKIE;
+}
+
+/** This browser's device cookie if it carries our signature; null otherwise (missing, forged, malformed). */
+export function readDevice(
+  c: Context,
+  deps: { secretKey: string; config: { issuer: string } },
+): Device | null {
+  const value = getCookie(c, deviceCookieName(deps.config.issuer));
+  if (!value || value.length > 1000) return null;
+  const m = value.match(/^([A-Za-z0-9_-]{16,64})\.([0-9a-f~]{0,400})\.([A-Za-z0-9_-]{43})$/);
+  if (!m || !safeEqual(deviceMac(deps.secretKey, `${m[1]}.${m[2]}`), m[3])) return null;
+  return { nonce: m[1], accounts: m[2] === "" ? [] : m[2].split("~") };
+}
+
+/** Sets the device cookie after a successful sign-in: the same browser id, this account first in its list. */
+export function writeDevice(
+  c: Context,
+  deps: { secretKey: string; config: { issuer: string } },
+  previous: Device | null,
+  email: string,
+): void {
+  const key = accountKey(email).slice(0, KEY_CHARS);
+  const nonce = previous?.nonce ?? randomToken("", 18);
+  const accounts = [key, ...(previous?.accounts ?? []).filter((a) => a !== key)].slice(
+    0,
+    DEVICE_ACCOUNTS_MAX,
+  );
+  const body = `${nonce}.${accounts.join("~")}`;
+  setCookie(
+    c,
+    deviceCookieName(deps.config.issuer),
+    `${body}.${deviceMac(deps.secretKey, body)}`,
+    cookieOptions(deps.config.issuer, DEVICE_COOKIE_MAX_AGE),
+  );
+}
+
+// ---- sign-in ------------------------------------------------------------------------------------------------
 
 export type SignInResult =
   | { ok: true; userId: string }
-  | { ok: false; reason: "invalid_credentials" | "throttled" };
+  | { ok: false; reason: "invalid_credentials" | "disabled" }
+  | { ok: false; reason: "throttled"; retryAfter: number };
 
-export async function signIn(
-  db: Db,
-  input: { email: string; password: string; ip: string },
-): Promise<SignInResult> {
+export interface SignInInput {
+  email: string;
+  password: string;
+  ip: string;
+  /** this browser's verified device cookie, if any (`readDevice`) */
+  device?: Device | null;
+}
+
+export interface SignInOptions {
+  /** Test-only: the scrypt cost new hashes get (and old ones are rehashed to). Production leaves it out. */
+  scrypt?: ScryptParams;
+}
+
+export async function signIn(db: Db, input: SignInInput, options: SignInOptions = {}): Promise<SignInResult> {
+  const params = options.scrypt ?? SCRYPT_PARAMS;
   const email = input.email.trim().toLowerCase();
-  // Keyed by the email's hash, known or not, so the brake itself does not reveal which accounts exist.
-  const accountBucket = `signin:account:${sha256Hex(email)}`;
-  const ipBucket = `signin:ip:${input.ip}`;
-  const counts = await peek(db, [accountBucket, ipBucket], SIGN_IN_BRAKE.windowSeconds);
-  if (
-    (counts.get(accountBucket) ?? 0) >= SIGN_IN_BRAKE.perAccount ||
-    (counts.get(ipBucket) ?? 0) >= SIGN_IN_BRAKE.perIp
-  ) {
-    return { ok: false, reason: "throttled" };
+  const key = accountKey(email);
+  const trusted = input.device?.accounts.includes(key.slice(0, KEY_CHARS)) ?? false;
+
+  // The source first: a source over its limit then uses up nothing of the account's allowance.
+  const buckets: Array<[string, number]> = [
+    [`signin:ip:${input.ip}`, SIGN_IN_BRAKE.perIp],
+    trusted
+      ? [`signin:device:${input.device!.nonce}`, SIGN_IN_BRAKE.perDevice]
+      // Keyed by the email's hash, known or not, so the brake itself does not reveal which accounts exist.
+      : [`signin:account:${key}`, SIGN_IN_BRAKE.perAccount],
+  ];
+  const taken: Array<{ bucket: string; windowStart: number }> = [];
+  for (const [bucket, free] of buckets) {
+    const r = await reserve(db, bucket, brake(free));
+    if (!r.ok) {
+      for (const t of taken) await release(db, t);
+      return { ok: false, reason: "throttled", retryAfter: r.retryAfter };
+    }
+    taken.push(r);
   }
-  const [user] = email.length > 320 ? [] : await db<{ id: string; password_hash: string }[]>`
-    select id, password_hash from users where lower(email) = ${email}`;
-  const valid = await verifyPassword(input.password.slice(0, 1024), user?.password_hash);
-  if (!valid || !user) {
-    await hit(db, accountBucket, SIGN_IN_BRAKE.windowSeconds);
-    await hit(db, ipBucket, SIGN_IN_BRAKE.windowSeconds);
-    return { ok: false, reason: "invalid_credentials" };
+
+  const [user] = email.length > 320
+    ? []
+    : await db<{ id: string; password_hash: string; disabled: boolean }[]>`
+    select id, password_hash, disabled_at is not null as disabled from users where lower(email) = ${email}`;
+  const password = input.password.slice(0, 1024);
+  const valid = await verifyPassword(password, user?.password_hash, params);
+  if (!valid || !user) return { ok: false, reason: "invalid_credentials" };
+  // Said only to someone who proved the password: the account exists and an operator disabled it.
+  if (user.disabled) return { ok: false, reason: "disabled" };
+
+  for (const t of taken) await release(db, t);
+  if (needsRehash(user.password_hash, params)) {
+    // Verified with its own (older) parameters above; now replaced, unless the password changed meanwhile.
+    const fresh = await hashPassword(password, params);
+    await db`update users set password_hash = ${fresh}
+             where id = ${user.id} and password_hash = ${user.password_hash}`;
   }
   return { ok: true, userId: user.id };
 }

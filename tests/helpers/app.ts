@@ -1,12 +1,19 @@
 // Builds an app instance for HTTP tests through app.request(), with its own config and a silent logger.
 import { parseConfig } from "../../lib/config.ts";
+import type { ScryptParams } from "../../lib/crypto.ts";
 import type { Sql } from "../../lib/db/client.ts";
 import { silentLogger } from "../../lib/log.ts";
 import { createApp } from "../../routes/mod.ts";
 
 export const TEST_SECRET = "test-secret-key-0123456789abcdef0123456789";
+/**
+ * A cheap scrypt cost for tests (1 MiB, ~2 ms) instead of OWASP's N=2^17 (128 MiB, ~0.6-1 s): passed explicitly
+ * to createUser and to the app (deps.scrypt), never read from the environment. Tests of the real cost and of
+ * rehashing build their app without it.
+ */
+export const TEST_SCRYPT: ScryptParams = { N: 2 ** 10, r: 8, p: 1 };
 
 export function testApp(sql: Sql, env: Record<string, string> = {}) {
   const config = parseConfig({ ISSUER: "http://localhost:8000", SECRET_KEY: TEST_SECRET, ...env });
-  return createApp({ config, sql, log: silentLogger, secretKey: TEST_SECRET });
+  return createApp({ config, sql, log: silentLogger, secretKey: TEST_SECRET, scrypt: TEST_SCRYPT });
 }

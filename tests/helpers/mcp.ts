@@ -15,7 +15,7 @@ import { MODULES, type Role } from "../../lib/workspace/modules.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { createMcpRoutes, type McpRouteDeps } from "../../routes/mcp.ts";
 import { createKeyStore } from "../../lib/oauth/keys.ts";
-import { TEST_SECRET, testApp } from "./app.ts";
+import { TEST_SCRYPT, TEST_SECRET, testApp } from "./app.ts";
 
 export type Variant = "A" | "B";
 /** Anything with a fetch-like `request` (a Hono app). */
@@ -56,7 +56,9 @@ let counter = 0;
 export async function buildFixture(sql: Sql, opts: FixtureOptions = {}): Promise<Fixture> {
   const tag = `${Date.now().toString(36)}${(counter++).toString(36)}`;
   const person = async (name: string) =>
-    (await createUser(sql, { email: `${name}.${tag}@test.local`, password: "password-123", name })).id;
+    (await createUser(sql, { email: `${name}.${tag}@test.local`, password: "password-123", name }, {
+      scrypt: TEST_SCRYPT,
+    })).id;
 
   const workspaceId = (await createWorkspace(sql, "Test Workspace", opts.modules ?? [...MODULES])).id;
   const a = (await createCompany(sql, workspaceId, "Company A")).id;

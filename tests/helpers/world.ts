@@ -17,6 +17,7 @@ import { insertRecording } from "../../lib/workspace/recordings.ts";
 import { createTask } from "../../lib/workspace/tasks.ts";
 import { createTimeLog } from "../../lib/workspace/time_logs.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
+import { TEST_SCRYPT } from "./app.ts";
 
 export type UserName = Role | "limited";
 export type Variant = "A" | "B";
@@ -117,7 +118,7 @@ export async function buildWorkspace(sql: Sql, ws: number): Promise<WorkspaceWor
       email: `${role}.w${ws}.${tag}@test.local`,
       password: "password-123",
       name: `W${ws} ${role}`,
-    })).id;
+    }, { scrypt: TEST_SCRYPT })).id;
     await addMember(
       sql,
       workspaceId,

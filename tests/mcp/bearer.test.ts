@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { generateKeyPair, SignJWT } from "jose";
 import { setUserDisabled } from "../../lib/accounts.ts";
+import { signIn } from "../../lib/oauth/sign_in.ts";
 import { createClient, setClientTrusted } from "../../lib/oauth/clients.ts";
 import { disconnectApp } from "../../lib/oauth/consent.ts";
 import { MODULES } from "../../lib/workspace/modules.ts";
@@ -266,6 +267,16 @@ Deno.test("access ends on the very next request: revocation, disconnect, member 
     const byKey = await rpc(appA, f.keys.admin, "ping");
     assert.equal(byKey.status, 403);
     assert.equal(byKey.body.error.message, "the key's user is disabled");
+    // Sign-in with the right password says so; the wrong password says nothing about the account.
+    const [{ email }] = await db.sql`select email from users where id = ${f.users.admin}`;
+    assert.deepEqual(await signIn(db.sql, { email, password: "password-123", ip: "192.0.2.77" }), {
+      ok: false,
+      reason: "disabled",
+    });
+    assert.deepEqual(await signIn(db.sql, { email, password: "wrong-password", ip: "192.0.2.78" }), {
+      ok: false,
+      reason: "invalid_credentials",
+    });
   } finally {
     await setUserDisabled(db.sql, f.users.admin, false);
   }

@@ -5,7 +5,7 @@ import { randomToken } from "../../lib/crypto.ts";
 import type { AppEnv } from "../../lib/http/types.ts";
 import { s256 } from "../../lib/oauth/pkce.ts";
 import { freshDatabase, type TestDb } from "../helpers/db.ts";
-import { testApp } from "../helpers/app.ts";
+import { TEST_SCRYPT, testApp } from "../helpers/app.ts";
 
 export const ISSUER = "http://localhost:8000";
 export const REDIRECT = "http://127.0.0.1:8976/callback";
@@ -23,8 +23,12 @@ export interface Ctx {
 export async function setup(env: Record<string, string> = {}): Promise<Ctx> {
   const db = await freshDatabase();
   const app = testApp(db.sql, env);
-  const user = await createUser(db.sql, { email: "dana@example.com", password: PASSWORD, name: "Dana" });
-  const other = await createUser(db.sql, { email: "olly@example.com", password: PASSWORD, name: "Olly" });
+  const user = await createUser(db.sql, { email: "dana@example.com", password: PASSWORD, name: "Dana" }, {
+    scrypt: TEST_SCRYPT,
+  });
+  const other = await createUser(db.sql, { email: "olly@example.com", password: PASSWORD, name: "Olly" }, {
+    scrypt: TEST_SCRYPT,
+  });
   const agentId = (await createAgent(db.sql, "Research Assistant")).id;
   return {
     db,
@@ -102,11 +106,17 @@ export interface Registered {
   client_secret?: string;
 }
 
+let sources = 0;
+/**
+ * Each call registers from an address of its own: a test that asks for a client wants a new one, while identical
+ * public registrations from one source get the existing client (docs/oauth.md).
+ */
 export async function registerPublic(
   app: Hono<AppEnv>,
   body: Record<string, unknown> = {},
 ): Promise<Registered> {
-  const res = await register(app, { grant_types: ["authorization_code", "refresh_token"], ...body });
+  const source = `2001:db8::${(++sources).toString(16)}`;
+  const res = await register(app, { grant_types: ["authorization_code", "refresh_token"], ...body }, source);
   if (res.status !== 201) throw new Error(`registration failed: ${res.status} ${await res.text()}`);
   return await res.json();
 }

@@ -151,3 +151,123 @@ Deno.test("registration is rate limited per client IP, counted in the database",
     await ctx.close();
   }
 });
+
+Deno.test("registration limit: Retry-After is the true wait and refused attempts do not extend it", async () => {
+  // 3 per 600 s: a burst of three, then one every 200 s.
+  const ctx = await setup({ REGISTRATION_RATE_LIMIT: "3/600" });
+  const ip = "192.0.2.60";
+  const bucket = `register:${ip}`;
+  const status = async () => {
+    const res = await register(ctx.app, {}, ip);
+    await res.body?.cancel();
+    return [res.status, res.headers.get("retry-after")];
+  };
+  const tat = async () =>
+    (await ctx.db.sql<{ tat: Date }[]>`select tat from rate_buckets where bucket = ${bucket}`)[0].tat
+      .getTime();
+  // Moves the bucket's clock as if `seconds` had passed.
+  const wait = (seconds: number) =>
+    ctx.db
+      .sql`update rate_buckets set tat = tat - make_interval(secs => ${seconds}) where bucket = ${bucket}`;
+  try {
+    for (let i = 0; i < 3; i++) assert.deepEqual(await status(), [201, null]);
+    // Pin the bucket to "three taken just now" so the values below do not depend on how fast this machine is.
+    await ctx.db.sql`update rate_buckets set tat = now() + interval '600 seconds' where bucket = ${bucket}`;
+    const pinned = await tat();
+    assert.deepEqual(await status(), [429, "200"]);
+    // Refused attempts change nothing: the same wait, the same stored state.
+    for (let i = 0; i < 5; i++) assert.deepEqual(await status(), [429, "200"]);
+    assert.equal(await tat(), pinned);
+    await wait(150);
+    assert.deepEqual(await status(), [429, "50"]);
+    await wait(49);
+    assert.deepEqual(await status(), [429, "1"]);
+    // Waiting what Retry-After said is enough (the old limiter answered 10 s, then 429 again with 57 s).
+    await wait(1);
+    assert.deepEqual(await status(), [201, null]);
+    assert.deepEqual(await status(), [429, "200"]);
+    // A long pause refills the whole burst, and no more.
+    await wait(600);
+    for (let i = 0; i < 3; i++) assert.deepEqual(await status(), [201, null]);
+    assert.deepEqual(await status(), [429, "200"]);
+    const [n] = await ctx.db.sql<{ n: number }[]>`
+      select count(*)::int as n from oauth_clients where name = 'Test App'`;
+    // Seven were admitted; being identical and public, from one source, they made one client.
+    assert.equal(n.n, 1);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("an identical public registration from the same source returns the existing client", async () => {
+  const ctx = await setup({ REGISTRATION_RATE_LIMIT: "100/3600" });
+  const clients = async (name: string) =>
+    (await ctx.db.sql<{ n: number }[]>`select count(*)::int as n from oauth_clients where name = ${name}`)[0]
+      .n;
+  const meta = {
+    client_name: "mcp-remote",
+    redirect_uris: ["http://127.0.0.1:3334/oauth/callback", "http://localhost:3334/oauth/callback"],
+    grant_types: ["authorization_code", "refresh_token"],
+    scope: "openid profile",
+  };
+  try {
+    const first = await register(ctx.app, meta, "192.0.2.70");
+    assert.equal(first.status, 201);
+    const a = await first.json();
+    // five retries, sequential, lists in another order: the same client, the same answer
+    for (let i = 0; i < 5; i++) {
+      const res = await register(ctx.app, {
+        ...meta,
+        redirect_uris: [...meta.redirect_uris].reverse(),
+        grant_types: ["refresh_token", "authorization_code"],
+        scope: "profile openid",
+      }, "192.0.2.70");
+      assert.equal(res.status, 201);
+      const again = await res.json();
+      assert.equal(again.client_id, a.client_id);
+      assert.equal(again.client_id_issued_at, a.client_id_issued_at);
+      assert.equal(again.client_secret, undefined);
+    }
+    // ten at once: still that one client
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () => register(ctx.app, meta, "192.0.2.70").then((r) => r.json())),
+    );
+    assert.deepEqual(new Set(burst.map((b) => b.client_id)), new Set([a.client_id]));
+    assert.equal(await clients("mcp-remote"), 1);
+
+    // Another source, or other metadata, is another client.
+    assert.notEqual((await (await register(ctx.app, meta, "192.0.2.71")).json()).client_id, a.client_id);
+    const otherUri =
+      await (await register(ctx.app, { ...meta, redirect_uris: ["http://127.0.0.1:9999/cb"] }, "192.0.2.70"))
+        .json();
+    assert.notEqual(otherUri.client_id, a.client_id);
+    const otherScope = await (await register(ctx.app, { ...meta, scope: "openid" }, "192.0.2.70")).json();
+    assert.notEqual(otherScope.client_id, a.client_id);
+    assert.equal(await clients("mcp-remote"), 4);
+
+    // Confidential clients are never deduplicated: the secret is shown once, so each gets its own client.
+    const conf = { ...meta, client_name: "Server App", token_endpoint_auth_method: "client_secret_basic" };
+    const c1 = await (await register(ctx.app, conf, "192.0.2.70")).json();
+    const c2 = await (await register(ctx.app, conf, "192.0.2.70")).json();
+    assert.notEqual(c1.client_id, c2.client_id);
+    assert.match(c1.client_secret, /^pcs_/);
+    assert.match(c2.client_secret, /^pcs_/);
+    assert.notEqual(c1.client_secret, c2.client_secret);
+    assert.equal(await clients("Server App"), 2);
+
+    // After the window (24 h from the first registration) a new client is made.
+    await ctx.db.sql`
+      update oauth_client_registrations set created_at = created_at - interval '24 hours 1 second'
+      where client_id = ${a.client_id}`;
+    const later = await (await register(ctx.app, meta, "192.0.2.70")).json();
+    assert.notEqual(later.client_id, a.client_id);
+    assert.equal(await clients("mcp-remote"), 5);
+    // A deleted client is not handed out again.
+    await ctx.db.sql`delete from oauth_clients where client_id = ${later.client_id}`;
+    const fresh = await (await register(ctx.app, meta, "192.0.2.70")).json();
+    assert.notEqual(fresh.client_id, later.client_id);
+    assert.equal(await clients("mcp-remote"), 5);
+  } finally {
+    await ctx.close();
+  }
+});
