@@ -4,10 +4,10 @@
 import { sha256Hex } from "../crypto.ts";
 import type { Db } from "../db/client.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
-import { errorFields, type Logger } from "../log.ts";
+import type { Logger } from "../log.ts";
 import type { KeyStore } from "../oauth/keys.ts";
 import { type AccessTokenClaims, verifyAccessToken } from "../oauth/tokens.ts";
-import { type Caller, callerFrom, LAST_USED_RESOLUTION_SECONDS } from "./caller.ts";
+import { type Caller, callerFrom, LAST_USED_RESOLUTION_SECONDS, touchLastUsed } from "./caller.ts";
 
 /** The scope a token needs at /mcp. */
 export const MCP_SCOPE = "workspace";
@@ -140,7 +140,7 @@ export async function loadBearerCaller(deps: BearerDeps, token: string): Promise
   if (row.disabled) return invalid("the account is disabled");
   if (!row.workspace_id || !row.modules) return invalid("the grant is not bound to a workspace");
   if (!row.is_member) return invalid("the person is no longer a member of the workspace chosen on consent");
-  if (row.stale) touchGrant(deps.db, grantId, deps.log);
+  if (row.stale) touchLastUsed(deps.db, "oauth_grants", grantId, deps.log);
   return {
     ok: true,
     caller: callerFrom({
@@ -157,14 +157,4 @@ export async function loadBearerCaller(deps: BearerDeps, token: string): Promise
       grantId,
     }),
   };
-}
-
-/** Fire-and-forget, at most once per resolution window per grant (as for API keys). */
-function touchGrant(db: Db, grantId: string, log: Logger): void {
-  db`
-    update oauth_grants set last_used_at = now()
-     where id = ${grantId}
-       and (last_used_at is null
-            or last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}))`
-    .then(() => {}, (err) => log.warn("grant last_used_at update failed", errorFields(err)));
 }

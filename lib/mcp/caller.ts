@@ -100,7 +100,7 @@ export async function loadCaller(
     return { ok: false, status: 401, message: "the key's user is no longer a member of its workspace" };
   }
   if (row.user_disabled) return { ok: false, status: 401, message: "the key's user is disabled" };
-  if (row.stale) touchLastUsed(db, row.id, log);
+  if (row.stale) touchLastUsed(db, "api_keys", row.id, log);
   return {
     ok: true,
     caller: callerFrom({
@@ -153,13 +153,13 @@ export function callerFrom(f: CallerFacts): Caller {
 
 /**
  * Fire-and-forget: the condition sits in the UPDATE so concurrent requests write at most once per resolution
- * window, and the answer never waits for it.
+ * window, and the answer never waits for it. Used for API keys and OAuth grants (lib/mcp/bearer.ts).
  */
-function touchLastUsed(db: Db, keyId: string, log: Logger): void {
+export function touchLastUsed(db: Db, table: "api_keys" | "oauth_grants", id: string, log: Logger): void {
   db`
-    update api_keys set last_used_at = now()
-     where id = ${keyId}
+    update ${db(table)} set last_used_at = now()
+     where id = ${id}
        and (last_used_at is null
             or last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}))`
-    .then(() => {}, (err) => log.warn("api key last_used_at update failed", errorFields(err)));
+    .then(() => {}, (err) => log.warn(`${table} last_used_at update failed`, errorFields(err)));
 }

@@ -11,19 +11,15 @@ import {
   toClient,
 } from "./clients.ts";
 import { OAuthError } from "./errors.ts";
+import type { MetadataDocument } from "./client_metadata.ts";
 import { DEFAULT_REGISTERED_SCOPES } from "./scopes.ts";
 import { OPERATOR_ONLY_SCOPES } from "./scope_names.ts";
 
 /** What Portico needs of a validated metadata document (lib/oauth/client_metadata.ts produces it). */
-export interface DocumentClient {
-  clientId: string;
-  name: string;
-  redirectUris: string[];
-  grantTypes: string[];
-  scopes: string[] | null;
-  clientUri: string | null;
-  logoUri: string | null;
-}
+export type DocumentClient = Pick<
+  MetadataDocument,
+  "clientId" | "name" | "redirectUris" | "grantTypes" | "scopes" | "clientUri" | "logoUri"
+>;
 
 export interface DocumentSource {
   /** True when `clientId` is shaped like a metadata document URL this server would fetch. */
