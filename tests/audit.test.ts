@@ -177,18 +177,19 @@ Deno.test("audit log: a refused request leaves at most one row, whatever its bod
     const f = await buildFixture(db.sql);
     const unknownKey = `pak_${"B".repeat(43)}`;
     const cases: [string | null, string, number][] = [
-      [unknownKey, refusedBatch(50), 401],
+      // a key that was sent and refused answers 403; no credential at all, 401 with the challenge
+      [unknownKey, refusedBatch(50), 403],
       [null, refusedBatch(3), 401],
-      [f.keys.revoked, refusedBatch(2), 401],
+      [f.keys.revoked, refusedBatch(2), 403],
       // a batch whose first message is not a tools/call: the row names the first tools/call
       [
         unknownKey,
         JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }, ...JSON.parse(refusedBatch(2))]),
-        401,
+        403,
       ],
       // no tools/call at all: no row
-      [unknownKey, JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]), 401],
-      [unknownKey, "not json", 401],
+      [unknownKey, JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }]), 403],
+      [unknownKey, "not json", 403],
     ];
     for (const [i, [key, body, status]] of cases.entries()) {
       const res = await postMcp(app, key, body, {

@@ -55,7 +55,8 @@ Deno.test("audit flood on loopback: one row per refused request, a bounded buffe
     const statuses = await Promise.all(
       Array.from({ length: 20 }, (_, i) => post(i % 2 ? unknownKey : null, batch, `flood-${i}`)),
     );
-    assert.deepEqual(statuses, Array(20).fill(401));
+    // no key: 401 with the challenge; an unknown key: 403 with its reason
+    assert.deepEqual(statuses, Array.from({ length: 20 }, (_, i) => i % 2 ? 403 : 401));
     await audit.flush();
     const [{ n: first }] = await db.sql<{ n: number }[]>`select count(*)::int as n from audit_log`;
     assert.equal(first, 20, "one row per refused request");
@@ -67,7 +68,7 @@ Deno.test("audit flood on loopback: one row per refused request, a bounded buffe
     await Promise.all(Array.from({ length: 8 }, async () => {
       while (next < 200) {
         const i = next++;
-        assert.equal(await post(unknownKey, batch, `flood2-${i}`), 401);
+        assert.equal(await post(unknownKey, batch, `flood2-${i}`), 403);
       }
     }));
     const held = audit.stats();
