@@ -15,6 +15,12 @@ export const METADATA_TTL_MAX_SECONDS = 86_400;
 /** How long a failure is remembered so one bad URL cannot make Portico fetch on every request. */
 export const METADATA_NEGATIVE_TTL_SECONDS = 30;
 export const METADATA_MAX_CONCURRENT_FETCHES = 16;
+/**
+ * New (uncached) documents fetched per instance per minute. /oauth/authorize is a GET anyone can send with any
+ * URL as client_id: without a budget, Portico could be made to fetch thousands of public URLs a minute for
+ * someone else. Cached documents are not counted, so apps already seen keep working during such a flood.
+ */
+export const METADATA_MAX_FETCHES_PER_MINUTE = 120;
 
 const MAX_URL_LENGTH = 2000;
 const MAX_HEADER_BYTES = 8192;
@@ -58,6 +64,8 @@ export interface MetadataFetchOptions {
   negativeTtlMs?: number;
   /** default METADATA_MAX_CONCURRENT_FETCHES (distinct URLs being fetched at once) */
   maxConcurrentFetches?: number;
+  /** new fetches per minute per instance, default METADATA_MAX_FETCHES_PER_MINUTE */
+  maxFetchesPerMinute?: number;
   /** test seam: extra PEM root certificates trusted for https fetches */
   caCerts?: string[];
 }
@@ -678,6 +686,9 @@ export function createMetadataDocumentFetcher(opts: MetadataFetchOptions): Metad
   const maxEntries = Math.max(1, opts.maxEntries ?? METADATA_CACHE_ENTRIES);
   const negativeTtlMs = opts.negativeTtlMs ?? METADATA_NEGATIVE_TTL_SECONDS * 1000;
   const maxConcurrent = Math.max(1, opts.maxConcurrentFetches ?? METADATA_MAX_CONCURRENT_FETCHES);
+  const perMinute = Math.max(1, opts.maxFetchesPerMinute ?? METADATA_MAX_FETCHES_PER_MINUTE);
+  let windowStart = -Infinity;
+  let fetchesInWindow = 0;
   const cache = new Map<string, Entry>(); // insertion order = least recently used first
   const inflight = new Map<string, Promise<MetadataDocument>>();
 
@@ -731,6 +742,16 @@ export function createMetadataDocumentFetcher(opts: MetadataFetchOptions): Metad
           ),
         );
       }
+      if (now() - windowStart >= 60_000) {
+        windowStart = now();
+        fetchesInWindow = 0;
+      }
+      if (fetchesInWindow >= perMinute) {
+        return Promise.reject(
+          invalidClient("too many new client metadata documents this minute; try again in a minute"),
+        );
+      }
+      fetchesInWindow++;
       const p = load(clientId).finally(() => inflight.delete(clientId));
       inflight.set(clientId, p);
       return p;

@@ -826,6 +826,28 @@ Deno.test("concurrent gets of one URL share one fetch; distinct fetches at once 
   }
 });
 
+Deno.test("new fetches per minute are budgeted; cached documents are not counted", async () => {
+  const server = serve((req, base) => Response.json(doc(`${base}${new URL(req.url).pathname}`)));
+  try {
+    let clock = 9_000_000;
+    const f = fetcher({ now: () => clock, maxFetchesPerMinute: 2 });
+    await f.get(`${server.base}/a.json`);
+    await f.get(`${server.base}/b.json`);
+    await refused(
+      f.get(`${server.base}/c.json`),
+      "too many new client metadata documents this minute; try again in a minute",
+    );
+    assert.equal(server.hits(), 2, "the refused URL was not fetched");
+    await f.get(`${server.base}/a.json`); // cached: served, not counted
+    assert.equal(server.hits(), 2);
+    clock += 60_000;
+    assert.equal((await f.get(`${server.base}/c.json`)).clientId, `${server.base}/c.json`);
+    assert.equal(server.hits(), 3);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("negative cache: a failure is remembered briefly, then the URL is fetched again", async () => {
   let good = false;
   const server = serve((_req, base) =>
