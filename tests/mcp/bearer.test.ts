@@ -544,3 +544,29 @@ Deno.test("a revoked grant is refused even while its token's signature is cached
   await db.sql`update oauth_grants set revoked_at = now() where id = ${g.grantId}`;
   await assertInvalidToken(g.auth, /was revoked/);
 });
+
+Deno.test("one SQL round trip per request on both ways in (the signature is checked in-process and cached)", async () => {
+  const { default: postgres } = await import("postgres");
+  let queries: string[] = [];
+  const counted = postgres(db.url, {
+    max: 2,
+    onnotice: () => {},
+    types: {},
+    debug: (_conn: number, query: string) => queries.push(query),
+  });
+  try {
+    // deno-lint-ignore no-explicit-any
+    const app = testApp(counted as any, { MCP_VARIANT: "A" });
+    const g = await bearerFor(db.sql, { userId: f.users.owner, workspaceId: f.workspaceId });
+    for (const credential of [g.auth, f.keys.owner]) {
+      // warm: keys loaded, last_used_at written (then not again within the minute)
+      assert.equal((await rpc(app, credential, "ping")).status, 200);
+      await new Promise((r) => setTimeout(r, 100));
+      queries = [];
+      assert.equal((await rpc(app, credential, "ping")).status, 200);
+      assert.equal(queries.length, 1, queries.join("\n---\n"));
+    }
+  } finally {
+    await counted.end({ timeout: 5 });
+  }
+});
