@@ -16,7 +16,15 @@ import { TEST_SECRET, testApp } from "../helpers/app.ts";
 import { bearerFor, keysOf, MCP_RESOURCE, operatorClient, TEST_ISSUER } from "../helpers/bearer.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, callFails, callOk, listedTools, postMcp, rpc } from "../helpers/mcp.ts";
-import { authorizeThrough, authorizeUrl, Browser, pkce, REDIRECT, token } from "../oauth/helpers.ts";
+import {
+  authorizeThrough,
+  authorizeUrl,
+  Browser,
+  consentPageFor,
+  pkce,
+  REDIRECT,
+  token,
+} from "../oauth/helpers.ts";
 
 const db = await freshDatabase();
 const f = await buildFixture(db.sql);
@@ -342,19 +350,7 @@ Deno.test("the whole flow over HTTP: consent picks a workspace and company, the 
   });
   // The consent page lists both workspaces and each company of the test workspace.
   const place = `${f.workspaceId}:${f.companies.b}`;
-  let consentHtml = "";
-  const seen = new Browser(appA);
-  {
-    let res = await seen.get(url);
-    const html = await res.text();
-    res = await seen.post("/signin", {
-      csrf: html.match(/name="csrf" value="([^"]+)"/)![1],
-      ticket: html.match(/name="ticket" value="([^"]+)"/)![1].replaceAll("&amp;", "&"),
-      email,
-      password: "password-123",
-    });
-    consentHtml = await (await seen.get(res.headers.get("location")!)).text();
-  }
+  const consentHtml = await consentPageFor(new Browser(appA), url, email, "password-123");
   assert.match(consentHtml, /Where may it act as you\?/);
   for (const value of [f.workspaceId, `${f.workspaceId}:${f.companies.a}`, place, f.other.workspaceId]) {
     assert.ok(consentHtml.includes(`value="${value}"`), value);
@@ -500,29 +496,26 @@ Deno.test("who may obtain workspace: operator clients that registered it, truste
 Deno.test("consent names a foreign audience; a person in no workspace can only deny", async () => {
   const clientId = await operatorClient(db.sql);
   const { challenge } = pkce();
-  const loner = await db.sql`
+  await db.sql`
     insert into users (email, name, password_hash) select 'loner@test.local', 'Loner', password_hash
       from users where id = ${f.users.owner} returning id`;
-  void loner;
-  const open = async (extra: Record<string, string>) => {
-    const b = new Browser(appA);
-    let res = await b.get(authorizeUrl({
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-      state: "st",
-      ...extra,
-    }));
-    const html = await res.text();
-    res = await b.post("/signin", {
-      csrf: html.match(/name="csrf" value="([^"]+)"/)![1],
-      ticket: html.match(/name="ticket" value="([^"]+)"/)![1].replaceAll("&amp;", "&"),
-      email: extra.email ?? (await db.sql`select email from users where id = ${f.users.owner}`)[0].email,
-      password: "password-123",
-    });
-    return await (await b.get(res.headers.get("location")!)).text();
+  const ownerEmail = (await db.sql`select email from users where id = ${f.users.owner}`)[0].email;
+  const open = (extra: Record<string, string>) => {
+    const { email, ...params } = extra;
+    return consentPageFor(
+      new Browser(appA),
+      authorizeUrl({
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state: "st",
+        ...params,
+      }),
+      email ?? ownerEmail,
+      "password-123",
+    );
   };
   const foreign = await open({ scope: "openid", resource: "https://payments.internal.example/api" });
   assert.match(

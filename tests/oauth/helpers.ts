@@ -151,6 +151,12 @@ export async function signInOnPage(browser: Browser, page: Response, email: stri
   return await browser.post("/signin", fields);
 }
 
+/** Opens an authorization URL in a signed-out browser, signs in, and returns the next page's HTML (consent). */
+export async function consentPageFor(browser: Browser, url: string, email: string, password = PASSWORD) {
+  const signedIn = await signInOnPage(browser, await browser.get(url), email, password);
+  return await (await browser.get(location(signedIn).pathname + location(signedIn).search)).text();
+}
+
 /**
  * Runs authorize → sign in (if asked) → consent (allow) and returns the client's redirect URL.
  * Pages met along the way are answered: sign-in with `email`, chooser picks `email`, consent allows.

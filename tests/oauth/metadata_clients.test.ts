@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { testApp } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, rpc } from "../helpers/mcp.ts";
-import { authorizeThrough, authorizeUrl, Browser, pkce, REDIRECT, token } from "./helpers.ts";
+import { authorizeThrough, authorizeUrl, Browser, consentPageFor, pkce, REDIRECT, token } from "./helpers.ts";
 
 const db = await freshDatabase();
 const f = await buildFixture(db.sql);
@@ -50,17 +50,12 @@ Deno.test("a metadata-document client signs in, is shown by its host, and exchan
   const clientId = `${base()}/client.json`;
   const { verifier, challenge } = pkce();
   // The consent page says who describes the app and warns that it returns only to this computer.
-  const b = new Browser(app);
-  let res = await b.get(url(clientId, "openid profile", challenge));
-  assert.equal(res.status, 200);
-  const html = await res.text();
-  res = await b.post("/signin", {
-    csrf: html.match(/name="csrf" value="([^"]+)"/)![1],
-    ticket: html.match(/name="ticket" value="([^"]+)"/)![1].replaceAll("&amp;", "&"),
+  const consent = await consentPageFor(
+    new Browser(app),
+    url(clientId, "openid profile", challenge),
     email,
-    password: "password-123",
-  });
-  const consent = await (await b.get(res.headers.get("location")!)).text();
+    "password-123",
+  );
   assert.ok(consent.includes(`described by 127.0.0.1:${server.addr.port}`), consent);
   assert.match(consent, /data-warning="loopback"/);
   assert.match(consent, /Allow <strong>Doc Client<\/strong>/);
