@@ -305,6 +305,39 @@ Deno.test("admin commands", async (t) => {
       await refused(1, `no API key ${missingId}`, "apikey", "revoke", "--id", missingId);
     });
 
+    await t.step("client trust and untrust (positional id), user disable and enable", async () => {
+      const [{ client_id }] = await db.sql`
+        insert into oauth_clients (client_id, name, redirect_uris, scopes, self_registered)
+        values ('pcl_selfregisteredcli', 'Self', '{http://127.0.0.1/cb}', '{openid,profile}', true)
+        returning client_id`;
+      assert.deepEqual(await ok("client", "trust", client_id), { client_id, trusted: true });
+      const [t1] = await db.sql`select trusted from oauth_clients where client_id = ${client_id}`;
+      assert.equal(t1.trusted, true);
+      assert.deepEqual(await ok("client", "untrust", "--id", client_id), { client_id, trusted: false });
+      const [t2] = await db.sql`select trusted from oauth_clients where client_id = ${client_id}`;
+      assert.equal(t2.trusted, false);
+      await refused(1, "no client pcl_nope", "client", "trust", "pcl_nope");
+      await refused(2, "too many arguments", "client", "trust", client_id, "extra");
+      await refused(
+        2,
+        "give id once, as --id or positionally",
+        "client",
+        "trust",
+        client_id,
+        "--id",
+        client_id,
+      );
+
+      assert.deepEqual(await ok("user", "disable", "--id", userId), { ok: true });
+      const [d] = await db.sql`select disabled_at from users where id = ${userId}`;
+      assert.ok(d.disabled_at instanceof Date);
+      assert.deepEqual(await ok("user", "enable", "--id", userId), { ok: true });
+      const [e] = await db.sql`select disabled_at from users where id = ${userId}`;
+      assert.equal(e.disabled_at, null);
+      await refused(1, "id must be a UUID", "user", "disable", "--id", "nope");
+      await refused(1, `no user ${missingId}`, "user", "disable", "--id", missingId);
+    });
+
     await t.step("client create", async () => {
       const pub = await ok(
         "client",
