@@ -23,6 +23,10 @@ export interface Config {
   /** metadata-document client ids (URLs) starting with one of these may obtain the `workspace` scope */
   trustedClientIdPrefixes: string[];
   logLevel: LogLevel;
+  /** rotate the signing key automatically when the newest is older than this many days; 0: only by hand */
+  keyRotationDays: number;
+  /** resource servers for introspection: client_id → the resources (token audiences) it may introspect */
+  resourceServers: Record<string, string[]>;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -78,6 +82,23 @@ const schema = z.object({
   ),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .default("info"),
+  KEY_ROTATION_DAYS: z.coerce.number({ error: "must be a number" }).int("must be an integer").min(
+    0,
+    "must be between 0 and 3650",
+  ).max(3650, "must be between 0 and 3650").default(0),
+  RESOURCE_SERVERS: z.string().default("").transform((s) =>
+    s.split(",").map((p) => p.trim()).filter((p) => p.length > 0)
+  ).refine(
+    (list) => list.every((p) => /^[^=\s]+=https?:\/\/[^\s#]+$/.test(p)),
+    "must be comma-separated client_id=resource pairs, e.g. pcl_abc=https://api.example.com",
+  ).transform((list) => {
+    const out: Record<string, string[]> = {};
+    for (const pair of list) {
+      const i = pair.indexOf("=");
+      (out[pair.slice(0, i)] ??= []).push(pair.slice(i + 1));
+    }
+    return out;
+  }),
 });
 
 /** Parses a plain record of environment variables (empty strings count as unset). */
@@ -111,6 +132,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     trustedProxies: e.TRUSTED_PROXIES,
     trustedClientIdPrefixes: e.TRUSTED_CLIENT_ID_PREFIXES,
     logLevel: e.LOG_LEVEL,
+    keyRotationDays: e.KEY_ROTATION_DAYS,
+    resourceServers: e.RESOURCE_SERVERS,
   };
 }
 
@@ -126,6 +149,8 @@ const NAMES = [
   "TRUSTED_PROXIES",
   "TRUSTED_CLIENT_ID_PREFIXES",
   "LOG_LEVEL",
+  "KEY_ROTATION_DAYS",
+  "RESOURCE_SERVERS",
 ] as const;
 
 /** Reads the process environment. The only caller of Deno.env in the project. */

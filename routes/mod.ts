@@ -47,7 +47,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound(notFound);
 
   // One key cache per app instance: keys are imported once and refreshed from the database periodically.
-  const keys = deps.keys ?? createKeyStore(deps.sql, deps.secretKey);
+  const keys = deps.keys ??
+    createKeyStore(deps.sql, deps.secretKey, { rotateAfterDays: deps.config.keyRotationDays });
   app.route("/", createHealthRoutes(deps));
   app.route("/", createOAuthRoutes({ ...deps, keys }));
   app.route("/", createMcpRoutes({ ...deps, keys }));

@@ -1,4 +1,4 @@
-// The OAuth/OIDC JSON endpoints: discovery, JWKS, registration, token, revocation and UserInfo.
+// The OAuth/OIDC JSON endpoints: discovery, JWKS, registration, token, revocation, introspection and UserInfo.
 import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import { z } from "zod";
@@ -8,12 +8,14 @@ import type { AppEnv } from "../lib/http/types.ts";
 import { authenticateClient, readClientCredentials, usedBasic } from "../lib/oauth/clients.ts";
 import { OAuthError } from "../lib/oauth/errors.ts";
 import { exchangeCode, grantActive, refreshGrant, revokeToken, type TokenDeps } from "../lib/oauth/grants.ts";
+import { JWKS_MAX_AGE_SECONDS } from "../lib/oauth/keys.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../lib/oauth/metadata.ts";
 import { take } from "../lib/oauth/rate_limit.ts";
 import { registerClient } from "../lib/oauth/registration.ts";
 import { parseResource } from "../lib/oauth/resource.ts";
+import { introspectToken, requireIntrospector } from "../lib/oauth/introspection.ts";
 import { verifyAccessToken } from "../lib/oauth/tokens.ts";
-import { userInfoClaims } from "../lib/oauth/userinfo.ts";
+import { isForUserInfo, userInfoClaims } from "../lib/oauth/userinfo.ts";
 import type { OAuthRouteDeps } from "./oauth.ts";
 
 function oauthErrorResponse(c: Context<AppEnv>, err: OAuthError): Response {
@@ -51,6 +53,7 @@ const TokenForm = z.object({
   client_secret: opt,
 });
 const RevokeForm = z.object({ token: opt, token_type_hint: opt, client_id: opt, client_secret: opt });
+const IntrospectForm = RevokeForm;
 
 function parseWith<T>(schema: z.ZodType<T>, form: Record<string, string>): T {
   const r = schema.safeParse(form);
@@ -105,8 +108,8 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   }
 
   app.get("/oauth/jwks", async (c) => {
-    // Short cache: after a rotation, verifiers see the new key within five minutes (and refetch on unknown kid).
-    c.header("Cache-Control", "public, max-age=300");
+    // A new key is published KEY_PUBLISH_DELAY_SECONDS before it signs, which covers this cache lifetime.
+    c.header("Cache-Control", `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
     return c.json(await deps.keys.jwks());
   });
 
@@ -190,6 +193,28 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     }
   });
 
+  // RFC 7662, server to server (no CORS: callers hold a client secret). See lib/oauth/introspection.ts.
+  const introspectionDeps = {
+    db: deps.sql,
+    keys: deps.keys,
+    issuer,
+    resourceServers: deps.config.resourceServers,
+  };
+  app.post("/oauth/introspect", async (c) => {
+    c.header("Cache-Control", "no-store");
+    try {
+      const form = parseWith(IntrospectForm, await readForm(c));
+      const creds = readClientCredentials(c.req.header("authorization"), form);
+      const client = await authenticateClient(deps.clients.find, creds);
+      requireIntrospector(client, creds.via === "basic");
+      if (!form.token) throw new OAuthError("invalid_request", "token is required");
+      return c.json(await introspectToken(introspectionDeps, client, form.token));
+    } catch (err) {
+      if (err instanceof OAuthError) return oauthErrorResponse(c, err);
+      throw err;
+    }
+  });
+
   async function userinfo(c: Context<AppEnv>): Promise<Response> {
     c.header("Cache-Control", "no-store");
     const realm = `Bearer realm="portico"`;
@@ -223,6 +248,7 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       if (isDatabaseUnavailable(err)) throw err;
       return invalid("the access token is invalid or expired");
     }
+    if (!isForUserInfo(claims.aud, issuer)) return invalid("the access token is not for UserInfo (its audience)");
     if (!(await grantActive(deps.sql, claims.grant_id))) return invalid("the access token was revoked");
     const scopes = claims.scope.split(" ");
     if (!scopes.includes("openid")) {

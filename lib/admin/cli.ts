@@ -8,7 +8,7 @@ import { MODULES } from "../workspace/modules.ts";
 import { type ApiKeyKind, createApiKey, revokeApiKey } from "../api_keys.ts";
 import { type AuthMethod, createClient, setClientTrusted } from "../oauth/clients.ts";
 import { setUserDisabled } from "../accounts.ts";
-import { rotateSigningKey } from "../oauth/keys.ts";
+import { listSigningKeys, rotateSigningKey } from "../oauth/keys.ts";
 import { isKnownScope } from "../oauth/scope_names.ts";
 import { recentAudit } from "../audit.ts";
 import { requireUuid } from "../errors.ts";
@@ -238,10 +238,16 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "keys rotate": {
-    usage: "keys rotate",
+    usage: "keys rotate  (published at once; signs from activates_at, when cached key sets have expired)",
     options: {},
     required: [],
     run: (_v, io) => rotateSigningKey(io.sql, io.secretKey),
+  },
+  "keys list": {
+    usage: "keys list  (the published keys: next, signing, retiring)",
+    options: {},
+    required: [],
+    run: async (_v, io) => ({ keys: await listSigningKeys(io.sql) }),
   },
 };
 

@@ -1,28 +1,41 @@
-// Signing keys: RS256 key pairs in the database, private halves sealed with SECRET_KEY, rotatable, and a
-// per-instance cache that imports each key once and picks up rotations made by other instances.
+// Signing keys: RS256 key pairs in the database, private halves sealed with SECRET_KEY, rotated by publishing
+// the next key before it signs, and a per-instance cache that imports each key once and picks the signing key
+// by time from the database's state, so every instance switches at the same moment.
 import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import type { Db, Sql } from "../db/client.ts";
 import { randomToken } from "../crypto.ts";
 import { open, seal } from "../secret_box.ts";
+import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS } from "./tokens.ts";
 
 export const KEY_PURPOSE = "signing-keys";
-/** Longest lifetime of anything signed (access and ID tokens: 1 h). */
-export const SIGNED_TOKEN_TTL_SECONDS = 3600;
-/** How often an instance re-reads the key table, so a rotation elsewhere is used within this delay. */
+/** Longest lifetime of anything signed: access and ID tokens. */
+export const SIGNED_TOKEN_TTL_SECONDS = Math.max(ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS);
+/**
+ * The longest an instance keeps its key cache before re-reading the table (a store may be asked for a shorter
+ * interval, never a longer one): a key inserted by another instance is published here within this delay.
+ */
 export const KEY_REFRESH_SECONDS = 60;
+/** `Cache-Control: max-age` of /oauth/jwks: how long a verifier may keep a key set without asking again. */
+export const JWKS_MAX_AGE_SECONDS = 300;
+/** Allowance for clocks that disagree between instances and verifiers. */
+export const KEY_CLOCK_SLACK_SECONDS = 60;
 /**
- * A new key is published in JWKS this long before anyone signs with it, so every instance's cache (and a
- * verifier that refetches on an unknown kid) already knows it when the first token carrying it arrives.
+ * A new key is published at once and signs only this much later: every instance has re-read the table
+ * (KEY_REFRESH_SECONDS) and every JWKS copy cached before that has expired (JWKS_MAX_AGE_SECONDS), plus slack.
+ * A verifier that honours max-age therefore knows the key before it meets a token carrying it.
  */
-export const KEY_PUBLISH_DELAY_SECONDS = KEY_REFRESH_SECONDS;
+export const KEY_PUBLISH_DELAY_SECONDS = KEY_REFRESH_SECONDS + JWKS_MAX_AGE_SECONDS + KEY_CLOCK_SLACK_SECONDS;
 /**
- * A retired key stays published this long: the token lifetime, plus the publish delay during which instances
- * still sign with it, plus one refresh interval for instances that have not reloaded yet, plus clock slack.
+ * A key stops signing at `retired_at` (its successor's activation) and stays published this much longer: the
+ * lifetime of the last token it signed, plus a refresh interval and slack.
  */
-export const RETIRED_KEY_GRACE_SECONDS = SIGNED_TOKEN_TTL_SECONDS + KEY_PUBLISH_DELAY_SECONDS +
-  KEY_REFRESH_SECONDS + 300;
+export const RETIRED_KEY_GRACE_SECONDS = SIGNED_TOKEN_TTL_SECONDS + KEY_REFRESH_SECONDS +
+  KEY_CLOCK_SLACK_SECONDS;
 
-async function insertNewKey(tx: Db, secretKey: string): Promise<{ kid: string }> {
+/** Milliseconds since the epoch; injectable so tests can move time instead of waiting. */
+export type Clock = () => number;
+
+async function insertKey(tx: Db, secretKey: string, createdAt: Date, activatesAt: Date): Promise<string> {
   const { publicKey, privateKey } = await generateKeyPair("RS256", {
     extractable: true,
     modulusLength: 2048,
@@ -31,25 +44,43 @@ async function insertNewKey(tx: Db, secretKey: string): Promise<{ kid: string }>
   const publicJwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" };
   const privateJwk: JWK = { ...(await exportJWK(privateKey)), kid, alg: "RS256" };
   const sealed = await seal(secretKey, KEY_PURPOSE, JSON.stringify(privateJwk));
-  await tx`update signing_keys set retired_at = now() where retired_at is null`;
   await tx`
-    insert into signing_keys (kid, alg, public_jwk, private_jwk_encrypted)
-    values (${kid}, 'RS256', ${tx.json(publicJwk as Record<string, string>)}, ${sealed})`;
-  return { kid };
+    insert into signing_keys (kid, alg, public_jwk, private_jwk_encrypted, created_at, activates_at)
+    values (${kid}, 'RS256', ${tx.json(publicJwk as Record<string, string>)}, ${sealed}, ${createdAt},
+            ${activatesAt})`;
+  return kid;
 }
 
 // Serialises key creation across instances (the value is arbitrary but fixed).
 const KEY_LOCK_ID = 727_002;
 
-/** Generates a new key and makes it current; the previous one is retired but stays published for a while. */
-export async function rotateSigningKey(sql: Sql, secretKey: string): Promise<{ kid: string }> {
+/**
+ * Inserts the next key: published from now, signing from `activates_at` (KEY_PUBLISH_DELAY_SECONDS later).
+ * Every key not yet retired stops signing at that moment; a key still waiting for its own activation thus
+ * never signs if the next rotation overtakes it.
+ */
+export async function rotateSigningKey(
+  sql: Sql,
+  secretKey: string,
+  now: Clock = Date.now,
+): Promise<{ kid: string; activates_at: string }> {
   return await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${KEY_LOCK_ID})`;
-    return await insertNewKey(tx, secretKey);
+    return await insertNextKey(tx, secretKey, now());
   });
 }
 
-/** Makes sure a current signing key exists (start-up); two instances starting together create only one. */
+async function insertNextKey(tx: Db, secretKey: string, t: number): Promise<{ kid: string; activates_at: string }> {
+  const activatesAt = new Date(t + KEY_PUBLISH_DELAY_SECONDS * 1000);
+  await tx`update signing_keys set retired_at = ${activatesAt} where retired_at is null`;
+  const kid = await insertKey(tx, secretKey, new Date(t), activatesAt);
+  return { kid, activates_at: activatesAt.toISOString() };
+}
+
+/**
+ * Makes sure a signing key exists (start-up); two instances starting together create only one. The first key
+ * signs at once: no verifier can hold a key set that lacks it, as there was none before.
+ */
 export async function ensureSigningKey(
   sql: Sql,
   secretKey: string,
@@ -57,31 +88,110 @@ export async function ensureSigningKey(
   return await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${KEY_LOCK_ID})`;
     const [row] = await tx<{ kid: string }[]>`
-      select kid from signing_keys where retired_at is null order by created_at desc limit 1`;
+      select kid from signing_keys where retired_at is null order by activates_at desc limit 1`;
     if (row) return { kid: row.kid, created: false };
-    return { ...(await insertNewKey(tx, secretKey)), created: true };
+    const t = new Date();
+    return { kid: await insertKey(tx, secretKey, t, t), created: true };
   });
+}
+
+/**
+ * Rotates when the newest key is older than `days` (automatic rotation, KEY_ROTATION_DAYS). Safe from every
+ * instance at once: the check runs under the creation lock, so one rotation happens.
+ */
+export async function rotateIfDue(
+  sql: Sql,
+  secretKey: string,
+  days: number,
+  now: Clock = Date.now,
+): Promise<{ kid: string; activates_at: string } | undefined> {
+  return await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${KEY_LOCK_ID})`;
+    const t = now();
+    const [fresh] = await tx`
+      select 1 from signing_keys where created_at > ${new Date(t - days * 86_400_000)} limit 1`;
+    return fresh ? undefined : await insertNextKey(tx, secretKey, t);
+  });
+}
+
+interface KeyRow {
+  kid: string;
+  public_jwk: JWK | string;
+  private_jwk_encrypted: string;
+  created_at: Date;
+  activates_at: Date;
+  retired_at: Date | null;
+}
+
+export type KeyState = "next" | "signing" | "retiring";
+
+export interface KeyInfo {
+  kid: string;
+  state: KeyState;
+  created_at: string;
+  activates_at: string;
+  retired_at: string | null;
+  /** when it leaves JWKS (null while no successor has been made) */
+  unpublished_at: string | null;
+}
+
+function publishedUntil(r: { retired_at: Date | null }): number {
+  return r.retired_at === null ? Infinity : r.retired_at.getTime() + RETIRED_KEY_GRACE_SECONDS * 1000;
+}
+
+/** The key that signs at time `t`: the latest activated one; if none has activated yet, the first to come. */
+function signingRow<R extends { activates_at: Date }>(rows: R[], t: number): R {
+  let best: R | undefined;
+  for (const r of rows) {
+    if (r.activates_at.getTime() <= t && (!best || r.activates_at > best.activates_at)) best = r;
+  }
+  return best ?? rows.reduce((a, b) => (b.activates_at < a.activates_at ? b : a));
+}
+
+async function publishedRows(sql: Sql, t: number): Promise<KeyRow[]> {
+  return await sql<KeyRow[]>`
+    select kid, public_jwk, private_jwk_encrypted, created_at, activates_at, retired_at
+      from signing_keys
+     where retired_at is null or retired_at > ${new Date(t - RETIRED_KEY_GRACE_SECONDS * 1000)}
+     order by activates_at desc`;
+}
+
+/** The published keys and their state (`deno task admin keys list`). */
+export async function listSigningKeys(sql: Sql, now: Clock = Date.now): Promise<KeyInfo[]> {
+  const t = now();
+  const rows = await publishedRows(sql, t);
+  if (rows.length === 0) return [];
+  const signing = signingRow(rows, t);
+  return rows.map((r) => ({
+    kid: r.kid,
+    state: r === signing ? "signing" : r.activates_at.getTime() > t ? "next" : "retiring",
+    created_at: r.created_at.toISOString(),
+    activates_at: r.activates_at.toISOString(),
+    retired_at: r.retired_at?.toISOString() ?? null,
+    unpublished_at: r.retired_at ? new Date(publishedUntil(r)).toISOString() : null,
+  }));
 }
 
 interface LoadedKey {
   kid: string;
   publicJwk: JWK;
   publicKey: CryptoKey;
+  privateSealed: string;
+  activates_at: Date;
+  retired_at: Date | null;
 }
 
 interface KeySet {
   loadedAt: number;
-  signing: { kid: string; key: CryptoKey };
-  byKid: Map<string, LoadedKey>;
-  jwks: { keys: JWK[] };
+  keys: LoadedKey[];
 }
 
 export interface KeyStore {
-  /** the current private key and its kid */
+  /** the private key that signs now, and its kid */
   signing(): Promise<{ kid: string; key: CryptoKey }>;
-  /** the public key for a kid, reloading once from the database when the kid is unknown (rotated elsewhere) */
+  /** the public key for a published kid, reloading once from the database when the kid is unknown */
   verificationKey(kid: string): Promise<CryptoKey | undefined>;
-  /** the published key set: the current key and retired keys still within their grace period */
+  /** the published key set: the next key (if any), the signing key, and retired keys within their grace */
   jwks(): Promise<{ keys: JWK[] }>;
   /** forget the cache (after a rotation in this process) */
   invalidate(): void;
@@ -91,13 +201,19 @@ export interface KeyStore {
 const UNKNOWN_KID_RELOAD_MS = 5_000;
 
 export interface KeyStoreOptions {
+  /** how often to re-read the table; capped at KEY_REFRESH_SECONDS, which the publish delay relies on */
   refreshSeconds?: number;
   unknownKidReloadMs?: number;
+  /** the clock keys are chosen by (tests move it) */
+  now?: Clock;
+  /** rotate automatically when the newest key is older than this many days (0 or unset: never) */
+  rotateAfterDays?: number;
 }
 
 export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOptions = {}): KeyStore {
-  const refreshSeconds = opts.refreshSeconds ?? KEY_REFRESH_SECONDS;
+  const refreshMs = Math.min(opts.refreshSeconds ?? KEY_REFRESH_SECONDS, KEY_REFRESH_SECONDS) * 1000;
   const unknownKidReloadMs = opts.unknownKidReloadMs ?? UNKNOWN_KID_RELOAD_MS;
+  const now = opts.now ?? Date.now;
   let current: KeySet | undefined;
   let loading: Promise<KeySet> | undefined;
   // Imported CryptoKeys survive reloads: each key is parsed once per process.
@@ -105,52 +221,32 @@ export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOption
   const importedPrivate = new Map<string, CryptoKey>();
 
   async function load(): Promise<KeySet> {
-    const rows = await sql<
-      { kid: string; public_jwk: JWK; private_jwk_encrypted: string; retired: boolean; published: boolean }[]
-    >`
-      select kid, public_jwk, private_jwk_encrypted, retired_at is not null as retired,
-             created_at <= now() - make_interval(secs => ${KEY_PUBLISH_DELAY_SECONDS}) as published
-      from signing_keys
-      where retired_at is null or retired_at > now() - make_interval(secs => ${RETIRED_KEY_GRACE_SECONDS})
-      order by created_at desc`;
-    if (!rows.some((r) => !r.retired)) {
+    const t = now();
+    if (opts.rotateAfterDays) await rotateIfDue(sql, secretKey, opts.rotateAfterDays, now);
+    const rows = await publishedRows(sql, t);
+    if (!rows.some((r) => r.retired_at === null)) {
       await ensureSigningKey(sql, secretKey);
       return await load();
     }
-    const byKid = new Map<string, LoadedKey>();
+    const keys: LoadedKey[] = [];
     for (const r of rows) {
       let k = imported.get(r.kid);
       if (!k) {
         const jwk = typeof r.public_jwk === "string" ? JSON.parse(r.public_jwk) as JWK : r.public_jwk;
-        k = { kid: r.kid, publicJwk: jwk, publicKey: await importJWK(jwk, "RS256") as CryptoKey };
+        k = {
+          kid: r.kid,
+          publicJwk: jwk,
+          publicKey: await importJWK(jwk, "RS256") as CryptoKey,
+          privateSealed: r.private_jwk_encrypted,
+          activates_at: r.activates_at,
+          retired_at: r.retired_at,
+        };
         imported.set(r.kid, k);
       }
-      byKid.set(r.kid, k);
+      // Retirement is set on an existing key by a later rotation.
+      keys.push({ ...k, retired_at: r.retired_at });
     }
-    // Sign with the newest key every instance has had time to publish; when every key is that young (first
-    // start, or two rotations within a minute), with the oldest, which has been known longest.
-    const cur = rows.find((r) => r.published) ?? rows[rows.length - 1];
-    let priv = importedPrivate.get(cur.kid);
-    if (!priv) {
-      const jwk = JSON.parse(await open(secretKey, KEY_PURPOSE, cur.private_jwk_encrypted)) as JWK;
-      priv = await importJWK(jwk, "RS256") as CryptoKey;
-      importedPrivate.set(cur.kid, priv);
-    }
-    return {
-      loadedAt: Date.now(),
-      signing: { kid: cur.kid, key: priv },
-      byKid,
-      jwks: {
-        keys: [...byKid.values()].map((k) => ({
-          kty: k.publicJwk.kty,
-          n: k.publicJwk.n,
-          e: k.publicJwk.e,
-          kid: k.kid,
-          use: "sig",
-          alg: "RS256",
-        })),
-      },
-    };
+    return { loadedAt: t, keys };
   }
 
   function reload(): Promise<KeySet> {
@@ -162,23 +258,45 @@ export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOption
   }
 
   async function get(): Promise<KeySet> {
-    if (current && Date.now() - current.loadedAt < refreshSeconds * 1000) return current;
+    if (current && now() - current.loadedAt < refreshMs) return current;
     return await reload();
+  }
+
+  /** The keys published at time t (retired keys leave exactly at the end of their grace, between reloads). */
+  function published(set: KeySet, t: number): LoadedKey[] {
+    return set.keys.filter((k) => publishedUntil(k) > t);
   }
 
   return {
     async signing() {
-      return (await get()).signing;
+      const t = now();
+      const k = signingRow(published(await get(), t), t);
+      let key = importedPrivate.get(k.kid);
+      if (!key) {
+        const jwk = JSON.parse(await open(secretKey, KEY_PURPOSE, k.privateSealed)) as JWK;
+        key = await importJWK(jwk, "RS256") as CryptoKey;
+        importedPrivate.set(k.kid, key);
+      }
+      return { kid: k.kid, key };
     },
     async verificationKey(kid) {
       const set = await get();
-      const k = set.byKid.get(kid);
+      const k = published(set, now()).find((k) => k.kid === kid);
       if (k) return k.publicKey;
-      if (Date.now() - set.loadedAt < unknownKidReloadMs) return undefined;
-      return (await reload()).byKid.get(kid)?.publicKey;
+      if (now() - set.loadedAt < unknownKidReloadMs) return undefined;
+      return published(await reload(), now()).find((k) => k.kid === kid)?.publicKey;
     },
     async jwks() {
-      return (await get()).jwks;
+      return {
+        keys: published(await get(), now()).map((k) => ({
+          kty: k.publicJwk.kty,
+          n: k.publicJwk.n,
+          e: k.publicJwk.e,
+          kid: k.kid,
+          use: "sig",
+          alg: "RS256",
+        })),
+      };
     },
     invalidate() {
       current = undefined;

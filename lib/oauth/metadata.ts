@@ -39,6 +39,9 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
     revocation_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
+    // RFC 7662 wants the caller authorized: only confidential clients (and resource servers) introspect.
+    introspection_endpoint: `${issuer}/oauth/introspect`,
+    introspection_endpoint_auth_methods_supported: ["client_secret_post", "client_secret_basic"],
     id_token_signing_alg_values_supported: ["RS256"],
     subject_types_supported: ["public"],
     claims_supported: [

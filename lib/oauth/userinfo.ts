@@ -1,6 +1,21 @@
 // The UserInfo claims: `sub` always; with `profile`, the account, its plan, credits, agents and subscriptions.
 import type { Db } from "../db/client.ts";
 
+/** The UserInfo endpoint's URL: an audience a token may name to be accepted there. */
+export function userInfoUrl(issuer: string): string {
+  return `${issuer}/oauth/userinfo`;
+}
+
+/**
+ * RFC 9068 §4: a resource refuses tokens not issued for it. UserInfo belongs to the authorization server, so it
+ * accepts a token whose `aud` names the issuer (what a token requested without `resource` carries) or the
+ * UserInfo URL; a token only for `{ISSUER}/mcp` or another resource is refused.
+ */
+export function isForUserInfo(aud: string | string[], issuer: string): boolean {
+  const audiences = Array.isArray(aud) ? aud : [aud];
+  return audiences.includes(issuer) || audiences.includes(userInfoUrl(issuer));
+}
+
 export async function userInfoClaims(
   db: Db,
   userId: string,
@@ -30,12 +45,11 @@ export async function userInfoClaims(
     select s.agent_id, a.name as agent_name, s.plan, s.status, s.current_period_end
     from agent_subscriptions s join agents a on a.id = s.agent_id
     where s.user_id = ${userId} order by a.name`;
-  return {
+  const claims: Record<string, unknown> = {
     sub: user.id,
     email: user.email,
     email_verified: user.email_verified,
     name: user.name,
-    picture: user.picture,
     plan: user.plan,
     credits: user.credits,
     unlocked_agents: agents.map((a) => ({ id: a.id, name: a.name })),
@@ -47,4 +61,7 @@ export async function userInfoClaims(
       current_period_end: new Date(s.current_period_end).toISOString(),
     })),
   };
+  // OIDC Core §5.3.2: a claim without a value is omitted, never sent as null.
+  if (user.picture !== null) claims.picture = user.picture;
+  return claims;
 }
