@@ -93,7 +93,8 @@ Deno.test("JWKS and key rotation", async (t) => {
         const oldKid = decodeProtectedHeader(oldToken).kid;
         // the new key is published first; signing switches to it once every instance has had time to see it
         assert.equal((await createKeyStore(sql, TEST_SECRET).signing()).kid, oldKid);
-        await sql`update signing_keys set created_at = now() - interval '2 minutes' where kid = ${kid}`;
+        // its activation time has come (moved forward here rather than waited for)
+        await sql`update signing_keys set activates_at = now() - interval '1 second' where kid = ${kid}`;
         assert.equal((await createKeyStore(sql, TEST_SECRET).signing()).kid, kid);
         // this instance's cache picks the rotation up on its next refresh; a new instance sees it at once
         const fresh = testApp(sql);
@@ -111,7 +112,7 @@ Deno.test("JWKS and key rotation", async (t) => {
       const b = createKeyStore(sql, TEST_SECRET, { refreshSeconds: 3600, unknownKidReloadMs: 50 });
       await b.signing(); // b caches the current key set
       const { kid } = await rotateSigningKey(sql, TEST_SECRET);
-      await sql`update signing_keys set created_at = now() - interval '2 minutes' where kid = ${kid}`;
+      await sql`update signing_keys set activates_at = now() - interval '1 second' where kid = ${kid}`;
       const c = createKeyStore(sql, TEST_SECRET);
       assert.equal((await c.signing()).kid, kid);
       const token = await signAccessToken(c, {
