@@ -55,9 +55,8 @@ async function insertKey(tx: Db, secretKey: string, createdAt: Date, activatesAt
 const KEY_LOCK_ID = 727_002;
 
 /**
- * Inserts the next key: published from now, signing from `activates_at` (KEY_PUBLISH_DELAY_SECONDS later).
- * Every key not yet retired stops signing at that moment; a key still waiting for its own activation thus
- * never signs if the next rotation overtakes it.
+ * Inserts the next key: published from now, signing from `activates_at` (KEY_PUBLISH_DELAY_SECONDS later); the
+ * key signing now stops at that moment (`retired_at`).
  */
 export async function rotateSigningKey(
   sql: Sql,
@@ -72,7 +71,13 @@ export async function rotateSigningKey(
 
 async function insertNextKey(tx: Db, secretKey: string, t: number): Promise<{ kid: string; activates_at: string }> {
   const activatesAt = new Date(t + KEY_PUBLISH_DELAY_SECONDS * 1000);
-  await tx`update signing_keys set retired_at = ${activatesAt} where retired_at is null`;
+  const at = new Date(t);
+  // The key signing now keeps signing until the new one activates; a key still waiting for its activation is
+  // overtaken and never signs (it retires at its own activation).
+  await tx`
+    update signing_keys
+       set retired_at = case when activates_at > ${at} then activates_at else ${activatesAt} end
+     where retired_at is null or (retired_at > ${at} and activates_at <= ${at})`;
   const kid = await insertKey(tx, secretKey, new Date(t), activatesAt);
   return { kid, activates_at: activatesAt.toISOString() };
 }
@@ -139,11 +144,15 @@ function publishedUntil(r: { retired_at: Date | null }): number {
   return r.retired_at === null ? Infinity : r.retired_at.getTime() + RETIRED_KEY_GRACE_SECONDS * 1000;
 }
 
-/** The key that signs at time `t`: the latest activated one; if none has activated yet, the first to come. */
-function signingRow<R extends { activates_at: Date }>(rows: R[], t: number): R {
+/**
+ * The key that signs at time `t`: the latest activated one not yet retired at `t`; if there is none (no key has
+ * activated yet), the first to come.
+ */
+function signingRow<R extends { activates_at: Date; retired_at: Date | null }>(rows: R[], t: number): R {
   let best: R | undefined;
   for (const r of rows) {
-    if (r.activates_at.getTime() <= t && (!best || r.activates_at > best.activates_at)) best = r;
+    const live = r.activates_at.getTime() <= t && (r.retired_at === null || r.retired_at.getTime() > t);
+    if (live && (!best || r.activates_at > best.activates_at)) best = r;
   }
   return best ?? rows.reduce((a, b) => (b.activates_at < a.activates_at ? b : a));
 }
@@ -164,7 +173,11 @@ export async function listSigningKeys(sql: Sql, now: Clock = Date.now): Promise<
   const signing = signingRow(rows, t);
   return rows.map((r) => ({
     kid: r.kid,
-    state: r === signing ? "signing" : r.activates_at.getTime() > t ? "next" : "retiring",
+    state: r === signing
+      ? "signing"
+      : r.activates_at.getTime() > t && (r.retired_at === null || r.retired_at > r.activates_at)
+      ? "next"
+      : "retiring",
     created_at: r.created_at.toISOString(),
     activates_at: r.activates_at.toISOString(),
     retired_at: r.retired_at?.toISOString() ?? null,

@@ -563,3 +563,18 @@ Deno.test("one SQL round trip per request on both ways in (the signature is chec
     await counted.end({ timeout: 5 });
   }
 });
+
+Deno.test("revoking the access token at /oauth/revoke ends it at /mcp on the next request, cached signature or not", async () => {
+  const g = await bearerFor(db.sql, { userId: f.users.owner, workspaceId: f.workspaceId });
+  for (let i = 0; i < 2; i++) {
+    assert.equal((await postMcp(appA, g.auth, { jsonrpc: "2.0", id: i, method: "ping" })).status, 200);
+  }
+  const res = await appA.request("/oauth/revoke", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ token: g.token, token_type_hint: "access_token", client_id: g.clientId })
+      .toString(),
+  });
+  assert.equal(res.status, 200);
+  await assertInvalidToken(g.auth, /was revoked/);
+});

@@ -1,10 +1,19 @@
 // Discovery metadata, JWKS, and signing-key rotation across instances.
 import assert from "node:assert/strict";
 import { decodeProtectedHeader, type JWK } from "jose";
-import { createKeyStore, rotateSigningKey } from "../../lib/oauth/keys.ts";
+import {
+  createKeyStore,
+  JWKS_MAX_AGE_SECONDS,
+  KEY_PUBLISH_DELAY_SECONDS,
+  KEY_REFRESH_SECONDS,
+  rotateSigningKey,
+} from "../../lib/oauth/keys.ts";
 import { signAccessToken, verifyAccessToken } from "../../lib/oauth/tokens.ts";
 import { TEST_SECRET, testApp } from "../helpers/app.ts";
 import { Browser, exchange, getCode, registerPublic, setup } from "./helpers.ts";
+
+/** A clock just past the activation of a key rotated now. */
+const afterActivation = () => Date.now() + (KEY_PUBLISH_DELAY_SECONDS + 1) * 1000;
 
 Deno.test("discovery documents", async () => {
   const ctx = await setup();
@@ -93,9 +102,8 @@ Deno.test("JWKS and key rotation", async (t) => {
         const oldKid = decodeProtectedHeader(oldToken).kid;
         // the new key is published first; signing switches to it once every instance has had time to see it
         assert.equal((await createKeyStore(sql, TEST_SECRET).signing()).kid, oldKid);
-        // its activation time has come (moved forward here rather than waited for)
-        await sql`update signing_keys set activates_at = now() - interval '1 second' where kid = ${kid}`;
-        assert.equal((await createKeyStore(sql, TEST_SECRET).signing()).kid, kid);
+        // once its activation time has come (a store whose clock runs ahead, rather than waiting)
+        assert.equal((await createKeyStore(sql, TEST_SECRET, { now: afterActivation }).signing()).kid, kid);
         // this instance's cache picks the rotation up on its next refresh; a new instance sees it at once
         const fresh = testApp(sql);
         const keys = await jwks(fresh);
@@ -112,8 +120,7 @@ Deno.test("JWKS and key rotation", async (t) => {
       const b = createKeyStore(sql, TEST_SECRET, { refreshSeconds: 3600, unknownKidReloadMs: 50 });
       await b.signing(); // b caches the current key set
       const { kid } = await rotateSigningKey(sql, TEST_SECRET);
-      await sql`update signing_keys set activates_at = now() - interval '1 second' where kid = ${kid}`;
-      const c = createKeyStore(sql, TEST_SECRET);
+      const c = createKeyStore(sql, TEST_SECRET, { now: afterActivation });
       assert.equal((await c.signing()).kid, kid);
       const token = await signAccessToken(c, {
         issuer: "http://localhost:8000",
@@ -137,6 +144,22 @@ Deno.test("JWKS and key rotation", async (t) => {
       const [current] = await sql<{ kid: string }[]>`select kid from signing_keys where retired_at is null`;
       assert.equal(keys[0].kid, current.kid);
     });
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("introspection is advertised; JWKS is cached for less than the publish delay of a new key", async () => {
+  const ctx = await setup();
+  try {
+    const m = await (await ctx.app.request("/.well-known/openid-configuration")).json();
+    assert.equal(m.introspection_endpoint, "http://localhost:8000/oauth/introspect");
+    assert.deepEqual(m.introspection_endpoint_auth_methods_supported, ["client_secret_post", "client_secret_basic"]);
+    const jwks = await ctx.app.request("/oauth/jwks");
+    assert.equal(jwks.headers.get("cache-control"), `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
+    await jwks.body?.cancel();
+    assert.equal(JWKS_MAX_AGE_SECONDS, 300);
+    assert.ok(KEY_PUBLISH_DELAY_SECONDS >= JWKS_MAX_AGE_SECONDS + KEY_REFRESH_SECONDS);
   } finally {
     await ctx.close();
   }
