@@ -256,8 +256,8 @@ export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOption
         };
         imported.set(r.kid, k);
       }
-      // Retirement is set on an existing key by a later rotation.
-      keys.push({ ...k, retired_at: r.retired_at });
+      // Times come from the row each time: a later rotation sets retirement (and an operator may move them).
+      keys.push({ ...k, activates_at: r.activates_at, retired_at: r.retired_at });
     }
     return { loadedAt: t, keys };
   }

@@ -224,7 +224,11 @@ Deno.test({
 
 /** Moves every key's creation time `seconds` into the past, as if that time had passed since. */
 async function shiftKeyCreation(sql: Sql, seconds: number): Promise<void> {
-  await sql`update signing_keys set created_at = created_at - make_interval(secs => ${seconds})`;
+  // The whole key timeline moves (creation, activation, retirement), as if `seconds` had passed.
+  await sql`
+    update signing_keys set created_at = created_at - make_interval(secs => ${seconds}),
+           activates_at = activates_at - make_interval(secs => ${seconds}),
+           retired_at = retired_at - make_interval(secs => ${seconds})`;
 }
 
 /** An in-process instance with its own pool and its own key cache refreshed every `refreshSeconds`. */
