@@ -177,6 +177,10 @@ Deno.test("introspection (RFC 7662)", async (t) => {
     });
 
     await t.step("a resource server (RESOURCE_SERVERS) may introspect the tokens issued for its resource", async () => {
+      assert.throws(
+        () => testApp(ctx.db.sql, { RESOURCE_SERVERS: "pcl_x" }),
+        /RESOURCE_SERVERS must be comma-separated client_id=resource pairs/,
+      );
       const rs = await registerConfidential(ctx.app);
       const api = "https://api.example.com/v1";
       const app = testApp(ctx.db.sql, { RESOURCE_SERVERS: `${rs.client_id}=${api}` });

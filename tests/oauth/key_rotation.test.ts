@@ -179,3 +179,70 @@ Deno.test("rotation across two instances: published first, used at activation, r
     await db.close();
   }
 });
+
+Deno.test({
+  name: "`deno task admin keys rotate` and `keys list`: the next key, its activation time, the signing key",
+  // The task opens its own connection; embedded PGlite serves one, so this runs on a Postgres server.
+  ignore: !DATABASE_URL,
+  async fn() {
+    const db = await freshDatabase();
+    const task = async (...args: string[]) => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["task", "--quiet", "admin", ...args, "--json"],
+        cwd: new URL("../../", import.meta.url),
+        env: { DATABASE_URL: db.url, SECRET_KEY: TEST_SECRET, NO_COLOR: "1" },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      return JSON.parse(new TextDecoder().decode(out.stdout));
+    };
+    try {
+      const first = await createKeyStore(db.sql, TEST_SECRET).signing();
+      const before = Date.now();
+      const rotated = await task("keys", "rotate");
+      const activates = Date.parse(rotated.activates_at);
+      assert.ok(activates >= before + KEY_PUBLISH_DELAY_SECONDS * SECOND);
+      assert.ok(activates <= Date.now() + KEY_PUBLISH_DELAY_SECONDS * SECOND);
+      const { keys } = await task("keys", "list");
+      assert.deepEqual(keys.map((k: { kid: string; state: string }) => [k.kid, k.state]), [
+        [rotated.kid, "next"],
+        [first.kid, "signing"],
+      ]);
+      assert.equal(keys[0].activates_at, rotated.activates_at);
+      assert.equal(keys[0].retired_at, null);
+      assert.equal(keys[1].retired_at, rotated.activates_at);
+      assert.equal(
+        keys[1].unpublished_at,
+        new Date(activates + RETIRED_KEY_GRACE_SECONDS * SECOND).toISOString(),
+      );
+    } finally {
+      await db.close();
+    }
+  },
+});
+
+Deno.test("KEY_ROTATION_DAYS: an instance whose newest key is older rotates once, however many instances look", async () => {
+  assert.equal(parseConfig({}).keyRotationDays, 0);
+  assert.equal(parseConfig({ KEY_ROTATION_DAYS: "30" }).keyRotationDays, 30);
+  assert.throws(() => parseConfig({ KEY_ROTATION_DAYS: "-1" }), /KEY_ROTATION_DAYS must be between 0 and 3650/);
+  const db = await freshDatabase();
+  try {
+    let clock = Date.now();
+    const now = () => clock;
+    const first = await createKeyStore(db.sql, TEST_SECRET, { now }).signing();
+    const a = createKeyStore(db.sql, TEST_SECRET, { now, rotateAfterDays: 30 });
+    const b = createKeyStore(db.sql, TEST_SECRET, { now, rotateAfterDays: 30 });
+    assert.deepEqual((await a.jwks()).keys.map((k) => k.kid), [first.kid]);
+    clock += 30 * 86_400 * SECOND + SECOND;
+    await Promise.all([a.jwks(), b.jwks()]);
+    const [{ count }] = await db.sql<{ count: number }[]>`select count(*)::int as count from signing_keys`;
+    assert.equal(count, 2);
+    const next = (await b.jwks()).keys.map((k) => k.kid).find((kid) => kid !== first.kid)!;
+    assert.equal((await a.signing()).kid, first.kid, "the automatic key waits for its activation too");
+    clock += KEY_PUBLISH_DELAY_SECONDS * SECOND;
+    assert.equal((await a.signing()).kid, next);
+  } finally {
+    await db.close();
+  }
+});
