@@ -248,7 +248,9 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       if (isDatabaseUnavailable(err)) throw err;
       return invalid("the access token is invalid or expired");
     }
-    if (!isForUserInfo(claims.aud, issuer)) return invalid("the access token is not for UserInfo (its audience)");
+    if (!isForUserInfo(claims.aud, issuer)) {
+      return invalid("the access token is not for UserInfo (its audience)");
+    }
     if (!(await grantActive(deps.sql, claims.grant_id))) return invalid("the access token was revoked");
     const scopes = claims.scope.split(" ");
     if (!scopes.includes("openid")) {

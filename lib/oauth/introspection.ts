@@ -40,7 +40,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export function requireIntrospector(client: Client, viaBasic: boolean): void {
   if (client.confidential) return;
-  const err = new OAuthError("invalid_client", "introspection requires a confidential client and its secret", 401);
+  const err = new OAuthError(
+    "invalid_client",
+    "introspection requires a confidential client and its secret",
+    401,
+  );
   // Carried for the WWW-Authenticate: Basic challenge, as for any invalid_client (see usedBasic).
   (err as OAuthError & { basic: boolean }).basic = viaBasic;
   throw err;

@@ -69,7 +69,11 @@ export async function rotateSigningKey(
   });
 }
 
-async function insertNextKey(tx: Db, secretKey: string, t: number): Promise<{ kid: string; activates_at: string }> {
+async function insertNextKey(
+  tx: Db,
+  secretKey: string,
+  t: number,
+): Promise<{ kid: string; activates_at: string }> {
   const activatesAt = new Date(t + KEY_PUBLISH_DELAY_SECONDS * 1000);
   const at = new Date(t);
   // The key signing now keeps signing until the new one activates; a key still waiting for its activation is

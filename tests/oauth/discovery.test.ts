@@ -154,7 +154,10 @@ Deno.test("introspection is advertised; JWKS is cached for less than the publish
   try {
     const m = await (await ctx.app.request("/.well-known/openid-configuration")).json();
     assert.equal(m.introspection_endpoint, "http://localhost:8000/oauth/introspect");
-    assert.deepEqual(m.introspection_endpoint_auth_methods_supported, ["client_secret_post", "client_secret_basic"]);
+    assert.deepEqual(m.introspection_endpoint_auth_methods_supported, [
+      "client_secret_post",
+      "client_secret_basic",
+    ]);
     const jwks = await ctx.app.request("/oauth/jwks");
     assert.equal(jwks.headers.get("cache-control"), `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
     await jwks.body?.cancel();

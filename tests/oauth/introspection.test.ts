@@ -48,7 +48,9 @@ async function tokensFor(ctx: Ctx, client: Registered, extra: Record<string, str
 }
 
 function claimsOf(jwt: string): Record<string, unknown> {
-  return JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(jwt.split(".")[1], { alphabet: "base64url" })));
+  return JSON.parse(
+    new TextDecoder().decode(Uint8Array.fromBase64(jwt.split(".")[1], { alphabet: "base64url" })),
+  );
 }
 
 async function assertInactive(res: Response) {
@@ -64,60 +66,69 @@ Deno.test("introspection (RFC 7662)", async (t) => {
     const other = await registerConfidential(ctx.app);
     const pub = await registerPublic(ctx.app);
 
-    await t.step("an active token of the asking client: exactly the RFC 7662 fields, nothing secret", async () => {
-      const t1 = await tokensFor(ctx, conf);
-      const claims = claimsOf(t1.access_token);
-      for (const basic of [false, true]) {
-        const res = await introspect(ctx.app, conf, t1.access_token, basic);
-        assert.equal(res.status, 200);
-        assert.equal(res.headers.get("cache-control"), "no-store");
-        assert.deepEqual(await res.json(), {
-          active: true,
-          scope: claims.scope,
+    await t.step(
+      "an active token of the asking client: exactly the RFC 7662 fields, nothing secret",
+      async () => {
+        const t1 = await tokensFor(ctx, conf);
+        const claims = claimsOf(t1.access_token);
+        for (const basic of [false, true]) {
+          const res = await introspect(ctx.app, conf, t1.access_token, basic);
+          assert.equal(res.status, 200);
+          assert.equal(res.headers.get("cache-control"), "no-store");
+          assert.deepEqual(await res.json(), {
+            active: true,
+            scope: claims.scope,
+            client_id: conf.client_id,
+            sub: ctx.user.id,
+            aud: ISSUER,
+            iss: ISSUER,
+            exp: claims.exp,
+            iat: claims.iat,
+            token_type: "Bearer",
+            jti: claims.jti,
+          });
+        }
+      },
+    );
+
+    await t.step(
+      "a revoked grant's access token is inactive (revoked by the client at /oauth/revoke)",
+      async () => {
+        const t1 = await tokensFor(ctx, conf);
+        assert.equal((await (await introspect(ctx.app, conf, t1.access_token)).json()).active, true);
+        const revoked = await post(ctx.app, "/oauth/revoke", {
+          token: t1.access_token,
+          token_type_hint: "access_token",
           client_id: conf.client_id,
-          sub: ctx.user.id,
-          aud: ISSUER,
-          iss: ISSUER,
-          exp: claims.exp,
-          iat: claims.iat,
-          token_type: "Bearer",
-          jti: claims.jti,
+          client_secret: conf.client_secret!,
         });
-      }
-    });
+        assert.equal(revoked.status, 200);
+        await assertInactive(await introspect(ctx.app, conf, t1.access_token));
+        // …and a refresh token revoked the same way ends the access tokens of its grant
+        const t2 = await tokensFor(ctx, conf);
+        await post(ctx.app, "/oauth/revoke", {
+          token: t2.refresh_token,
+          client_id: conf.client_id,
+          client_secret: conf.client_secret!,
+        });
+        await assertInactive(await introspect(ctx.app, conf, t2.access_token));
+      },
+    );
 
-    await t.step("a revoked grant's access token is inactive (revoked by the client at /oauth/revoke)", async () => {
-      const t1 = await tokensFor(ctx, conf);
-      assert.equal((await (await introspect(ctx.app, conf, t1.access_token)).json()).active, true);
-      const revoked = await post(ctx.app, "/oauth/revoke", {
-        token: t1.access_token,
-        token_type_hint: "access_token",
-        client_id: conf.client_id,
-        client_secret: conf.client_secret!,
-      });
-      assert.equal(revoked.status, 200);
-      await assertInactive(await introspect(ctx.app, conf, t1.access_token));
-      // …and a refresh token revoked the same way ends the access tokens of its grant
-      const t2 = await tokensFor(ctx, conf);
-      await post(ctx.app, "/oauth/revoke", {
-        token: t2.refresh_token,
-        client_id: conf.client_id,
-        client_secret: conf.client_secret!,
-      });
-      await assertInactive(await introspect(ctx.app, conf, t2.access_token));
-    });
-
-    await t.step("another client's token, a refresh token, garbage and an unknown JWT: active false", async () => {
-      const theirs = await tokensFor(ctx, other);
-      await assertInactive(await introspect(ctx.app, conf, theirs.access_token));
-      // the owner still sees it active: the refusal above was about who asked
-      assert.equal((await (await introspect(ctx.app, other, theirs.access_token)).json()).active, true);
-      await assertInactive(await introspect(ctx.app, other, theirs.refresh_token));
-      await assertInactive(await introspect(ctx.app, conf, "garbage"));
-      await assertInactive(await introspect(ctx.app, conf, theirs.id_token));
-      const [h, p] = theirs.access_token.split(".");
-      await assertInactive(await introspect(ctx.app, other, `${h}.${p}.AAAA`));
-    });
+    await t.step(
+      "another client's token, a refresh token, garbage and an unknown JWT: active false",
+      async () => {
+        const theirs = await tokensFor(ctx, other);
+        await assertInactive(await introspect(ctx.app, conf, theirs.access_token));
+        // the owner still sees it active: the refusal above was about who asked
+        assert.equal((await (await introspect(ctx.app, other, theirs.access_token)).json()).active, true);
+        await assertInactive(await introspect(ctx.app, other, theirs.refresh_token));
+        await assertInactive(await introspect(ctx.app, conf, "garbage"));
+        await assertInactive(await introspect(ctx.app, conf, theirs.id_token));
+        const [h, p] = theirs.access_token.split(".");
+        await assertInactive(await introspect(ctx.app, other, `${h}.${p}.AAAA`));
+      },
+    );
 
     await t.step("an expired token and a disabled person's token: active false", async () => {
       const t1 = await tokensFor(ctx, conf);
@@ -176,32 +187,35 @@ Deno.test("introspection (RFC 7662)", async (t) => {
       assert.equal((await json.json()).error, "invalid_request");
     });
 
-    await t.step("a resource server (RESOURCE_SERVERS) may introspect the tokens issued for its resource", async () => {
-      assert.throws(
-        () => testApp(ctx.db.sql, { RESOURCE_SERVERS: "pcl_x" }),
-        /RESOURCE_SERVERS must be comma-separated client_id=resource pairs/,
-      );
-      const rs = await registerConfidential(ctx.app);
-      const api = "https://api.example.com/v1";
-      const app = testApp(ctx.db.sql, { RESOURCE_SERVERS: `${rs.client_id}=${api}` });
-      const forApi = await tokensFor(ctx, conf, { resource: api });
-      assert.equal(claimsOf(forApi.access_token).aud, api);
-      const res = await introspect(app, rs, forApi.access_token);
-      const body = await res.json();
-      assert.equal(body.active, true);
-      assert.equal(body.client_id, conf.client_id);
-      assert.equal(body.aud, api);
-      // a token for another audience stays opaque to it, and another app instance without the setting refuses
-      await assertInactive(await introspect(app, rs, (await tokensFor(ctx, conf)).access_token));
-      await assertInactive(await introspect(ctx.app, rs, forApi.access_token));
-      // revoked at the authorization server → inactive for the resource server too
-      await post(app, "/oauth/revoke", {
-        token: forApi.refresh_token,
-        client_id: conf.client_id,
-        client_secret: conf.client_secret!,
-      });
-      await assertInactive(await introspect(app, rs, forApi.access_token));
-    });
+    await t.step(
+      "a resource server (RESOURCE_SERVERS) may introspect the tokens issued for its resource",
+      async () => {
+        assert.throws(
+          () => testApp(ctx.db.sql, { RESOURCE_SERVERS: "pcl_x" }),
+          /RESOURCE_SERVERS must be comma-separated client_id=resource pairs/,
+        );
+        const rs = await registerConfidential(ctx.app);
+        const api = "https://api.example.com/v1";
+        const app = testApp(ctx.db.sql, { RESOURCE_SERVERS: `${rs.client_id}=${api}` });
+        const forApi = await tokensFor(ctx, conf, { resource: api });
+        assert.equal(claimsOf(forApi.access_token).aud, api);
+        const res = await introspect(app, rs, forApi.access_token);
+        const body = await res.json();
+        assert.equal(body.active, true);
+        assert.equal(body.client_id, conf.client_id);
+        assert.equal(body.aud, api);
+        // a token for another audience stays opaque to it, and another app instance without the setting refuses
+        await assertInactive(await introspect(app, rs, (await tokensFor(ctx, conf)).access_token));
+        await assertInactive(await introspect(ctx.app, rs, forApi.access_token));
+        // revoked at the authorization server → inactive for the resource server too
+        await post(app, "/oauth/revoke", {
+          token: forApi.refresh_token,
+          client_id: conf.client_id,
+          client_secret: conf.client_secret!,
+        });
+        await assertInactive(await introspect(app, rs, forApi.access_token));
+      },
+    );
   } finally {
     await ctx.close();
   }

@@ -126,23 +126,29 @@ Deno.test("rotation across two instances: published first, used at activation, r
     });
 
     let fromA = "", fromB = "";
-    await t.step("from the activation time both sign with the new key, without waiting for a reload", async () => {
-      clock = activatesAt;
-      fromA = await sign(a, MCP_RESOURCE);
-      fromB = await sign(b, MCP_RESOURCE);
-      assert.equal(kidOf(fromA), newKid);
-      assert.equal(kidOf(fromB), newKid);
-    });
+    await t.step(
+      "from the activation time both sign with the new key, without waiting for a reload",
+      async () => {
+        clock = activatesAt;
+        fromA = await sign(a, MCP_RESOURCE);
+        fromB = await sign(b, MCP_RESOURCE);
+        assert.equal(kidOf(fromA), newKid);
+        assert.equal(kidOf(fromB), newKid);
+      },
+    );
 
-    await t.step("during the overlap tokens of both keys verify at /mcp and UserInfo of both instances", async () => {
-      for (const i of [a, b]) {
-        assert.equal(await mcpStatus(i, oldMcp), 200);
-        assert.equal(await mcpStatus(i, fromA), 200);
-        assert.equal(await mcpStatus(i, fromB), 200);
-        assert.equal(await userinfoStatus(i, oldUserinfo), 200);
-        assert.equal(await userinfoStatus(i, await sign(i === a ? b : a, TEST_ISSUER)), 200);
-      }
-    });
+    await t.step(
+      "during the overlap tokens of both keys verify at /mcp and UserInfo of both instances",
+      async () => {
+        for (const i of [a, b]) {
+          assert.equal(await mcpStatus(i, oldMcp), 200);
+          assert.equal(await mcpStatus(i, fromA), 200);
+          assert.equal(await mcpStatus(i, fromB), 200);
+          assert.equal(await userinfoStatus(i, oldUserinfo), 200);
+          assert.equal(await userinfoStatus(i, await sign(i === a ? b : a, TEST_ISSUER)), 200);
+        }
+      },
+    );
 
     await t.step("the old key stays published until its last token expired, then leaves", async () => {
       clock = activatesAt + RETIRED_KEY_GRACE_SECONDS * SECOND - SECOND;
@@ -225,7 +231,10 @@ Deno.test({
 Deno.test("KEY_ROTATION_DAYS: an instance whose newest key is older rotates once, however many instances look", async () => {
   assert.equal(parseConfig({}).keyRotationDays, 0);
   assert.equal(parseConfig({ KEY_ROTATION_DAYS: "30" }).keyRotationDays, 30);
-  assert.throws(() => parseConfig({ KEY_ROTATION_DAYS: "-1" }), /KEY_ROTATION_DAYS must be between 0 and 3650/);
+  assert.throws(
+    () => parseConfig({ KEY_ROTATION_DAYS: "-1" }),
+    /KEY_ROTATION_DAYS must be between 0 and 3650/,
+  );
   const db = await freshDatabase();
   try {
     let clock = Date.now();

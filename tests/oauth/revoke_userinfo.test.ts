@@ -208,22 +208,25 @@ Deno.test("userinfo", async (t) => {
       assert.equal(Object.values(idClaims).includes(null), false, JSON.stringify(idClaims));
     });
 
-    await t.step("a token for another audience (/mcp, another resource) → 401; the issuer's is accepted", async () => {
-      for (const resource of ["http://localhost:8000/mcp", "https://api.example.com/"]) {
-        const t1 = await tokensFor(ctx, pub, { resource });
-        const res = await userinfo(ctx, t1.access_token);
-        assert.equal(res.status, 401);
-        assert.match(
-          res.headers.get("www-authenticate")!,
-          /^Bearer realm="portico", error="invalid_token", error_description="the access token is not for UserInfo/,
-        );
-        assert.equal((await res.json()).error, "invalid_token");
-      }
-      for (const resource of ["http://localhost:8000", "http://localhost:8000/oauth/userinfo"]) {
-        const t1 = await tokensFor(ctx, pub, { resource });
-        assert.equal((await userinfo(ctx, t1.access_token)).status, 200, resource);
-      }
-    });
+    await t.step(
+      "a token for another audience (/mcp, another resource) → 401; the issuer's is accepted",
+      async () => {
+        for (const resource of ["http://localhost:8000/mcp", "https://api.example.com/"]) {
+          const t1 = await tokensFor(ctx, pub, { resource });
+          const res = await userinfo(ctx, t1.access_token);
+          assert.equal(res.status, 401);
+          assert.match(
+            res.headers.get("www-authenticate")!,
+            /^Bearer realm="portico", error="invalid_token", error_description="the access token is not for UserInfo/,
+          );
+          assert.equal((await res.json()).error, "invalid_token");
+        }
+        for (const resource of ["http://localhost:8000", "http://localhost:8000/oauth/userinfo"]) {
+          const t1 = await tokensFor(ctx, pub, { resource });
+          assert.equal((await userinfo(ctx, t1.access_token)).status, 200, resource);
+        }
+      },
+    );
 
     await t.step("a token without openid → 403 insufficient_scope", async () => {
       const t1 = await tokensFor(ctx, pub, { scope: "profile" });
