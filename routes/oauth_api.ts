@@ -11,7 +11,7 @@ import { exchangeCode, grantActive, refreshGrant, revokeToken, type TokenDeps } 
 import { authorizationServerMetadata, protectedResourceMetadata } from "../lib/oauth/metadata.ts";
 import { take } from "../lib/oauth/rate_limit.ts";
 import { registerClient } from "../lib/oauth/registration.ts";
-import { parseResource } from "../lib/oauth/resource.ts";
+import { parseResource, severalResources } from "../lib/oauth/resource.ts";
 import { verifyAccessToken } from "../lib/oauth/tokens.ts";
 import { userInfoClaims } from "../lib/oauth/userinfo.ts";
 import type { OAuthRouteDeps } from "./oauth.ts";
@@ -32,7 +32,12 @@ async function readForm(c: Context<AppEnv>): Promise<Record<string, string>> {
   const params = new URLSearchParams(await c.req.text());
   const out: Record<string, string> = {};
   for (const [k, v] of params) {
-    if (k in out) throw new OAuthError("invalid_request", `parameter ${k} is repeated`);
+    // Several `resource` values are allowed by RFC 8707 but not supported: its own error, before any lookup.
+    if (k in out) {
+      throw k === "resource"
+        ? severalResources()
+        : new OAuthError("invalid_request", `parameter ${k} is repeated`);
+    }
     out[k] = v;
   }
   return out;
