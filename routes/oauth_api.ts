@@ -12,8 +12,9 @@ import { JWKS_MAX_AGE_SECONDS } from "../lib/oauth/keys.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../lib/oauth/metadata.ts";
 import { take } from "../lib/oauth/rate_limit.ts";
 import { registerClient } from "../lib/oauth/registration.ts";
-import { parseResource } from "../lib/oauth/resource.ts";
+
 import { introspectToken, requireIntrospector } from "../lib/oauth/introspection.ts";
+import { parseResource, severalResources } from "../lib/oauth/resource.ts";
 import { verifyAccessToken } from "../lib/oauth/tokens.ts";
 import { isForUserInfo, userInfoClaims } from "../lib/oauth/userinfo.ts";
 import type { OAuthRouteDeps } from "./oauth.ts";
@@ -34,7 +35,12 @@ async function readForm(c: Context<AppEnv>): Promise<Record<string, string>> {
   const params = new URLSearchParams(await c.req.text());
   const out: Record<string, string> = {};
   for (const [k, v] of params) {
-    if (k in out) throw new OAuthError("invalid_request", `parameter ${k} is repeated`);
+    // Several `resource` values are allowed by RFC 8707 but not supported: its own error, before any lookup.
+    if (k in out) {
+      throw k === "resource"
+        ? severalResources()
+        : new OAuthError("invalid_request", `parameter ${k} is repeated`);
+    }
     out[k] = v;
   }
   return out;

@@ -8,12 +8,15 @@ import { clientIp } from "../lib/http/client_ip.ts";
 import { render } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import {
+  errorsMayRedirect,
   nextStep,
   openTicket,
   parseAuthorizeRequest,
   redirectWith,
   sealTicket,
+  spendTicket,
   type Ticket,
+  unredirectedError,
 } from "../lib/oauth/authorize.ts";
 import type { Client } from "../lib/oauth/clients.ts";
 import { OAuthError } from "../lib/oauth/errors.ts";
@@ -72,8 +75,14 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     return c.body(STYLESHEET);
   });
 
-  function errorPage(c: Context<AppEnv>, title: string, message: string, status = 400): Response {
-    return render(c, ErrorPage({ title, message }), status);
+  function errorPage(
+    c: Context<AppEnv>,
+    title: string,
+    message: string,
+    status = 400,
+    code?: string,
+  ): Response {
+    return render(c, ErrorPage({ title, message, code }), status);
   }
 
   const expired = (c: Context<AppEnv>) =>
@@ -143,15 +152,19 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const session = await readBrowserSession(sql, c, issuer);
     const step = await nextStep(sql, ticket, session);
     switch (step.kind) {
-      case "error":
-        return backToClient(c, ticket, {
-          error: step.error,
-          error_description: {
-            login_required: "the person must sign in",
-            account_selection_required: "the person must choose an account",
-            consent_required: "the person must approve the request",
-          }[step.error],
-        });
+      case "error": {
+        // prompt=none: nobody saw a page, so the open-redirector rule of the parse errors applies too.
+        const description = {
+          login_required: "the person must sign in",
+          account_selection_required: "the person must choose an account",
+          consent_required: "the person must approve the request",
+        }[step.error];
+        if (!(await errorsMayRedirect(sql, client))) {
+          const page = unredirectedError(client, ticket.req.redirectUri, step.error, description);
+          return errorPage(c, page.title, page.message, 400, page.code);
+        }
+        return backToClient(c, ticket, { error: step.error, error_description: description });
+      }
       case "issue":
         return await issue(
           c,
@@ -221,9 +234,16 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     }
   }
 
-  app.get("/oauth/authorize", async (c) => {
-    const parsed = await parseAuthorizeRequest(sql, deps.clients, new URL(c.req.url).searchParams, issuer);
-    if (parsed.kind === "page_error") return errorPage(c, parsed.title, parsed.message);
+  /**
+   * The authorization request, from the query (GET) or a form body (POST, OIDC Core §3.1.2.1). A POST comes
+   * from the client's page, cross-site: the browser sends no SameSite=Lax cookies with it, so instead of
+   * proceeding without the person's session it is answered with a 303 to the resume URL, a GET that carries
+   * the validated request and gets the cookies. No CSRF token: this is the client's request, not a form of
+   * ours, and it changes nothing (the consent form is where things change, and it has one).
+   */
+  async function authorize(c: Context<AppEnv>, params: URLSearchParams): Promise<Response> {
+    const parsed = await parseAuthorizeRequest(sql, deps.clients, params, issuer);
+    if (parsed.kind === "page_error") return errorPage(c, parsed.title, parsed.message, 400, parsed.code);
     if (parsed.kind === "redirect_error") {
       return c.redirect(
         redirectWith(parsed.redirectUri, {
@@ -232,16 +252,31 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
           state: parsed.state,
           iss: issuer,
         }),
-        302,
+        c.req.method === "GET" ? 302 : 303,
       );
     }
+    if (c.req.method === "POST") return c.redirect(await resumePath({ req: parsed.req }), 303);
     return await orUnavailable(c, { req: parsed.req }, () => proceed(c, { req: parsed.req }, parsed.client));
+  }
+
+  app.get("/oauth/authorize", (c) => authorize(c, new URL(c.req.url).searchParams));
+  app.post("/oauth/authorize", async (c) => {
+    const type = c.req.header("content-type") ?? "";
+    // Only a form body carries parameters; anything else is a request naming no client (an error page).
+    const params = type.toLowerCase().startsWith("application/x-www-form-urlencoded")
+      ? new URLSearchParams(await c.req.text())
+      : new URLSearchParams();
+    return await authorize(c, params);
   });
 
-  /** Opens a ticket and loads its client; null when either is gone. */
+  /**
+   * Opens a ticket and loads its client; null when either is gone, or when the ticket carries an account and
+   * was used before (single use, see spendTicket).
+   */
   async function ticketAndClient(sealed: unknown): Promise<{ ticket: Ticket; client: Client } | null> {
     const ticket = await openTicket(deps.secretKey, sealed);
     if (!ticket) return null;
+    if (!(await spendTicket(sql, ticket))) return null;
     let client: Client | undefined;
     try {
       client = await deps.clients.get(ticket.req.clientId);

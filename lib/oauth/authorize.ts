@@ -1,6 +1,7 @@
 // The authorization endpoint's logic: parse and validate a request, carry it through the pages in a sealed
 // ticket, and decide the next step (sign in, choose an account, consent, or issue a code).
 import type { Db } from "../db/client.ts";
+import { randomToken } from "../crypto.ts";
 import { open, seal } from "../secret_box.ts";
 import { type Client, redirectUriAllowed } from "./clients.ts";
 import type { ClientDirectory } from "./client_directory.ts";
@@ -32,6 +33,9 @@ export interface AuthzRequest {
   iat: number;
 }
 
+/** What an authorization error may say: OAuth's codes plus OIDC Core §3.1.2.6's request object codes. */
+export type AuthorizeErrorCode = OAuthErrorCode | "request_not_supported" | "request_uri_not_supported";
+
 export type SignInProblem = "invalid_credentials" | "throttled" | "disabled";
 
 /** The request plus what happened so far in this browser; sealed with SECRET_KEY into the pages' forms. */
@@ -46,14 +50,42 @@ export interface Ticket {
   /** why the last sign-in attempt failed, and the email typed, to show the form again */
   problem?: SignInProblem;
   email?: string;
+  /**
+   * A ticket that carries an account (userId) is a capability: it is single use, by this random id, recorded
+   * by `spendTicket` when it is opened (docs/oauth.md, "Resume URLs are single use"). Set by `sealTicket`.
+   */
+  jti?: string;
 }
 
 const TICKET_PURPOSE = "authorize-ticket";
 /** How long a person may take between the app's redirect and their last click. */
 export const TICKET_TTL_SECONDS = 30 * 60;
 
+/** Seals a ticket; one that carries an account gets a new single-use id each time. */
 export function sealTicket(secretKey: string, ticket: Ticket): Promise<string> {
-  return seal(secretKey, TICKET_PURPOSE, JSON.stringify(ticket));
+  const sealed: Ticket = ticket.userId
+    ? { ...ticket, jti: randomToken("", 16) }
+    : { ...ticket, jti: undefined };
+  return seal(secretKey, TICKET_PURPOSE, JSON.stringify(sealed));
+}
+
+/**
+ * Records the use of a ticket that carries an account; false when it was used before (or carries an account but
+ * no id). Tickets without an account are the request alone, which the client's own authorization URL gives
+ * anyway, and stay reusable (a reloaded sign-in form still works). One statement, so of two parallel uses
+ * exactly one wins.
+ */
+export async function spendTicket(db: Db, ticket: Ticket): Promise<boolean> {
+  if (!ticket.userId) return true;
+  if (!ticket.jti) return false;
+  const rows = await db`
+    insert into oauth_spent_tickets (jti, expires_at)
+    values (${ticket.jti}, to_timestamp(${ticket.req.iat + TICKET_TTL_SECONDS}))
+    on conflict (jti) do nothing
+    returning jti`;
+  // Spent ids outlive their tickets by nothing; sweep now and then rather than on every use.
+  if (Math.random() < 0.01) await db`delete from oauth_spent_tickets where expires_at < now()`;
+  return rows.length === 1;
 }
 
 /** The ticket, or null when it is forged, altered or older than TICKET_TTL_SECONDS. */
@@ -70,12 +102,13 @@ export async function openTicket(secretKey: string, sealed: unknown): Promise<Ti
 
 /** Either an error page (no trustworthy redirect URI), an error sent back to the client, or a request. */
 export type ParsedAuthorize =
-  | { kind: "page_error"; title: string; message: string }
+  /** `code` is the OAuth error the page shows instead of redirecting it (errorsMayRedirect) */
+  | { kind: "page_error"; title: string; message: string; code?: AuthorizeErrorCode }
   | {
     kind: "redirect_error";
     redirectUri: string;
     state?: string;
-    error: OAuthErrorCode;
+    error: AuthorizeErrorCode;
     description: string;
   }
   | { kind: "ok"; req: AuthzRequest; client: Client };
@@ -86,12 +119,70 @@ function single(params: URLSearchParams, name: string): string | undefined | nul
   return all[0] === "" ? undefined : all[0];
 }
 
+/**
+ * Parses and validates an authorization request (GET query or POST form). An error that would be redirected to
+ * a client that may not receive redirects unasked (`errorsMayRedirect`) becomes an error page instead.
+ */
 export async function parseAuthorizeRequest(
   db: Db,
   clients: ClientDirectory,
   params: URLSearchParams,
   issuer: string,
 ): Promise<ParsedAuthorize> {
+  const parsed = await parseRequest(db, clients, params, issuer);
+  if (parsed.kind !== "redirect_error" || await errorsMayRedirect(db, parsed.client)) return parsed;
+  return unredirectedError(parsed.client, parsed.redirectUri, parsed.error, parsed.description);
+}
+
+/**
+ * Whether an error found before the person did anything may be sent to the client's redirect URI. Not for a
+ * self-registered client nobody vouched for: not trusted by the operator and without a single completed grant
+ * (a code exchanged), since anyone can register any redirect URI and use Portico as an open redirector
+ * (RFC 9700 §4.11.2). Errors after the person acted on a page (a denied consent) always go back.
+ */
+export async function errorsMayRedirect(db: Db, client: Client): Promise<boolean> {
+  if (!client.selfRegistered || client.trusted) return true;
+  const [row] = await db<{ granted: boolean }[]>`
+    select exists (select 1 from oauth_grants where client_id = ${client.clientId}) as granted`;
+  return row.granted;
+}
+
+/** The error page shown instead of redirecting an error to a client that may not receive it unasked. */
+export function unredirectedError(
+  client: Client,
+  redirectUri: string,
+  error: AuthorizeErrorCode,
+  description: string,
+): Extract<ParsedAuthorize, { kind: "page_error" }> {
+  return {
+    kind: "page_error",
+    title: "This request cannot be completed",
+    message: `${client.name} sent a request Portico cannot accept: ${description}. ` +
+      `Portico does not send you on to ${redirectHostOf(redirectUri)}, because this app registered itself ` +
+      "and has never been used here. Go back to the app, or tell whoever runs it.",
+    code: error,
+  };
+}
+
+function redirectHostOf(uri: string): string {
+  try {
+    const u = new URL(uri);
+    return u.host || u.protocol;
+  } catch {
+    return "the app";
+  }
+}
+
+type ParsedInner =
+  | Exclude<ParsedAuthorize, { kind: "redirect_error" }>
+  | Extract<ParsedAuthorize, { kind: "redirect_error" }> & { client: Client };
+
+async function parseRequest(
+  db: Db,
+  clients: ClientDirectory,
+  params: URLSearchParams,
+  issuer: string,
+): Promise<ParsedInner> {
   const clientId = single(params, "client_id");
   if (!clientId) {
     return { kind: "page_error", title: "Unknown application", message: "The request names no client_id." };
@@ -125,12 +216,14 @@ export async function parseAuthorizeRequest(
   }
   const stateRaw = single(params, "state");
   const state = stateRaw === null ? undefined : stateRaw;
-  const fail = (error: OAuthErrorCode, description: string): ParsedAuthorize => ({
+  const known = client;
+  const fail = (error: AuthorizeErrorCode, description: string): ParsedInner => ({
     kind: "redirect_error",
     redirectUri,
     state,
     error,
     description,
+    client: known,
   });
   for (
     const name of ["response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method"]
@@ -141,8 +234,12 @@ export async function parseAuthorizeRequest(
     if (single(params, name) === null) return fail("invalid_request", `${name} is repeated`);
   }
   if (state && state.length > 2000) return fail("invalid_request", "state is too long");
-  if (params.has("request") || params.has("request_uri")) {
-    return fail("invalid_request", "request objects are not supported");
+  // OIDC Core §3.1.2.6: request objects, by value or by reference, are refused with their own codes.
+  if (params.has("request")) {
+    return fail("request_not_supported", "request objects (the request parameter) are not supported");
+  }
+  if (params.has("request_uri")) {
+    return fail("request_uri_not_supported", "request_uri is not supported");
   }
   const responseType = single(params, "response_type");
   if (!responseType) return fail("invalid_request", "response_type is required");

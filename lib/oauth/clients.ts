@@ -254,9 +254,10 @@ export function readClientCredentials(
 }
 
 /**
- * Authenticates a client at the token and revocation endpoints. Confidential clients must present their secret
- * (Basic or in the body: both secret methods are accepted whatever was registered); public clients send only
- * their client_id and must not send a secret.
+ * Authenticates a client at the token and revocation endpoints (and any other client-authenticated endpoint),
+ * with exactly the `token_endpoint_auth_method` it registered (RFC 7591 §2): `client_secret_basic` only in the
+ * Authorization header, `client_secret_post` only in the body, `none` never with a secret (its client_id may
+ * come in the body or as Basic with an empty password, which carries no secret).
  */
 export async function authenticateClient(find: ClientFinder, creds: ClientCredentials): Promise<Client> {
   const basic = creds.via === "basic";
@@ -284,6 +285,16 @@ export async function authenticateClient(find: ClientFinder, creds: ClientCreden
   }
   if (creds.clientSecret === undefined || !safeEqual(sha256Hex(creds.clientSecret), row.secret_hash)) {
     throw invalidClient("unknown client or wrong credentials", basic);
+  }
+  // Checked after the secret, so the method a client registered is told only to the client itself.
+  const expected = row.token_endpoint_auth_method === "client_secret_post" ? "body" : "basic";
+  if (creds.via !== expected) {
+    throw invalidClient(
+      row.token_endpoint_auth_method === "client_secret_post"
+        ? "this client registered client_secret_post: send client_id and client_secret in the body"
+        : "this client registered client_secret_basic: send its credentials in the Authorization header (Basic)",
+      basic,
+    );
   }
   return toClient(row);
 }

@@ -4,12 +4,24 @@ import { OAuthError } from "./errors.ts";
 const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 /**
+ * Several `resource` values (RFC 8707 §2 allows them) are refused: an access token here has exactly one
+ * audience (docs/oauth.md, "Audience decision"). One error for the authorization and the token endpoint.
+ */
+export function severalResources(): OAuthError {
+  return new OAuthError(
+    "invalid_target",
+    "several resource values are not supported: Portico issues tokens for one resource (audience) each; " +
+      "request one resource, and authorize again for another",
+  );
+}
+
+/**
  * A resource must be an absolute https URI (or http on a loopback host or on the issuer's own origin) without a
  * fragment; anything else, or more than one value, is invalid_target.
  */
 export function parseResource(values: string[], issuer: string): string | undefined {
   if (values.length === 0) return undefined;
-  if (values.length > 1) throw new OAuthError("invalid_target", "only one resource may be requested");
+  if (values.length > 1) throw severalResources();
   const value = values[0];
   let u: URL;
   try {

@@ -5,6 +5,7 @@ import {
   authorizeUrl,
   Browser,
   type Ctx,
+  exchange,
   field,
   ISSUER,
   location,
@@ -64,6 +65,22 @@ async function page(res: Response): Promise<{ kind: string; html: string }> {
   return { kind: kindOf(html), html };
 }
 
+/**
+ * Completes one grant (code exchanged) for `client` as `email`: errors before any page go back to such a client;
+ * a self-registered client without one gets an error page instead (tests/oauth/conformance.test.ts).
+ */
+async function completeGrant(ctx: Ctx, client: Registered, email: string) {
+  const { verifier, challenge } = pkce();
+  const url = await authorizeThrough(
+    new Browser(ctx.app),
+    params(client, { code_challenge: challenge }),
+    email,
+  );
+  const res = await exchange(ctx, client, url.searchParams.get("code")!, verifier);
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+}
+
 async function consentOnce(ctx: Ctx, browser: Browser, client: Registered, scope?: string) {
   const url = await authorizeThrough(browser, params(client, { scope }), ctx.user.email);
   assert.ok(url.searchParams.get("code"));
@@ -74,6 +91,7 @@ Deno.test("authorization endpoint", async (t) => {
   const app = ctx.app;
   try {
     const client = await registerPublic(app);
+    await completeGrant(ctx, client, ctx.user.email);
 
     await t.step("unknown client → error page, never a redirect", async () => {
       const res = await new Browser(app).get(params({ client_id: "pcl_unknown" }));
@@ -276,6 +294,7 @@ Deno.test("authorization endpoint", async (t) => {
       "prompt=none: login_required, consent_required, account_selection_required, or a code",
       async () => {
         const c4 = await registerPublic(app);
+        await completeGrant(ctx, c4, ctx.other.email);
         assertRedirectError(await new Browser(app).get(params(c4, { prompt: "none" })), "login_required");
         const browser = new Browser(app);
         await signInBrowser(browser, ctx.user.email);

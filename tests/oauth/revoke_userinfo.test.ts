@@ -106,8 +106,16 @@ Deno.test("revocation", async (t) => {
       });
       assert.equal(basicWrong.status, 401);
       assert.match(basicWrong.headers.get("www-authenticate")!, /^Basic/);
-      const ok = await revoke(ctx, { token: t1.refresh_token }, {
+      // conf registered client_secret_post: its right secret sent as Basic is refused (docs/oauth.md).
+      const otherMethod = await revoke(ctx, { token: t1.refresh_token }, {
         authorization: `Basic ${btoa(`${conf.client_id}:${conf.client_secret}`)}`,
+      });
+      assert.equal(otherMethod.status, 401);
+      assert.equal((await otherMethod.json()).error, "invalid_client");
+      const ok = await revoke(ctx, {
+        token: t1.refresh_token,
+        client_id: conf.client_id,
+        client_secret: conf.client_secret!,
       });
       assert.equal(ok.status, 200);
       assert.equal((await refresh(ctx, conf, t1.refresh_token)).status, 400);

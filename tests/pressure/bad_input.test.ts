@@ -580,7 +580,22 @@ Deno.test("OAuth endpoints and pages: malformed, wrongly typed, NUL, invalid UTF
         state: "s",
         ...extra,
       });
-    await authorizeThrough(browser, authorize(), email); // signed in, consent stored
+    // Signed in, consent stored, one grant completed: errors go back to a self-registered client only once it
+    // has one (docs/oauth.md, "Not an open redirector").
+    const first = await authorizeThrough(browser, authorize(), email);
+    const exchanged = await app.request("/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: first.searchParams.get("code")!,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        client_id: client.client_id,
+      }),
+    });
+    assert.equal(exchanged.status, 200);
+    await exchanged.body?.cancel();
     const csrf = field(await (await browser.get("/account/keys")).text(), "csrf")!;
     const before = await snapshot(db.sql);
 
