@@ -23,6 +23,10 @@ export interface Config {
   /** metadata-document client ids (URLs) starting with one of these may obtain the `workspace` scope */
   trustedClientIdPrefixes: string[];
   logLevel: LogLevel;
+  /** Postgres statement_timeout on every connection, and the client's silence limit (+2 s); 0 turns both off */
+  statementTimeoutMs: number;
+  /** how long a request's body may take to arrive in full (408 after); 0: no limit */
+  httpRequestTimeoutMs: number;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -41,6 +45,11 @@ const rateLimit = z.string().regex(/^\d+\/\d+$/, "must look like MAX/SECONDS, e.
     return { max, windowSeconds };
   },
 ).refine((r) => r.max >= 1 && r.windowSeconds >= 1, "MAX and SECONDS must both be at least 1");
+
+const millis = z.coerce.number({ error: "must be a number of milliseconds" }).int("must be an integer").min(
+  0,
+  "must be 0 (off) or more",
+).max(3_600_000, "must be at most 3600000 (one hour)");
 
 const url = z.string().refine((s) => {
   try {
@@ -78,6 +87,8 @@ const schema = z.object({
   ),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .default("info"),
+  STATEMENT_TIMEOUT_MS: millis.default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: millis.default(30_000),
 });
 
 /** Parses a plain record of environment variables (empty strings count as unset). */
@@ -111,6 +122,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     trustedProxies: e.TRUSTED_PROXIES,
     trustedClientIdPrefixes: e.TRUSTED_CLIENT_ID_PREFIXES,
     logLevel: e.LOG_LEVEL,
+    statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
+    httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
   };
 }
 
@@ -126,6 +139,8 @@ const NAMES = [
   "TRUSTED_PROXIES",
   "TRUSTED_CLIENT_ID_PREFIXES",
   "LOG_LEVEL",
+  "STATEMENT_TIMEOUT_MS",
+  "HTTP_REQUEST_TIMEOUT_MS",
 ] as const;
 
 /** Reads the process environment. The only caller of Deno.env in the project. */
