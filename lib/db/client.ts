@@ -101,8 +101,8 @@ function guardTransactions(sql: Sql): Sql {
 // reply), silence longer than statement_timeout + 2 s destroys the socket. Every query on it fails with
 // ETIMEDOUT (a 503, see lib/db/errors.ts), and the pool opens a fresh connection for the next one. A slow query
 // is not silence's victim: the server answers, at the latest with its own cancellation, within statement_timeout.
-// Over TLS the bytes are opaque, so the watch stands down there and the request deadline (RESPONSE_TIMEOUT_MS)
-// bounds the answer instead.
+// Over TLS the bytes are opaque, so the watch stands down there: statement_timeout still bounds slow statements,
+// but a black hole is noticed only by TCP (docs/operations.md "Timeouts").
 
 const SSL_REQUEST = 80877103;
 const CANCEL_REQUEST = 80877102;
@@ -206,6 +206,11 @@ function watchedSockets(limitMs: number) {
     if (limitMs > 0) watchConnection(socket, limitMs);
     return socket;
   };
+}
+
+/** The pool options the configuration sets (lib/db/open.ts passes them to createDb for DATABASE_URL). */
+export function dbTimeouts(config: { statementTimeoutMs: number }): DbOptions {
+  return { statementTimeoutMs: config.statementTimeoutMs };
 }
 
 /** Pools and how to reach their server again, for a health probe outside the pool. */
