@@ -8,6 +8,7 @@ import { isEmpty, seedDemo } from "./lib/demo.ts";
 import { createApp } from "./routes/mod.ts";
 import { type AuditLog, createAuditLog } from "./lib/audit.ts";
 import { ensureSigningKey } from "./lib/oauth/keys.ts";
+import { serve, serveOptions } from "./lib/http/serve.ts";
 
 /** How long in-flight requests get to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -60,11 +61,13 @@ async function main(args: string[]): Promise<number> {
     const app = createApp({ config, sql: db.sql, log, secretKey, audit });
     let server: Deno.HttpServer;
     try {
-      server = Deno.serve({
-        port: config.port,
-        hostname: config.host,
-        onListen: ({ hostname, port }) => log.info("listening", { url: `http://${hostname}:${port}` }),
-      }, app.fetch);
+      server = serve(
+        app.fetch,
+        serveOptions(
+          config,
+          ({ hostname, port }) => log.info("listening", { url: `http://${hostname}:${port}` }),
+        ),
+      );
     } catch (err) {
       if (err instanceof Deno.errors.AddrInUse) {
         throw new StartupError(`port ${config.port} on ${config.host} is already in use`);

@@ -4,9 +4,11 @@ import { benchGantt } from "./gantt.ts";
 import { benchContactsExport } from "./contacts_export.ts";
 import { benchExportStall } from "./export_stall.ts";
 import { benchLoad } from "./load.ts";
+import { benchServeFront } from "./serve_front.ts";
 
 await benchMcp();
 await benchGantt();
 await benchContactsExport();
 await benchExportStall();
 await benchLoad();
+await benchServeFront();

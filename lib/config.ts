@@ -27,6 +27,10 @@ export interface Config {
   keyRotationDays: number;
   /** resource servers for introspection: client_id → the resources (token audiences) it may introspect */
   resourceServers: Record<string, string[]>;
+  /** Postgres statement_timeout on every connection, and the client's silence limit (+2 s); 0 turns both off */
+  statementTimeoutMs: number;
+  /** how long a request's body may take to arrive in full (408 after); 0: no limit */
+  httpRequestTimeoutMs: number;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -45,6 +49,11 @@ const rateLimit = z.string().regex(/^\d+\/\d+$/, "must look like MAX/SECONDS, e.
     return { max, windowSeconds };
   },
 ).refine((r) => r.max >= 1 && r.windowSeconds >= 1, "MAX and SECONDS must both be at least 1");
+
+const millis = z.coerce.number({ error: "must be a number of milliseconds" }).int("must be an integer").min(
+  0,
+  "must be 0 (off) or more",
+).max(3_600_000, "must be at most 3600000 (one hour)");
 
 const url = z.string().refine((s) => {
   try {
@@ -99,6 +108,8 @@ const schema = z.object({
     }
     return out;
   }),
+  STATEMENT_TIMEOUT_MS: millis.default(10_000),
+  HTTP_REQUEST_TIMEOUT_MS: millis.default(30_000),
 });
 
 /** Parses a plain record of environment variables (empty strings count as unset). */
@@ -134,6 +145,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     keyRotationDays: e.KEY_ROTATION_DAYS,
     resourceServers: e.RESOURCE_SERVERS,
+    statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
+    httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
   };
 }
 
@@ -151,6 +164,8 @@ const NAMES = [
   "LOG_LEVEL",
   "KEY_ROTATION_DAYS",
   "RESOURCE_SERVERS",
+  "STATEMENT_TIMEOUT_MS",
+  "HTTP_REQUEST_TIMEOUT_MS",
 ] as const;
 
 /** Reads the process environment. The only caller of Deno.env in the project. */

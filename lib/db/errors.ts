@@ -17,6 +17,7 @@ const UNAVAILABLE = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
   "53300", // too_many_connections
+  "57014", // query_canceled: statement_timeout (STATEMENT_TIMEOUT_MS) stopped a statement; the database is too slow
   "08000",
   "08001",
   "08003",

@@ -3,6 +3,7 @@
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../db/errors.ts";
+import { BodyTimeoutError, CLIENT_CLOSED_REQUEST, isClientAbort } from "./body_guard.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
 import { decodeUtf8, unsafeInputProblem } from "../unsafe_input.ts";
@@ -132,6 +133,17 @@ const PAGE_PATHS = /^\/(oauth\/authorize(\/|$)|signin$|signout$|account\/)/;
 export function onError(log: Logger): ErrorHandler<AppEnv> {
   return (err, c: Context<AppEnv>) => {
     const requestId = c.get("requestId") ?? "unknown";
+    // The sender's doing, not ours: never an error line or a 500 (lib/http/body_guard.ts).
+    if (isClientAbort(err)) {
+      log.info("client aborted", { request_id: requestId, path: c.req.path });
+      return c.body(null, CLIENT_CLOSED_REQUEST as 400);
+    }
+    if (err instanceof BodyTimeoutError) {
+      log.info("request body timed out", { request_id: requestId, path: c.req.path });
+      return c.json({ error: "request_timeout", error_description: err.message }, 408, {
+        Connection: "close",
+      });
+    }
     if (isDatabaseUnavailable(err)) {
       // RFC 6749 temporarily_unavailable: the client may retry; nothing of the cause leaves the server.
       log.warn("database unavailable", { request_id: requestId, path: c.req.path, ...errorFields(err) });

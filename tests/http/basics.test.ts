@@ -62,7 +62,7 @@ Deno.test("GET /healthz answers 503 when the database is unreachable", async () 
     const res = await testApp(sql).request("/healthz");
     assert.equal(res.status, 503);
     assert.equal(res.headers.get("retry-after"), "5");
-    assert.deepEqual(await res.json(), { status: "unavailable", database: "unreachable" });
+    assert.deepEqual(await res.json(), { status: "unavailable", reason: "database_unreachable" });
   } finally {
     await sql.end({ timeout: 1 });
   }

@@ -169,7 +169,7 @@ Deno.test({
       const health = await app.request("/healthz");
       assert.equal(health.status, 503);
       assert.equal(health.headers.get("retry-after"), "5");
-      assert.deepEqual(await health.json(), { status: "unavailable", database: "unreachable" });
+      assert.deepEqual(await health.json(), { status: "unavailable", reason: "database_unreachable" });
 
       // /mcp: initialize, tools/list and tools/call all need the caller (one query): 503, Retry-After, JSON-RPC.
       for (

@@ -1,0 +1,164 @@
+// Database timeouts: a black-holed database and a statement past STATEMENT_TIMEOUT_MS fail as 503s, never hang;
+// /healthz tells a busy pool from an unreachable database.
+import assert from "node:assert/strict";
+import { createDb, type Sql } from "../../lib/db/client.ts";
+import { isDatabaseUnavailable } from "../../lib/db/errors.ts";
+import { testApp } from "../helpers/app.ts";
+import { DATABASE_URL, freshDatabase, type TestDb } from "../helpers/db.ts";
+import { type BlackHoleProxy, startBlackHoleProxy } from "../helpers/black_hole_proxy.ts";
+import { buildFixture, callOk, type Fixture, postMcp } from "../helpers/mcp.ts";
+
+// The proxy and statement_timeout need a Postgres server (PGlite has no port of its own here and no timer).
+const ignore = !DATABASE_URL;
+const STATEMENT_TIMEOUT_MS = 300;
+
+/** Fails the test (instead of hanging the suite) when `p` never settles; not a timing figure under test. */
+function settles<T>(p: T | Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    Promise.resolve(p),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: still waiting after 60 s (a hang)`)), 60_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+interface World {
+  db: TestDb;
+  proxy: BlackHoleProxy;
+  appSql: Sql;
+  app: ReturnType<typeof testApp>;
+  f: Fixture;
+  close(): Promise<void>;
+}
+
+async function world(max = 4): Promise<World> {
+  const db = await freshDatabase();
+  const proxy = startBlackHoleProxy(db.url);
+  const appSql = createDb(proxy.url, { max, connectTimeout: 1, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+  const app = testApp(appSql);
+  const f = await buildFixture(db.sql);
+  return {
+    db,
+    proxy,
+    appSql,
+    app,
+    f,
+    async close() {
+      await appSql.end({ timeout: 0 }).catch(() => {});
+      await proxy.close();
+      await db.close();
+    },
+  };
+}
+
+Deno.test({
+  name:
+    "db timeouts: a statement past STATEMENT_TIMEOUT_MS is cancelled by Postgres and counts as unavailable",
+  ignore,
+  async fn() {
+    const w = await world();
+    try {
+      assert.deepEqual([...await w.appSql`show statement_timeout`], [{
+        statement_timeout: `${STATEMENT_TIMEOUT_MS}ms`,
+      }]);
+      const err = await w.appSql`select pg_sleep(5)`.then(() => null, (e) => e);
+      assert.equal(err?.code, "57014");
+      assert.equal(isDatabaseUnavailable(err), true);
+      // the connection is fine afterwards
+      assert.deepEqual([...await w.appSql`select 1 as one`], [{ one: 1 }]);
+    } finally {
+      await w.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "db timeouts: a black-holed database makes queries, /mcp, /oauth/register and /healthz fail with 503s",
+  ignore,
+  async fn() {
+    const w = await world();
+    try {
+      await callOk(w.app, w.f.keys.owner, "list_projects");
+      assert.equal((await w.app.request("/healthz")).status, 200);
+
+      w.proxy.blackHole();
+
+      // a query on a connection that was open before the hole, and several at once (the pool's others + queue)
+      const errors = await settles(
+        Promise.all(Array.from({ length: 8 }, () => w.appSql`select 1`.then(() => null, (e) => e))),
+        "queries in the hole",
+      );
+      for (const err of errors) assert.equal(isDatabaseUnavailable(err), true, String(err));
+
+      const mcp = await settles(
+        postMcp(w.app, w.f.keys.owner, {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "list_projects", arguments: {} },
+        }),
+        "/mcp",
+      );
+      assert.equal(mcp.status, 503);
+      assert.equal(mcp.headers.get("retry-after"), "5");
+      assert.deepEqual((await mcp.json()).error, {
+        code: -32603,
+        message: "Service Unavailable: the database is not reachable; retry shortly",
+      });
+
+      const tokenRes = await settles(
+        w.app.request("/oauth/register", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            client_name: "t",
+            redirect_uris: ["http://127.0.0.1/cb"],
+            token_endpoint_auth_method: "none",
+          }),
+        }),
+        "/oauth/register",
+      );
+      assert.equal(tokenRes.status, 503);
+      assert.equal((await tokenRes.json()).error, "temporarily_unavailable");
+
+      const health = await settles(w.app.request("/healthz"), "/healthz");
+      assert.equal(health.status, 503);
+      assert.equal(health.headers.get("retry-after"), "5");
+      assert.deepEqual(await health.json(), { status: "unavailable", reason: "database_unreachable" });
+
+      // when the route is back, the pool serves again with fresh connections
+      w.proxy.heal();
+      await settles(callOk(w.app, w.f.keys.owner, "list_projects"), "after heal");
+      assert.equal((await w.app.request("/healthz")).status, 200);
+    } finally {
+      await w.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "db timeouts: /healthz says pool_busy when no pool connection is free but the database answers",
+  ignore,
+  async fn() {
+    const db = await freshDatabase();
+    const sql = createDb(db.url, { max: 1, connectTimeout: 2, statementTimeoutMs: 20_000 });
+    try {
+      const app = testApp(sql);
+      assert.equal((await app.request("/healthz")).status, 200);
+      const hold = sql`select pg_sleep(3)`; // the pool's only connection
+      hold.catch(() => {});
+      await new Promise((r) => setTimeout(r, 50));
+      const res = await app.request("/healthz");
+      assert.equal(res.status, 503);
+      assert.equal(res.headers.get("retry-after"), "5");
+      assert.deepEqual(await res.json(), { status: "unavailable", reason: "pool_busy" });
+      await hold;
+      assert.equal((await app.request("/healthz")).status, 200);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await db.close();
+    }
+  },
+});
