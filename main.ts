@@ -8,7 +8,7 @@ import { isEmpty, seedDemo } from "./lib/demo.ts";
 import { createApp } from "./routes/mod.ts";
 import { type AuditLog, createAuditLog } from "./lib/audit.ts";
 import { ensureSigningKey } from "./lib/oauth/keys.ts";
-import { serve, serveOptions } from "./lib/http/serve.ts";
+import { frontEndWarning, type RunningServer, serve, serveOptions } from "./lib/http/serve.ts";
 
 /** How long in-flight requests get to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -59,9 +59,9 @@ async function main(args: string[]): Promise<number> {
     }
     audit = createAuditLog(db.sql, log);
     const app = createApp({ config, sql: db.sql, log, secretKey, audit });
-    let server: Deno.HttpServer;
+    let server: RunningServer;
     try {
-      server = serve(
+      server = await serve(
         app.fetch,
         serveOptions(
           config,
@@ -77,6 +77,8 @@ async function main(args: string[]): Promise<number> {
       }
       throw err;
     }
+    const warning = frontEndWarning(config);
+    if (warning) log.warn(warning);
     const signal = await waitForSignal();
     log.info("shutting down", { signal });
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -31,6 +31,12 @@ export interface Config {
   statementTimeoutMs: number;
   /** how long a request's body may take to arrive in full (408 after); 0: no limit */
   httpRequestTimeoutMs: number;
+  /** `deno` (Deno.serve, fastest; slow clients bounded by the proxy in front) or `node` (enforces the next two) */
+  httpFrontEnd: "deno" | "node";
+  /** node front end: request headers must arrive within this many ms; 0: no limit */
+  httpHeadersTimeoutMs: number;
+  /** node front end: a silent connection is closed after this many ms; 0: no limit */
+  httpIdleTimeoutMs: number;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -110,6 +116,9 @@ const schema = z.object({
   }),
   STATEMENT_TIMEOUT_MS: millis.default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: millis.default(30_000),
+  HTTP_FRONT_END: z.enum(["deno", "node"], { error: "must be deno or node" }).default("deno"),
+  HTTP_HEADERS_TIMEOUT_MS: millis.default(10_000),
+  HTTP_IDLE_TIMEOUT_MS: millis.default(60_000),
 });
 
 /** Parses a plain record of environment variables (empty strings count as unset). */
@@ -147,6 +156,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     resourceServers: e.RESOURCE_SERVERS,
     statementTimeoutMs: e.STATEMENT_TIMEOUT_MS,
     httpRequestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    httpFrontEnd: e.HTTP_FRONT_END,
+    httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+    httpIdleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
   };
 }
 
@@ -166,6 +178,9 @@ const NAMES = [
   "RESOURCE_SERVERS",
   "STATEMENT_TIMEOUT_MS",
   "HTTP_REQUEST_TIMEOUT_MS",
+  "HTTP_FRONT_END",
+  "HTTP_HEADERS_TIMEOUT_MS",
+  "HTTP_IDLE_TIMEOUT_MS",
 ] as const;
 
 /** Reads the process environment. The only caller of Deno.env in the project. */

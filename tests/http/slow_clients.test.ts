@@ -11,17 +11,18 @@ import { freshDatabase } from "../helpers/db.ts";
 const REQUEST_TIMEOUT_MS = 300;
 const encoder = new TextEncoder();
 
-async function served() {
+async function served(extra: Record<string, string> = {}) {
   const db = await freshDatabase();
   const lines: Record<string, unknown>[] = [];
   const config = parseConfig({
     ISSUER: "http://localhost:8000",
     SECRET_KEY: TEST_SECRET,
     HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+    ...extra,
   });
   const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
   const app = createApp({ config, sql: db.sql, log, secretKey: TEST_SECRET, scrypt: TEST_SCRYPT });
-  const server = serve(app.fetch, { ...serveOptions(config), hostname: "127.0.0.1", port: 0 });
+  const server = await serve(app.fetch, { ...serveOptions(config), hostname: "127.0.0.1", port: 0 });
   return {
     port: server.addr.port,
     lines,
@@ -97,4 +98,110 @@ Deno.test("slow clients: a client hanging up mid-body is an info line with 499, 
   } finally {
     await s.close();
   }
+});
+
+/** Resolves to how the server ended the connection: "closed" (EOF or reset) or "open" after `ms`. */
+async function closedWithin(conn: Deno.Conn, ms: number): Promise<"closed" | "open"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const open = new Promise<"open">((resolve) => timer = setTimeout(() => resolve("open"), ms));
+  const buf = new Uint8Array(1024);
+  const read = (async (): Promise<"closed"> => {
+    try {
+      while ((await conn.read(buf)) !== null) { /* an answer is not expected */ }
+    } catch {
+      // reset
+    }
+    return "closed";
+  })();
+  const r = await Promise.race([read, open]);
+  clearTimeout(timer);
+  if (r === "open") conn.close();
+  else conn.close();
+  await read.catch(() => {});
+  return r;
+}
+
+const NODE = { HTTP_FRONT_END: "node", HTTP_HEADERS_TIMEOUT_MS: "400", HTTP_IDLE_TIMEOUT_MS: "600" };
+
+Deno.test("slow clients (node front end): headers that never finish are cut, even when dripped byte by byte", async () => {
+  const s = await served(NODE);
+  try {
+    const partial = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
+    await partial.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: localhost\r\n"));
+    assert.equal(await closedWithin(partial, 10_000), "closed");
+
+    const drip = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
+    await drip.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: "));
+    const timer = setInterval(() => drip.write(encoder.encode("a")).catch(() => {}), 100);
+    try {
+      assert.equal(await closedWithin(drip, 10_000), "closed");
+    } finally {
+      clearInterval(timer);
+    }
+
+    // The Deno.serve front end, by contrast, keeps such a connection (the proxy in front must bound it).
+    const d = await served();
+    try {
+      const held = await Deno.connect({ hostname: "127.0.0.1", port: d.port });
+      await held.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: localhost\r\n"));
+      assert.equal(await closedWithin(held, 1500), "open");
+    } finally {
+      await d.close();
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("slow clients (node front end): answers like Deno.serve, keeps alive, then closes an idle connection", async () => {
+  const s = await served(NODE);
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
+    const body = JSON.stringify({ client_name: "Front end", redirect_uris: ["http://127.0.0.1:9/cb"] });
+    await conn.write(encoder.encode(
+      `POST /oauth/register HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+        `X-Request-Id: front-end-1\r\nContent-Length: ${encoder.encode(body).length}\r\n\r\n${body}`,
+    ));
+    const buf = new Uint8Array(64 * 1024);
+    let text = "";
+    while (!/\r\n\r\n[\s\S]*"client_id"[\s\S]*}$/.test(text)) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    assert.match(text, /^HTTP\/1\.1 201 /);
+    assert.match(text, /\r\nx-request-id: front-end-1\r\n/i);
+    assert.match(text, /\r\ncache-control: no-store\r\n/i);
+    assert.match(text.slice(text.indexOf("\r\n\r\n") + 4), /"client_id":"pcl_[^"]+"/);
+    // A kept-alive connection that then says nothing is closed by the idle / next-header deadline.
+    assert.equal(await closedWithin(conn, 10_000), "closed");
+
+    const res = await fetch(`http://127.0.0.1:${s.port}/healthz`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { status: "ok" });
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("HTTP_FRONT_END and its timeouts are validated", () => {
+  assert.throws(() => parseConfig({ HTTP_FRONT_END: "nginx" }), /HTTP_FRONT_END must be deno or node/);
+  const c = parseConfig({
+    HTTP_FRONT_END: "node",
+    HTTP_HEADERS_TIMEOUT_MS: "5000",
+    HTTP_IDLE_TIMEOUT_MS: "0",
+  });
+  assert.deepEqual([c.httpFrontEnd, c.httpHeadersTimeoutMs, c.httpIdleTimeoutMs], ["node", 5000, 0]);
+  assert.deepEqual([parseConfig({}).httpFrontEnd, parseConfig({}).httpHeadersTimeoutMs], ["deno", 10_000]);
+});
+
+Deno.test("a Deno.serve front end beyond loopback without a proxy is warned about at start", async () => {
+  const { frontEndWarning } = await import("../../lib/http/serve.ts");
+  assert.match(
+    frontEndWarning(parseConfig({ HOST: "0.0.0.0" })) ?? "",
+    /put a proxy in front or set HTTP_FRONT_END=node/,
+  );
+  assert.equal(frontEndWarning(parseConfig({})), undefined);
+  assert.equal(frontEndWarning(parseConfig({ HOST: "0.0.0.0", TRUSTED_PROXIES: "10.0.0.1" })), undefined);
+  assert.equal(frontEndWarning(parseConfig({ HOST: "0.0.0.0", HTTP_FRONT_END: "node" })), undefined);
 });
