@@ -19,7 +19,7 @@ import {
 import { signAccessToken } from "../../lib/oauth/tokens.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SCRYPT, TEST_SECRET, testApp } from "../helpers/app.ts";
-import { bearerFor, keysOf, MCP_RESOURCE, TEST_ISSUER } from "../helpers/bearer.ts";
+import { bearerFor, type BearerGrant, keysOf, MCP_RESOURCE, TEST_ISSUER } from "../helpers/bearer.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, MCP_URL, mcpHeaders } from "../helpers/mcp.ts";
 
@@ -136,24 +136,31 @@ Deno.test("per API key: a burst of MAX, then 429 with the true wait; other keys 
   assert.deepEqual(await statuses(app, key, 4), [200, 200, 200, 429], "a full window refills the burst");
 });
 
-Deno.test("per OAuth grant: every access token of one grant shares its bucket; another grant has its own", async () => {
-  const { app, advance } = limitedApp({ MCP_RATE_LIMIT: "2/60", MCP_UNAUTH_RATE_LIMIT: "0" });
-  const g = await bearerFor(db.sql, { userId: f.users.manager, workspaceId: f.workspaceId });
-  // A second access token of the same grant (as a refresh would issue).
-  const again = await signAccessToken(keysOf(db.sql), {
+/** One more access token of grant `g` (as a refresh would issue it). */
+async function anotherToken(g: BearerGrant, userId: string): Promise<string> {
+  return await signAccessToken(keysOf(db.sql), {
     issuer: TEST_ISSUER,
-    userId: f.users.manager,
+    userId,
     audience: MCP_RESOURCE,
     clientId: g.clientId,
     scopes: ["openid", "workspace"],
     grantId: g.grantId,
     authTime: new Date(),
   });
+}
+
+Deno.test("per OAuth grant: every access token of one grant shares its bucket; another grant has its own", async () => {
+  const { app, advance } = limitedApp({ MCP_RATE_LIMIT: "2/60", MCP_UNAUTH_RATE_LIMIT: "0" });
+  const g = await bearerFor(db.sql, { userId: f.users.manager, workspaceId: f.workspaceId });
+  const again = await anotherToken(g, f.users.manager);
   assert.notEqual(again, g.token);
   assert.equal((await post(app, g.auth)).status, 200);
   assert.equal((await post(app, `Bearer ${again}`)).status, 200);
   assertLimited(await post(app, `Bearer ${again}`), 30, "grant", { max: 2, windowSeconds: 60 });
   assertLimited(await post(app, g.auth), 30, "grant", { max: 2, windowSeconds: 60 });
+  // A third token of the grant, never seen: identified by its lookup, then refused by the grant's bucket.
+  const third = await anotherToken(g, f.users.manager);
+  assertLimited(await post(app, `Bearer ${third}`), 30, "grant", { max: 2, windowSeconds: 60 });
 
   // Another grant of the same person and client, and an API key of the same person: not limited.
   const other = await bearerFor(db.sql, { userId: f.users.manager, workspaceId: f.workspaceId });
@@ -307,8 +314,8 @@ Deno.test("a rate-limited request is not audited; the refused request before it 
     );
     await audit.flush();
     const rows = await db.sql<{ request_id: string; outcome: string }[]>`
-      select request_id, outcome from audit_log where request_id like 'rl-%' order by id`;
-    assert.deepEqual(rows.map((r) => [r.request_id, r.outcome]), [["rl-refused", "denied"], ["rl-ok", "ok"]]);
+      select request_id, outcome from audit_log where request_id like 'rl-%' order by request_id`;
+    assert.deepEqual(rows.map((r) => [r.request_id, r.outcome]), [["rl-ok", "ok"], ["rl-refused", "denied"]]);
   } finally {
     await audit.close();
   }
