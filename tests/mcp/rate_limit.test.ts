@@ -7,7 +7,7 @@ import { parseConfig } from "../../lib/config.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
 import type { Sql } from "../../lib/db/client.ts";
 import type { AppEnv } from "../../lib/http/types.ts";
-import { silentLogger } from "../../lib/log.ts";
+import { createLogger, silentLogger } from "../../lib/log.ts";
 import type { Caller } from "../../lib/mcp/caller.ts";
 import {
   addressKey,
@@ -440,4 +440,33 @@ Deno.test("memory stays bounded: at most maxTracked buckets and credentials, idl
   assert.ok(a.ok);
   limits.accept(a, { workspaceId: "w", keyId: "k-new" } as unknown as Caller, () => 1);
   assert.deepEqual(limits.stats(), { credentialBuckets: 1, addressBuckets: 0, knownCredentials: 1 });
+});
+
+Deno.test("a limited bucket is logged at warn once per minute, with its id and never the credential", () => {
+  let t = START;
+  const lines: Record<string, unknown>[] = [];
+  const limits = createMcpRateLimits({
+    perCredential: { max: 1, windowSeconds: 60 },
+    unauthenticated: { max: 1, windowSeconds: 60 },
+    log: createLogger("warn", (l) => lines.push(JSON.parse(l))),
+    now: () => t,
+  });
+  const secret = `pak_${"S".repeat(43)}`;
+  const a = limits.admit(secret, "192.0.2.1");
+  assert.ok(a.ok);
+  limits.accept(a, { workspaceId: "w", keyId: "key-1" } as unknown as Caller, () => 1);
+  for (let i = 0; i < 5; i++) assert.equal(limits.admit(secret, "192.0.2.1").ok, false);
+  for (let i = 0; i < 6; i++) limits.admit(undefined, "192.0.2.9");
+  t += 59_000;
+  assert.equal(limits.admit(secret, "192.0.2.1").ok, false);
+  t += 1_000; // the key's unit is back
+  assert.ok(limits.admit(secret, "192.0.2.1").ok);
+  assert.equal(limits.admit(secret, "192.0.2.1").ok, false);
+  const logged = lines.map((l) => [l.level, l.msg, l.scope, l.bucket, l.limit, l.retry_after]);
+  assert.deepEqual(logged, [
+    ["warn", "mcp: rate limited", "api_key", "key:key-1", "1/60", 60],
+    ["warn", "mcp: rate limited", "address", "ip:192.0.2.9", "1/60", 60],
+    ["warn", "mcp: rate limited", "api_key", "key:key-1", "1/60", 60],
+  ]);
+  assert.ok(!JSON.stringify(lines).includes(secret));
 });
