@@ -331,9 +331,8 @@ Deno.test("a limited request costs no SQL query; an accepted one still exactly o
     debug: (_conn: number, query: string) => queries.push(query),
   });
   try {
-    // deno-lint-ignore no-explicit-any
     const { app, advance } = limitedApp({ MCP_RATE_LIMIT: "1/60", MCP_UNAUTH_RATE_LIMIT: "1/60" }, {
-      sql: counted as any,
+      sql: counted as unknown as Sql,
     });
     const g = await bearerFor(db.sql, { userId: f.users.owner, workspaceId: f.workspaceId });
     for (const credential of [g.auth, f.keys.owner]) {
@@ -377,7 +376,7 @@ Deno.test("from the configuration: the limits apply without injection; 0 turns e
   assert.deepEqual(new Set(await statuses(off, null, 40)), new Set([401]));
 });
 
-Deno.test("defaults: 600 per minute per credential, 60 per minute per address", async () => {
+Deno.test("defaults: 600 per minute per credential, 60 per minute per address", () => {
   let t = START;
   const config = parseConfig({});
   const limits = createMcpRateLimits({
