@@ -19,6 +19,7 @@ import { signAccessToken, signIdToken } from "../lib/oauth/tokens.ts";
 import { createApp } from "../routes/mod.ts";
 import { createAuditLog } from "../lib/audit.ts";
 import { TOOLS } from "../tools/mod.ts";
+import { TEST_RATE_LIMITS } from "../tests/helpers/app.ts";
 
 export type ServerMode = "portico" | "mcp_sdk" | "bare";
 
@@ -248,6 +249,8 @@ export async function serveBench(spec: ServerSpec): Promise<Deno.HttpServer> {
       DATABASE_URL: spec.databaseUrl,
       MCP_VARIANT: VARIANT,
       LOG_LEVEL: spec.logLevel,
+      // /mcp rate limits on (their per-request cost is in the numbers) but never reached by the load
+      ...TEST_RATE_LIMITS,
     });
     // as main.ts builds it, audit trail included, so the numbers include its (batched) cost
     const audit = createAuditLog(sql, log);

@@ -19,6 +19,10 @@ export interface Config {
   /** undefined only in embedded mode before `resolveSecretKey` fills it from DATA_DIR */
   secretKey: string | undefined;
   registrationRateLimit: RateLimit;
+  /** /mcp requests per API key and per OAuth grant, per instance; null = no limit (MCP_RATE_LIMIT=0) */
+  mcpRateLimit: RateLimit | null;
+  /** /mcp requests without an accepted credential per client address, per instance; null = no limit */
+  mcpUnauthRateLimit: RateLimit | null;
   trustedProxies: string[];
   /** metadata-document client ids (URLs) starting with one of these may obtain the `workspace` scope */
   trustedClientIdPrefixes: string[];
@@ -60,6 +64,18 @@ const millis = z.coerce.number({ error: "must be a number of milliseconds" }).in
   0,
   "must be 0 (off) or more",
 ).max(3_600_000, "must be at most 3600000 (one hour)");
+/** A rate limit, or `0` for none. */
+const rateLimitOrOff = z.string().refine(
+  (s) => s === "0" || /^\d+\/\d+$/.test(s),
+  { message: "must look like MAX/SECONDS, e.g. 600/60, or 0 for no limit", abort: true },
+).transform((s): RateLimit | null => {
+  if (s === "0") return null;
+  const [max, windowSeconds] = s.split("/").map(Number);
+  return { max, windowSeconds };
+}).refine(
+  (r) => r === null || (r.max >= 1 && r.windowSeconds >= 1),
+  "MAX and SECONDS must both be at least 1 (0 alone turns the limit off)",
+);
 
 const url = z.string().refine((s) => {
   try {
@@ -83,6 +99,8 @@ const schema = z.object({
   MCP_VARIANT: z.enum(["A", "B"], { error: "must be A or B" }).default("A"),
   SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
   REGISTRATION_RATE_LIMIT: rateLimit.prefault("20/3600"),
+  MCP_RATE_LIMIT: rateLimitOrOff.prefault("600/60"),
+  MCP_UNAUTH_RATE_LIMIT: rateLimitOrOff.prefault("60/60"),
   TRUSTED_PROXIES: z.string().default("").transform((s) =>
     s.split(",").map((p) => p.trim()).filter((p) => p.length > 0)
   ),
@@ -149,6 +167,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     mcpVariant: e.MCP_VARIANT,
     secretKey: e.SECRET_KEY,
     registrationRateLimit: e.REGISTRATION_RATE_LIMIT,
+    mcpRateLimit: e.MCP_RATE_LIMIT,
+    mcpUnauthRateLimit: e.MCP_UNAUTH_RATE_LIMIT,
     trustedProxies: e.TRUSTED_PROXIES,
     trustedClientIdPrefixes: e.TRUSTED_CLIENT_ID_PREFIXES,
     logLevel: e.LOG_LEVEL,
@@ -171,6 +191,8 @@ const NAMES = [
   "MCP_VARIANT",
   "SECRET_KEY",
   "REGISTRATION_RATE_LIMIT",
+  "MCP_RATE_LIMIT",
+  "MCP_UNAUTH_RATE_LIMIT",
   "TRUSTED_PROXIES",
   "TRUSTED_CLIENT_ID_PREFIXES",
   "LOG_LEVEL",

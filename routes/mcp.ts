@@ -1,9 +1,10 @@
-// POST /mcp: Origin/Host check, credential (x-api-key, or an OAuth access token as Bearer) → caller, then the
-// per-request MCP server over this caller's tools.
+// POST /mcp: Origin/Host check, rate limit, credential (x-api-key, or an OAuth access token as Bearer) → caller,
+// then the per-request MCP server over this caller's tools.
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
+import { clientIp } from "../lib/http/client_ip.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../lib/db/errors.ts";
 import { errorFields, type Logger } from "../lib/log.ts";
@@ -17,6 +18,13 @@ import {
 import type { KeyStore } from "../lib/oauth/keys.ts";
 import { mcpResourceUrl, protectedResourceMetadataUrl } from "../lib/oauth/metadata.ts";
 import { RPC } from "../lib/mcp/errors.ts";
+import {
+  createMcpRateLimits,
+  type Limited,
+  type McpRateLimits,
+  messageCount,
+  rateLimitedBody,
+} from "../lib/mcp/rate_limit.ts";
 import { registryFor } from "../lib/mcp/registry.ts";
 import {
   DEFAULT_PROTOCOL_VERSION,
@@ -39,6 +47,8 @@ export interface McpRouteDeps {
   keys: KeyStore;
   /** when given, every tools/call (also refused ones) is recorded there, off the response path */
   audit?: Pick<AuditLog, "record">;
+  /** the /mcp rate limits; by default built from config (MCP_RATE_LIMIT, MCP_UNAUTH_RATE_LIMIT), one per app */
+  mcpRateLimits?: McpRateLimits;
 }
 
 export interface McpRouteOptions {
@@ -91,15 +101,17 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
   // RFC 6750 §3 / RFC 9728 §5.1: every Bearer challenge points at the resource metadata and names the scope.
   const metadataParam = `resource_metadata="${protectedResourceMetadataUrl(deps.config.issuer)}"`;
   const challenge = (extra = "") => `Bearer ${metadataParam}, scope="${MCP_SCOPE}"${extra}`;
+  const limits = deps.mcpRateLimits ?? createMcpRateLimits({
+    perCredential: deps.config.mcpRateLimit,
+    unauthenticated: deps.config.mcpUnauthRateLimit,
+    log: deps.log,
+  });
   const app = new Hono<AppEnv>();
 
   /** Which credential the request carries and what it resolved to; a Response when it is refused here. */
-  async function authenticate(c: Context<AppEnv>): Promise<CallerResult | BearerResult | Response> {
-    const apiKey = c.req.header("x-api-key");
-    const authorization = c.req.header("authorization");
-    const bearer = authorization !== undefined && /^bearer\s/i.test(authorization)
-      ? authorization.slice(7).trim()
-      : undefined;
+  async function authenticate(
+    { apiKey, authorization, bearer }: Presented,
+  ): Promise<CallerResult | BearerResult | Response> {
     if (apiKey && bearer !== undefined) {
       return json(
         400,
@@ -116,6 +128,11 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       ? "missing credentials: send an x-api-key header, or an OAuth access token as Authorization: Bearer"
       : "unsupported Authorization scheme: use Bearer with an OAuth access token, or an x-api-key header";
     return json(401, rpcErrorBody(null, RPC.UNAUTHORIZED, message), { "WWW-Authenticate": challenge() });
+  }
+
+  /** A 429: JSON-RPC error body, Retry-After in whole seconds (the wait is rounded up). */
+  function tooMany(limited: Limited): Response {
+    return json(429, rateLimitedBody(limited), { "Retry-After": String(limited.retryAfter) });
   }
 
   /** The refusal of a credential that was presented but not accepted. */
@@ -180,9 +197,15 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       );
     }
 
+    // Rate limit, before any database work: a credential accepted recently on this instance is charged to its
+    // key or grant; anything else to the client address (lib/mcp/rate_limit.ts).
+    const presented = presentedCredential(c);
+    const admitted = limits.admit(presented.single, clientIp(c, deps.config.trustedProxies));
+    if (!admitted.ok) return tooMany(admitted);
+
     let result;
     try {
-      result = await authenticate(c);
+      result = await authenticate(presented);
     } catch (err) {
       const requestId = c.get("requestId");
       if (isDatabaseUnavailable(err)) {
@@ -197,12 +220,17 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       return json(500, rpcErrorBody(null, RPC.INTERNAL_ERROR, `Internal error (request id ${requestId})`));
     }
     if (result instanceof Response || !result.ok) {
+      limits.refuse(admitted);
       if (deps.audit) auditRefusedCall(deps.audit, await c.req.text(), c.get("requestId"));
       return result instanceof Response ? result : refusal(result);
     }
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    // A batch counts one unit per message (read only when the body is a JSON array).
+    const limited = limits.accept(admitted, result.caller, () => messageCount(bytes));
+    if (limited) return tooMany(limited);
 
     // Invalid UTF-8 is refused rather than read with U+FFFD replacements and stored as something else.
-    const body = decodeUtf8(await c.req.arrayBuffer());
+    const body = decodeUtf8(bytes);
     if (body === null) {
       return json(400, rpcErrorBody(null, RPC.PARSE_ERROR, "Parse error: the body is not valid UTF-8"));
     }
@@ -255,6 +283,24 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
   });
 
   return app;
+}
+
+/** The credential headers of a request; `single` is the one credential presented, when exactly one is. */
+interface Presented {
+  apiKey: string | undefined;
+  authorization: string | undefined;
+  bearer: string | undefined;
+  single: string | undefined;
+}
+
+function presentedCredential(c: Context<AppEnv>): Presented {
+  const apiKey = c.req.header("x-api-key");
+  const authorization = c.req.header("authorization");
+  const bearer = authorization !== undefined && /^bearer\s/i.test(authorization)
+    ? authorization.slice(7).trim()
+    : undefined;
+  const single = apiKey && bearer === undefined ? apiKey : !apiKey && bearer ? bearer : undefined;
+  return { apiKey, authorization, bearer, single };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import type { Logger } from "../lib/log.ts";
 import type { AuditLog } from "../lib/audit.ts";
+import type { McpRateLimits } from "../lib/mcp/rate_limit.ts";
 import type { DocumentSource } from "../lib/oauth/client_directory.ts";
 import { createKeyStore, type KeyStore } from "../lib/oauth/keys.ts";
 import type { ScryptParams } from "../lib/crypto.ts";
@@ -33,6 +34,8 @@ export interface AppDeps {
   keys?: KeyStore;
   /** where Client ID Metadata Documents come from; by default fetched over the network (SSRF-guarded) */
   documents?: DocumentSource;
+  /** the /mcp rate limits; by default built from config by routes/mcp.ts (tests pass one with their own clock) */
+  mcpRateLimits?: McpRateLimits;
   /** Test-only: a cheaper scrypt cost for password hashes so suites stay fast; production leaves it out. */
   scrypt?: ScryptParams;
 }

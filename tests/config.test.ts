@@ -69,3 +69,46 @@ for (const [env, message] of bad) {
     });
   });
 }
+
+Deno.test("config: /mcp rate limits default to 600/60 per credential and 60/60 per address; 0 turns one off", () => {
+  const d = parseConfig({});
+  assert.deepEqual(d.mcpRateLimit, { max: 600, windowSeconds: 60 });
+  assert.deepEqual(d.mcpUnauthRateLimit, { max: 60, windowSeconds: 60 });
+  const c = parseConfig({ MCP_RATE_LIMIT: "1200/60", MCP_UNAUTH_RATE_LIMIT: "0" });
+  assert.deepEqual(c.mcpRateLimit, { max: 1200, windowSeconds: 60 });
+  assert.equal(c.mcpUnauthRateLimit, null);
+  assert.equal(parseConfig({ MCP_RATE_LIMIT: "0" }).mcpRateLimit, null);
+});
+
+const badMcpLimits: Array<[Record<string, string>, string]> = [
+  [
+    { MCP_RATE_LIMIT: "600 per minute" },
+    "config error: MCP_RATE_LIMIT must look like MAX/SECONDS, e.g. 600/60, or 0 for no limit",
+  ],
+  [
+    { MCP_RATE_LIMIT: "off" },
+    "config error: MCP_RATE_LIMIT must look like MAX/SECONDS, e.g. 600/60, or 0 for no limit",
+  ],
+  [
+    { MCP_UNAUTH_RATE_LIMIT: "-1" },
+    "config error: MCP_UNAUTH_RATE_LIMIT must look like MAX/SECONDS, e.g. 600/60, or 0 for no limit",
+  ],
+  [
+    { MCP_RATE_LIMIT: "0/60" },
+    "config error: MCP_RATE_LIMIT MAX and SECONDS must both be at least 1 (0 alone turns the limit off)",
+  ],
+  [
+    { MCP_UNAUTH_RATE_LIMIT: "60/0" },
+    "config error: MCP_UNAUTH_RATE_LIMIT MAX and SECONDS must both be at least 1 (0 alone turns the limit off)",
+  ],
+];
+
+for (const [env, message] of badMcpLimits) {
+  Deno.test(`config: refuses ${JSON.stringify(env)}`, () => {
+    assert.throws(() => parseConfig(env), (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.equal(err.message, message);
+      return true;
+    });
+  });
+}

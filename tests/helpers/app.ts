@@ -13,7 +13,18 @@ export const TEST_SECRET = "test-secret-key-0123456789abcdef0123456789";
  */
 export const TEST_SCRYPT: ScryptParams = { N: 2 ** 10, r: 8, p: 1 };
 
+/**
+ * /mcp rate limits on, but out of the way: suites send thousands of calls with one key, and every app.request()
+ * comes from the same (unknown) address. tests/mcp/rate_limit.test.ts tests the limits themselves.
+ */
+export const TEST_RATE_LIMITS = { MCP_RATE_LIMIT: "1000000/60", MCP_UNAUTH_RATE_LIMIT: "1000000/60" };
+
 export function testApp(sql: Sql, env: Record<string, string> = {}) {
-  const config = parseConfig({ ISSUER: "http://localhost:8000", SECRET_KEY: TEST_SECRET, ...env });
+  const config = parseConfig({
+    ISSUER: "http://localhost:8000",
+    SECRET_KEY: TEST_SECRET,
+    ...TEST_RATE_LIMITS,
+    ...env,
+  });
   return createApp({ config, sql, log: silentLogger, secretKey: TEST_SECRET, scrypt: TEST_SCRYPT });
 }

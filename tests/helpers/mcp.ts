@@ -15,7 +15,7 @@ import { MODULES, type Role } from "../../lib/workspace/modules.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { createMcpRoutes, type McpRouteDeps } from "../../routes/mcp.ts";
 import { createKeyStore } from "../../lib/oauth/keys.ts";
-import { TEST_SCRYPT, TEST_SECRET, testApp } from "./app.ts";
+import { TEST_RATE_LIMITS, TEST_SCRYPT, TEST_SECRET, testApp } from "./app.ts";
 
 export type Variant = "A" | "B";
 /** Anything with a fetch-like `request` (a Hono app). */
@@ -127,6 +127,7 @@ export function mcpApp(
     ISSUER: "http://localhost:8000",
     SECRET_KEY: TEST_SECRET,
     MCP_VARIANT: variant,
+    ...TEST_RATE_LIMITS,
     ...opts.env,
   });
   const log = opts.log ?? silentLogger;

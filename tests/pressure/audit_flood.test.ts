@@ -6,7 +6,7 @@ import { parseConfig } from "../../lib/config.ts";
 import { MAX_BODY_BYTES } from "../../lib/http/middleware.ts";
 import { createLogger } from "../../lib/log.ts";
 import { createApp } from "../../routes/mod.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
+import { TEST_RATE_LIMITS, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, mcpHeaders } from "../helpers/mcp.ts";
 
@@ -30,7 +30,13 @@ Deno.test("audit flood on loopback: one row per refused request, a bounded buffe
   const MAX_REFUSED = 50;
   // Only explicit flushes and full batches write (flushMs is long), so the counts below are exact.
   const audit = createAuditLog(db.sql, log, { flushMs: 60_000, batchSize: 200, maxRefused: MAX_REFUSED });
-  const config = parseConfig({ ISSUER: "http://localhost:8000", SECRET_KEY: TEST_SECRET });
+  // The flood comes from one address: /mcp's rate limit (tests/mcp/rate_limit.test.ts) would answer most of it
+  // 429 before the audit is reached; this test is about the audit buffer, so the limits are out of the way.
+  const config = parseConfig({
+    ISSUER: "http://localhost:8000",
+    SECRET_KEY: TEST_SECRET,
+    ...TEST_RATE_LIMITS,
+  });
   const app = createApp({ config, sql: db.sql, log, secretKey: TEST_SECRET, audit });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
   const url = `http://127.0.0.1:${server.addr.port}/mcp`;

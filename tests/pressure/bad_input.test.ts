@@ -8,7 +8,7 @@ import { silentLogger } from "../../lib/log.ts";
 import { registryFor } from "../../lib/mcp/registry.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TOOLS } from "../../tools/mod.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
+import { TEST_RATE_LIMITS, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, callOk, MCP_URL, mcpHeaders, postMcp } from "../helpers/mcp.ts";
 import {
@@ -101,11 +101,20 @@ async function snapshot(sql: Sql): Promise<Record<string, string>> {
 async function setup() {
   const db = await freshDatabase();
   const f = await buildFixture(db.sql);
-  const config = parseConfig({ ISSUER: "http://localhost:8000", SECRET_KEY: TEST_SECRET });
+  const config = parseConfig({
+    ISSUER: "http://localhost:8000",
+    SECRET_KEY: TEST_SECRET,
+    ...TEST_RATE_LIMITS,
+  });
   const audit = createAuditLog(db.sql, silentLogger, { flushMs: 60_000 });
   const app = createApp({ config, sql: db.sql, log: silentLogger, secretKey: TEST_SECRET, audit });
   const appB = createApp({
-    config: parseConfig({ ISSUER: "http://localhost:8000", SECRET_KEY: TEST_SECRET, MCP_VARIANT: "B" }),
+    config: parseConfig({
+      ISSUER: "http://localhost:8000",
+      SECRET_KEY: TEST_SECRET,
+      MCP_VARIANT: "B",
+      ...TEST_RATE_LIMITS,
+    }),
     sql: db.sql,
     log: silentLogger,
     secretKey: TEST_SECRET,
