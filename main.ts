@@ -8,6 +8,7 @@ import { isEmpty, seedDemo } from "./lib/demo.ts";
 import { createApp } from "./routes/mod.ts";
 import { type AuditLog, createAuditLog } from "./lib/audit.ts";
 import { ensureSigningKey } from "./lib/oauth/keys.ts";
+import { startSweeper, type Sweeper, sweepOptions } from "./lib/oauth/sweeper.ts";
 
 /** How long in-flight requests get to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -32,6 +33,7 @@ async function main(args: string[]): Promise<number> {
   }
   let db: OpenDatabase | undefined;
   let audit: AuditLog | undefined;
+  let sweeper: Sweeper | undefined;
   try {
     const config = loadConfig();
     const log = createLogger(config.logLevel);
@@ -58,6 +60,11 @@ async function main(args: string[]): Promise<number> {
     }
     audit = createAuditLog(db.sql, log);
     const app = createApp({ config, sql: db.sql, log, secretKey, audit });
+    sweeper = startSweeper(db.sql, {
+      ...sweepOptions(config),
+      intervalSeconds: config.sweepIntervalSeconds,
+      log,
+    });
     let server: Deno.HttpServer;
     try {
       server = Deno.serve({
@@ -91,6 +98,7 @@ async function main(args: string[]): Promise<number> {
     console.error(`portico: start-up failed: ${JSON.stringify(errorFields(err).error)}`);
     return 1;
   } finally {
+    sweeper?.stop();
     await audit?.close().catch(() => {});
     await db?.close().catch(() => {});
   }

@@ -23,6 +23,14 @@ export interface Config {
   /** metadata-document client ids (URLs) starting with one of these may obtain the `workspace` scope */
   trustedClientIdPrefixes: string[];
   logLevel: LogLevel;
+  /** REFRESH_REUSE_GRACE_SECONDS: how long a just-rotated refresh token may be presented again (0: never) */
+  refreshReuseGraceSeconds: number;
+  /** REFRESH_FAMILY_MAX_DAYS: the absolute life of a refresh token family, from the code exchange */
+  refreshFamilyMaxDays: number;
+  /** SWEEP_INTERVAL_SECONDS: how often the server deletes expired rows (0: never; `deno task admin sweep`) */
+  sweepIntervalSeconds: number;
+  /** UNUSED_CLIENT_DAYS: a self-registered client unused this long (and holding no grant) is deleted */
+  unusedClientDays: number;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -41,6 +49,13 @@ const rateLimit = z.string().regex(/^\d+\/\d+$/, "must look like MAX/SECONDS, e.
     return { max, windowSeconds };
   },
 ).refine((r) => r.max >= 1 && r.windowSeconds >= 1, "MAX and SECONDS must both be at least 1");
+
+function whole(min: number, max: number) {
+  return z.coerce.number({ error: "must be a number" }).int("must be a whole number").min(
+    min,
+    `must be between ${min} and ${max}`,
+  ).max(max, `must be between ${min} and ${max}`);
+}
 
 const url = z.string().refine((s) => {
   try {
@@ -78,6 +93,11 @@ const schema = z.object({
   ),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .default("info"),
+  REFRESH_REUSE_GRACE_SECONDS: whole(0, 600).default(60),
+  REFRESH_FAMILY_MAX_DAYS: whole(1, 3650).default(90),
+  SWEEP_INTERVAL_SECONDS: whole(0, 86400).refine((n) => n === 0 || n >= 60, "must be 0 (off) or at least 60")
+    .default(3600),
+  UNUSED_CLIENT_DAYS: whole(1, 3650).default(30),
 });
 
 /** Parses a plain record of environment variables (empty strings count as unset). */
@@ -111,6 +131,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     trustedProxies: e.TRUSTED_PROXIES,
     trustedClientIdPrefixes: e.TRUSTED_CLIENT_ID_PREFIXES,
     logLevel: e.LOG_LEVEL,
+    refreshReuseGraceSeconds: e.REFRESH_REUSE_GRACE_SECONDS,
+    refreshFamilyMaxDays: e.REFRESH_FAMILY_MAX_DAYS,
+    sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
+    unusedClientDays: e.UNUSED_CLIENT_DAYS,
   };
 }
 
@@ -126,6 +150,10 @@ const NAMES = [
   "TRUSTED_PROXIES",
   "TRUSTED_CLIENT_ID_PREFIXES",
   "LOG_LEVEL",
+  "REFRESH_REUSE_GRACE_SECONDS",
+  "REFRESH_FAMILY_MAX_DAYS",
+  "SWEEP_INTERVAL_SECONDS",
+  "UNUSED_CLIENT_DAYS",
 ] as const;
 
 /** Reads the process environment. The only caller of Deno.env in the project. */

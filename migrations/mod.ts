@@ -9,6 +9,7 @@ import m00007 from "./00007_personal.sql" with { type: "text" };
 import m00008 from "./00008_audit.sql" with { type: "text" };
 import m00009 from "./00009_mcp_oauth.sql" with { type: "text" };
 import m00011 from "./00011_signin_registration.sql" with { type: "text" };
+import m00013 from "./00013_oauth_lifecycle.sql" with { type: "text" };
 
 export interface Migration {
   name: string;
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "00008_audit.sql", sql: m00008 },
   { name: "00009_mcp_oauth.sql", sql: m00009 },
   { name: "00011_signin_registration.sql", sql: m00011 },
+  { name: "00013_oauth_lifecycle.sql", sql: m00013 },
 ];

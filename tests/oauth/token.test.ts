@@ -157,34 +157,39 @@ Deno.test("token endpoint", async (t) => {
       await expectError(await exchange(ctx, other, code, verifier), 400, "invalid_grant");
     });
 
-    await t.step("refresh rotates; reusing a rotated token revokes the whole family", async () => {
-      const { code, verifier } = await getCode(ctx, browser, pub);
-      const first = await (await exchange(ctx, pub, code, verifier)).json();
-      const r1 = await token(app, {
-        grant_type: "refresh_token",
-        refresh_token: first.refresh_token,
-        client_id: pub.client_id,
-      });
-      assert.equal(r1.status, 200);
-      assert.equal(r1.headers.get("cache-control"), "no-store");
-      const second = await r1.json();
-      assert.notEqual(second.refresh_token, first.refresh_token);
-      assert.ok(second.id_token, "openid grant gets an ID token on refresh too");
-      // reuse of the rotated token
-      const reuse = await token(app, {
-        grant_type: "refresh_token",
-        refresh_token: first.refresh_token,
-        client_id: pub.client_id,
-      });
-      await expectError(reuse, 400, "invalid_grant");
-      // the family is gone: the newest token fails as well
-      const newest = await token(app, {
-        grant_type: "refresh_token",
-        refresh_token: second.refresh_token,
-        client_id: pub.client_id,
-      });
-      await expectError(newest, 400, "invalid_grant");
-    });
+    await t.step(
+      "refresh rotates; reusing a rotated token after the grace window revokes the whole family",
+      async () => {
+        const { code, verifier } = await getCode(ctx, browser, pub);
+        const first = await (await exchange(ctx, pub, code, verifier)).json();
+        const r1 = await token(app, {
+          grant_type: "refresh_token",
+          refresh_token: first.refresh_token,
+          client_id: pub.client_id,
+        });
+        assert.equal(r1.status, 200);
+        assert.equal(r1.headers.get("cache-control"), "no-store");
+        const second = await r1.json();
+        assert.notEqual(second.refresh_token, first.refresh_token);
+        assert.ok(second.id_token, "openid grant gets an ID token on refresh too");
+        // reuse of the rotated token, once the grace window (60 s by default) is over: docs/oauth.md
+        await ctx.db.sql`update oauth_refresh_tokens set rotated_at = rotated_at - interval '61 seconds'
+        where token_hash = ${sha256Hex(first.refresh_token)}`;
+        const reuse = await token(app, {
+          grant_type: "refresh_token",
+          refresh_token: first.refresh_token,
+          client_id: pub.client_id,
+        });
+        await expectError(reuse, 400, "invalid_grant");
+        // the family is gone: the newest token fails as well
+        const newest = await token(app, {
+          grant_type: "refresh_token",
+          refresh_token: second.refresh_token,
+          client_id: pub.client_id,
+        });
+        await expectError(newest, 400, "invalid_grant");
+      },
+    );
 
     await t.step("refresh with a narrower scope; a wider one is invalid_scope", async () => {
       const { code, verifier } = await getCode(ctx, browser, pub);
