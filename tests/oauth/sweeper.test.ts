@@ -265,3 +265,25 @@ Deno.test("sweeper: bounded batches, several sweepers at once, and `admin sweep`
     await ctx.close();
   }
 });
+
+Deno.test("lifecycle settings: defaults and refusals", () => {
+  const c = parseConfig({});
+  assert.deepEqual(
+    [c.refreshReuseGraceSeconds, c.refreshFamilyMaxDays, c.sweepIntervalSeconds, c.unusedClientDays],
+    [60, 90, 3600, 30],
+  );
+  assert.equal(
+    parseConfig({ SWEEP_INTERVAL_SECONDS: "0", REFRESH_REUSE_GRACE_SECONDS: "0" }).sweepIntervalSeconds,
+    0,
+  );
+  const refused: Array<[Record<string, string>, string]> = [
+    [{ SWEEP_INTERVAL_SECONDS: "30" }, "config error: SWEEP_INTERVAL_SECONDS must be 0 (off) or at least 60"],
+    [
+      { REFRESH_REUSE_GRACE_SECONDS: "601" },
+      "config error: REFRESH_REUSE_GRACE_SECONDS must be between 0 and 600",
+    ],
+    [{ REFRESH_FAMILY_MAX_DAYS: "0" }, "config error: REFRESH_FAMILY_MAX_DAYS must be between 1 and 3650"],
+    [{ UNUSED_CLIENT_DAYS: "1.5" }, "config error: UNUSED_CLIENT_DAYS must be a whole number"],
+  ];
+  for (const [env, message] of refused) assert.throws(() => parseConfig(env), { message });
+});
