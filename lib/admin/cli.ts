@@ -245,7 +245,8 @@ const COMMANDS: Record<string, Command> = {
     usage: "sweep  (deletes expired codes, sessions, tokens, grants, rate-limit rows and unused clients now)",
     options: {},
     required: [],
-    run: async (_v, io) => ({ deleted: await sweep(io.sql, sweepOptions(io.config ?? parseConfig({}))) }),
+    // Rows deleted per table, one `table: n` line each (or one JSON object).
+    run: async (_v, io) => ({ ...await sweep(io.sql, sweepOptions(io.config ?? parseConfig({}))) }),
   },
   "keys rotate": {
     usage: "keys rotate",
