@@ -15,6 +15,7 @@ async function main(args: string[]): Promise<number> {
     return await runAdmin(args, {
       sql: db.sql,
       secretKey,
+      config,
       out: (l) => console.log(l),
       err: (l) => console.error(l),
     });

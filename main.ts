@@ -9,6 +9,7 @@ import { createApp } from "./routes/mod.ts";
 import { type AuditLog, createAuditLog } from "./lib/audit.ts";
 import { ensureSigningKey } from "./lib/oauth/keys.ts";
 import { frontEndWarning, type RunningServer, serve, serveOptions } from "./lib/http/serve.ts";
+import { startSweeper, type Sweeper, sweepOptions } from "./lib/oauth/sweeper.ts";
 
 /** How long in-flight requests get to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -33,6 +34,7 @@ async function main(args: string[]): Promise<number> {
   }
   let db: OpenDatabase | undefined;
   let audit: AuditLog | undefined;
+  let sweeper: Sweeper | undefined;
   try {
     const config = loadConfig();
     const log = createLogger(config.logLevel);
@@ -60,6 +62,12 @@ async function main(args: string[]): Promise<number> {
     audit = createAuditLog(db.sql, log);
     const app = createApp({ config, sql: db.sql, log, secretKey, audit });
     let server: RunningServer;
+    sweeper = startSweeper(db.sql, {
+      ...sweepOptions(config),
+      intervalSeconds: config.sweepIntervalSeconds,
+      log,
+    });
+
     try {
       server = await serve(
         app.fetch,
@@ -96,6 +104,7 @@ async function main(args: string[]): Promise<number> {
     console.error(`portico: start-up failed: ${JSON.stringify(errorFields(err).error)}`);
     return 1;
   } finally {
+    sweeper?.stop();
     await audit?.close().catch(() => {});
     await db?.close().catch(() => {});
   }

@@ -41,6 +41,14 @@ export interface Config {
   httpHeadersTimeoutMs: number;
   /** node front end: a silent connection is closed after this many ms; 0: no limit */
   httpIdleTimeoutMs: number;
+  /** REFRESH_REUSE_GRACE_SECONDS: how long a just-rotated refresh token may be presented again (0: never) */
+  refreshReuseGraceSeconds: number;
+  /** REFRESH_FAMILY_MAX_DAYS: the absolute life of a refresh token family, from the code exchange */
+  refreshFamilyMaxDays: number;
+  /** SWEEP_INTERVAL_SECONDS: how often the server deletes expired rows (0: never; `deno task admin sweep`) */
+  sweepIntervalSeconds: number;
+  /** UNUSED_CLIENT_DAYS: a self-registered client unused this long (and holding no grant) is deleted */
+  unusedClientDays: number;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -76,6 +84,12 @@ const rateLimitOrOff = z.string().refine(
   (r) => r === null || (r.max >= 1 && r.windowSeconds >= 1),
   "MAX and SECONDS must both be at least 1 (0 alone turns the limit off)",
 );
+function whole(min: number, max: number) {
+  return z.coerce.number({ error: "must be a number" }).int("must be a whole number").min(
+    min,
+    `must be between ${min} and ${max}`,
+  ).max(max, `must be between ${min} and ${max}`);
+}
 
 const url = z.string().refine((s) => {
   try {
@@ -137,6 +151,11 @@ const schema = z.object({
   HTTP_FRONT_END: z.enum(["deno", "node"], { error: "must be deno or node" }).default("deno"),
   HTTP_HEADERS_TIMEOUT_MS: millis.default(10_000),
   HTTP_IDLE_TIMEOUT_MS: millis.default(60_000),
+  REFRESH_REUSE_GRACE_SECONDS: whole(0, 600).default(60),
+  REFRESH_FAMILY_MAX_DAYS: whole(1, 3650).default(90),
+  SWEEP_INTERVAL_SECONDS: whole(0, 86400).refine((n) => n === 0 || n >= 60, "must be 0 (off) or at least 60")
+    .default(3600),
+  UNUSED_CLIENT_DAYS: whole(1, 3650).default(30),
 });
 
 /** Parses a plain record of environment variables (empty strings count as unset). */
@@ -179,6 +198,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     httpFrontEnd: e.HTTP_FRONT_END,
     httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
     httpIdleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
+    refreshReuseGraceSeconds: e.REFRESH_REUSE_GRACE_SECONDS,
+    refreshFamilyMaxDays: e.REFRESH_FAMILY_MAX_DAYS,
+    sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
+    unusedClientDays: e.UNUSED_CLIENT_DAYS,
   };
 }
 
@@ -203,6 +226,10 @@ const NAMES = [
   "HTTP_FRONT_END",
   "HTTP_HEADERS_TIMEOUT_MS",
   "HTTP_IDLE_TIMEOUT_MS",
+  "REFRESH_REUSE_GRACE_SECONDS",
+  "REFRESH_FAMILY_MAX_DAYS",
+  "SWEEP_INTERVAL_SECONDS",
+  "UNUSED_CLIENT_DAYS",
 ] as const;
 
 /** Reads the process environment. The only caller of Deno.env in the project. */

@@ -9,6 +9,7 @@ import m00007 from "./00007_personal.sql" with { type: "text" };
 import m00008 from "./00008_audit.sql" with { type: "text" };
 import m00009 from "./00009_mcp_oauth.sql" with { type: "text" };
 import m00011 from "./00011_signin_registration.sql" with { type: "text" };
+import m00013 from "./00013_oauth_lifecycle.sql" with { type: "text" };
 import m00014 from "./00014_key_activation.sql" with { type: "text" };
 import m00015 from "./00015_spent_tickets.sql" with { type: "text" };
 
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "00008_audit.sql", sql: m00008 },
   { name: "00009_mcp_oauth.sql", sql: m00009 },
   { name: "00011_signin_registration.sql", sql: m00011 },
+  { name: "00013_oauth_lifecycle.sql", sql: m00013 },
   { name: "00014_key_activation.sql", sql: m00014 },
   { name: "00015_spent_tickets.sql", sql: m00015 },
 ];

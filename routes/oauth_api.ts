@@ -72,7 +72,13 @@ function parseWith<T>(schema: z.ZodType<T>, form: Record<string, string>): T {
 export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const issuer = deps.config.issuer;
-  const tokenDeps: TokenDeps = { sql: deps.sql, keys: deps.keys, issuer };
+  const tokenDeps: TokenDeps = {
+    sql: deps.sql,
+    keys: deps.keys,
+    issuer,
+    refreshGraceSeconds: deps.config.refreshReuseGraceSeconds,
+    familyMaxDays: deps.config.refreshFamilyMaxDays,
+  };
   const metadata = authorizationServerMetadata(issuer);
   const limit = deps.config.registrationRateLimit;
 

@@ -12,10 +12,14 @@ import { listSigningKeys, rotateSigningKey } from "../oauth/keys.ts";
 import { isKnownScope } from "../oauth/scope_names.ts";
 import { recentAudit } from "../audit.ts";
 import { requireUuid } from "../errors.ts";
+import { type Config, parseConfig } from "../config.ts";
+import { sweep, sweepOptions } from "../oauth/sweeper.ts";
 
 export interface AdminIo {
   sql: Sql;
   secretKey: string;
+  /** the loaded configuration (admin.ts); absent in tests = the defaults */
+  config?: Config;
   out(line: string): void;
   err(line: string): void;
 }
@@ -237,6 +241,13 @@ const COMMANDS: Record<string, Command> = {
       return { entries };
     },
   },
+  sweep: {
+    usage: "sweep  (deletes expired codes, sessions, tokens, grants, rate-limit rows and unused clients now)",
+    options: {},
+    required: [],
+    // Rows deleted per table, one `table: n` line each (or one JSON object).
+    run: async (_v, io) => ({ ...await sweep(io.sql, sweepOptions(io.config ?? parseConfig({}))) }),
+  },
   "keys rotate": {
     usage: "keys rotate  (published at once; signs from activates_at, when cached key sets have expired)",
     options: {},
@@ -271,7 +282,9 @@ function human(result: Record<string, unknown>): string {
 
 /** Runs one admin command; returns the process exit code (0 ok, 1 refused, 2 bad command line). */
 export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
-  const name = argv.slice(0, 2).join(" ");
+  // Commands are two words (`client trust`) or one (`sweep`).
+  const words = COMMANDS[argv.slice(0, 2).join(" ")] ? 2 : 1;
+  const name = COMMANDS[argv[0] ?? ""] && words === 1 ? argv[0] : argv.slice(0, 2).join(" ");
   const command = COMMANDS[name];
   if (!command) {
     io.err(argv.length ? `admin: unknown command "${name}"` : "admin: no command given");
@@ -281,7 +294,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   let values: Values;
   try {
     const parsed = parseArgs({
-      args: argv.slice(2),
+      args: argv.slice(words),
       options: { ...command.options, json: B },
       strict: true,
       allowPositionals: command.positional !== undefined,

@@ -53,6 +53,10 @@ export interface TokenDeps {
   sql: Sql;
   keys: KeyStore;
   issuer: string;
+  /** REFRESH_REUSE_GRACE_SECONDS: how long a just-rotated refresh token may be presented again (0: never) */
+  refreshGraceSeconds: number;
+  /** REFRESH_FAMILY_MAX_DAYS: the absolute life of a refresh token family, counted from the code exchange */
+  familyMaxDays: number;
 }
 
 function refreshTtl(client: Client): number | undefined {
@@ -60,10 +64,17 @@ function refreshTtl(client: Client): number | undefined {
   return client.confidential ? REFRESH_TTL_CONFIDENTIAL_SECONDS : REFRESH_TTL_PUBLIC_SECONDS;
 }
 
+/**
+ * Adds a refresh token to a family: a full lifetime of its own, but never past the family's absolute end.
+ * With `onlyIfGraceFor` it is a sibling for a retry of that (rotated) parent, inserted only while the parent is
+ * within the grace window and none of its successors has been used — the check and the insert are one statement.
+ * Returns the token, or undefined when that condition did not hold.
+ */
 async function insertRefreshToken(
   db: Db,
   input: {
     familyId: string;
+    parentId: string | null;
     client: Client;
     userId: string;
     scopes: string[];
@@ -71,18 +82,29 @@ async function insertRefreshToken(
     authTime: Date;
     codeHash: string | null;
     ttl: number;
+    familyMaxDays: number;
+    onlyIfGraceFor?: { graceSeconds: number };
   },
-): Promise<string> {
+): Promise<string | undefined> {
   const token = randomToken("prt_");
-  await db`
-    insert into oauth_refresh_tokens (token_hash, family_id, client_id, user_id, scopes, resource, auth_time,
-                                      code_hash, expires_at)
-    values (${
-    sha256Hex(token)
-  }, ${input.familyId}, ${input.client.clientId}, ${input.userId}, ${input.scopes},
-            ${input.resource}, ${input.authTime}, ${input.codeHash},
-            now() + make_interval(secs => ${input.ttl}))`;
-  return token;
+  const grace = input.onlyIfGraceFor
+    ? db`and exists (
+        select 1 from oauth_refresh_tokens p
+         where p.id = ${input.parentId} and p.revoked_at is null
+           and p.rotated_at > clock_timestamp() - make_interval(secs => ${input.onlyIfGraceFor.graceSeconds})
+           and not exists (select 1 from oauth_refresh_tokens c where c.parent_id = p.id and c.rotated_at is not null))`
+    : db``;
+  const rows = await db`
+    insert into oauth_refresh_tokens (token_hash, family_id, parent_id, client_id, user_id, scopes, resource,
+                                      auth_time, code_hash, expires_at)
+    select ${sha256Hex(token)}, g.id, ${input.parentId}, ${input.client.clientId}, ${input.userId},
+           ${input.scopes}, ${input.resource}, ${input.authTime}, ${input.codeHash},
+           least(now() + make_interval(secs => ${input.ttl}),
+                 g.created_at + make_interval(days => ${input.familyMaxDays}))
+      from oauth_grants g
+     where g.id = ${input.familyId} ${grace}
+    returning id`;
+  return rows.length === 1 ? token : undefined;
 }
 
 /** Revokes a grant and every refresh token of its family. */
@@ -100,12 +122,33 @@ async function revokeLater(sql: Sql, grantIds: string[] | undefined): Promise<vo
   for (const id of grantIds ?? []) await sql.begin((tx) => revokeGrant(tx, id));
 }
 
+/** Notes that the client obtained tokens, at most once an hour (the sweeper keeps clients in use). */
+async function touchClient(db: Db, clientId: string): Promise<void> {
+  await db`
+    update oauth_clients set last_used_at = now()
+     where client_id = ${clientId} and (last_used_at is null or last_used_at < now() - interval '1 hour')`;
+}
+
 /** The resource an access token is for: the one the grant was bound to, else one named now, else the issuer. */
 function effectiveResource(bound: string | null, requested: string | undefined): string | null {
   if (requested !== undefined && bound !== null && requested !== bound) {
     throw new OAuthError("invalid_target", "resource differs from the one authorized");
   }
   return bound ?? requested ?? null;
+}
+
+/**
+ * A refresh keeps the audience bound at the code exchange (the grant's resource, or the issuer when none was
+ * named): `resource` may repeat it, never change it — else every refresh could pick a new audience.
+ */
+function refreshResource(bound: string | null, requested: string | undefined, issuer: string): string | null {
+  if (requested !== undefined && requested !== (bound ?? issuer)) {
+    throw new OAuthError(
+      "invalid_target",
+      `this grant's tokens are for ${bound ?? issuer}; a refresh cannot change it`,
+    );
+  }
+  return bound;
 }
 
 async function mintTokens(
@@ -160,11 +203,18 @@ interface CodeRow {
   code_challenge: string;
   auth_time: Date | string;
   live: boolean;
+  consumed: boolean;
   workspace_id: string | null;
   company_id: string | null;
 }
 
-/** grant_type=authorization_code. A code is consumed by its first presentation, valid or not. */
+const CODE_INVALID = "the code is invalid, expired or already used";
+
+/**
+ * grant_type=authorization_code. Everything is checked on a read that changes nothing; a refused request leaves
+ * the code usable. Only a request that would succeed consumes it, in one statement that re-checks; a correct
+ * request for a code already consumed is a replay and revokes what the code produced.
+ */
 export async function exchangeCode(
   deps: TokenDeps,
   client: Client,
@@ -178,82 +228,96 @@ export async function exchangeCode(
   }
   const codeHash = sha256Hex(input.code);
   const ttl = refreshTtl(client);
-  type Outcome =
-    | { ok: true; grantId: string; row: CodeRow; resource: string | null; refreshToken?: string }
-    | { ok: false; error: OAuthError; revoke?: string[] };
-  const outcome: Outcome = await deps.sql.begin(async (tx): Promise<Outcome> => {
-    const [row] = await tx<CodeRow[]>`
+  const [row] = await deps.sql<CodeRow[]>`
+    select client_id, user_id, redirect_uri, scopes, resource, nonce, code_challenge, auth_time,
+           expires_at > now() as live, consumed_at is not null as consumed, workspace_id, company_id
+      from oauth_codes where code_hash = ${codeHash}`;
+  const invalid = (d: string) => new OAuthError("invalid_grant", d);
+  if (!row) throw invalid(CODE_INVALID);
+  if (row.client_id !== client.clientId) throw invalid("the code was issued to another client");
+  if (!row.live) throw invalid(CODE_INVALID);
+  if (row.redirect_uri !== input.redirectUri) {
+    throw invalid("redirect_uri differs from the authorization request");
+  }
+  if (!verifierMatches(input.codeVerifier, row.code_challenge)) {
+    throw invalid("code_verifier does not match the code_challenge");
+  }
+  const resource = effectiveResource(row.resource, input.resource);
+  type Outcome = { ok: true; grantId: string; refreshToken?: string } | { ok: false };
+  const outcome: Outcome = row.consumed
+    ? { ok: false }
+    : await deps.sql.begin(async (tx): Promise<Outcome> => {
+      const consumed = await tx`
       update oauth_codes set consumed_at = now()
-      where code_hash = ${codeHash} and consumed_at is null
-      returning client_id, user_id, redirect_uri, scopes, resource, nonce, code_challenge, auth_time,
-                expires_at > now() as live, workspace_id, company_id`;
-    if (!row) {
-      // Unknown, or presented before: a replay means the code leaked, so what it produced is revoked too —
-      // after this transaction, which may hold the code's row lock (see revokeLater).
-      const grants = await tx<{ id: string }[]>`select id from oauth_grants where code_hash = ${codeHash}`;
-      return {
-        ok: false,
-        error: new OAuthError("invalid_grant", "the code is invalid, expired or already used"),
-        revoke: grants.map((g) => g.id),
-      };
-    }
-    const fail = (d: string): Outcome => ({ ok: false, error: new OAuthError("invalid_grant", d) });
-    if (row.client_id !== client.clientId) return fail("the code was issued to another client");
-    if (!row.live) return fail("the code is invalid, expired or already used");
-    if (row.redirect_uri !== input.redirectUri) {
-      return fail("redirect_uri differs from the authorization request");
-    }
-    if (!verifierMatches(input.codeVerifier!, row.code_challenge)) {
-      return fail("code_verifier does not match the code_challenge");
-    }
-    let resource: string | null;
-    try {
-      resource = effectiveResource(row.resource, input.resource);
-    } catch (err) {
-      return { ok: false, error: err as OAuthError };
-    }
-    const [grant] = await tx<{ id: string }[]>`
+       where code_hash = ${codeHash} and consumed_at is null and expires_at > now()
+      returning code_hash`;
+      if (consumed.length === 0) return { ok: false };
+      const [grant] = await tx<{ id: string }[]>`
       insert into oauth_grants (client_id, user_id, code_hash, scopes, resource, workspace_id, company_id)
       values (${client.clientId}, ${row.user_id}, ${codeHash}, ${row.scopes}, ${resource}, ${row.workspace_id},
               ${row.company_id})
       returning id`;
-    const refreshToken = ttl === undefined ? undefined : await insertRefreshToken(tx, {
-      familyId: grant.id,
-      client,
-      userId: row.user_id,
-      scopes: row.scopes,
-      resource,
-      authTime: new Date(row.auth_time),
-      codeHash,
-      ttl,
+      const refreshToken = ttl === undefined ? undefined : await insertRefreshToken(tx, {
+        familyId: grant.id,
+        parentId: null,
+        client,
+        userId: row.user_id,
+        scopes: row.scopes,
+        resource,
+        authTime: new Date(row.auth_time),
+        codeHash,
+        ttl,
+        familyMaxDays: deps.familyMaxDays,
+      });
+      await touchClient(tx, client.clientId);
+      return { ok: true, grantId: grant.id, refreshToken };
     });
-    return { ok: true, grantId: grant.id, row, resource, refreshToken };
-  });
   if (!outcome.ok) {
-    await revokeLater(deps.sql, outcome.revoke);
-    throw outcome.error;
+    // Consumed before (or by a concurrent request that won): a replay means the code leaked, so what it produced
+    // is revoked too — after the consuming transaction, which may hold the code's row lock (see revokeLater).
+    const grants = await deps.sql<
+      { id: string }[]
+    >`select id from oauth_grants where code_hash = ${codeHash}`;
+    await revokeLater(deps.sql, grants.map((g) => g.id));
+    throw invalid(CODE_INVALID);
   }
   return await mintTokens(deps, {
     client,
-    userId: outcome.row.user_id,
-    scopes: outcome.row.scopes,
-    resource: outcome.resource,
+    userId: row.user_id,
+    scopes: row.scopes,
+    resource,
     grantId: outcome.grantId,
-    authTime: new Date(outcome.row.auth_time),
-    nonce: outcome.row.nonce ?? undefined,
+    authTime: new Date(row.auth_time),
+    nonce: row.nonce ?? undefined,
     refreshToken: outcome.refreshToken,
   });
 }
 
 interface RefreshRow {
+  id: string;
   family_id: string;
+  client_id: string;
   user_id: string;
   scopes: string[];
   resource: string | null;
   auth_time: Date | string;
+  rotated: boolean;
+  revoked: boolean;
+  unexpired: boolean;
+  grant_live: boolean;
+  within_cap: boolean;
+  enabled: boolean;
+  in_grace: boolean;
 }
 
-/** grant_type=refresh_token: rotates the token; presenting a rotated one revokes its whole family. */
+/**
+ * grant_type=refresh_token (docs/oauth.md "Refresh rotation, retries and theft detection"). The presented token
+ * is checked on a read that changes nothing; a refused request (`invalid_scope`, `invalid_target`) leaves it as it
+ * was. Then, under the family's lock (the grant row), the token is rotated in one statement that re-checks it —
+ * or, when it was rotated moments ago and none of its successors has been used yet, a sibling successor is
+ * issued (a retry or a parallel refresh). Any other presentation of a rotated or superseded token revokes the
+ * whole family.
+ */
 export async function refreshGrant(
   deps: TokenDeps,
   client: Client,
@@ -264,70 +328,94 @@ export async function refreshGrant(
     throw new OAuthError("unauthorized_client", "this client did not register the refresh_token grant");
   }
   if (!input.refreshToken) throw new OAuthError("invalid_request", "refresh_token is required");
-  const tokenHash = sha256Hex(input.refreshToken);
-  type Outcome =
-    | { ok: true; row: RefreshRow; scopes: string[]; resource: string | null; refreshToken: string }
-    | { ok: false; error: OAuthError; revoke?: string[] };
+  const grace = deps.refreshGraceSeconds;
+  const [row] = await deps.sql<RefreshRow[]>`
+    select rt.id, rt.family_id, rt.client_id, rt.user_id, rt.scopes, g.resource, rt.auth_time,
+           rt.rotated_at is not null as rotated, rt.revoked_at is not null as revoked,
+           rt.expires_at > now() as unexpired, g.revoked_at is null as grant_live,
+           g.created_at + make_interval(days => ${deps.familyMaxDays}) > now() as within_cap,
+           u.disabled_at is null as enabled,
+           coalesce(rt.rotated_at > clock_timestamp() - make_interval(secs => ${grace})
+             and not exists (select 1 from oauth_refresh_tokens c where c.parent_id = rt.id and c.rotated_at is not null),
+             false) as in_grace
+      from oauth_refresh_tokens rt
+      join oauth_grants g on g.id = rt.family_id
+      join users u on u.id = rt.user_id
+     where rt.token_hash = ${sha256Hex(input.refreshToken)}`;
+  const invalid = () => new OAuthError("invalid_grant", "the refresh token is invalid");
+  // Another client's token is not this client's to end; a revoked family has nothing left to end.
+  if (!row || row.client_id !== client.clientId || !row.grant_live) throw invalid();
+  const again = row.rotated || row.revoked;
+  if (again && !(grace > 0 && row.rotated && !row.revoked && row.in_grace)) {
+    // Presented after its successor was used, after the window, or after a sibling won: the client or a thief
+    // holds a stale copy; end the whole family. These conditions never revert, so a read is enough to decide.
+    await revokeLater(deps.sql, [row.family_id]);
+    throw invalid();
+  }
+  if (!row.unexpired || !row.within_cap || !row.enabled) throw invalid();
+  let scopes = row.scopes;
+  if (input.scope !== undefined) {
+    const asked = splitScope(input.scope).filter((s) => s !== "offline_access");
+    const extra = asked.find((s) => !row.scopes.includes(s));
+    if (extra) throw new OAuthError("invalid_scope", `scope ${extra} was not granted`);
+    if (asked.length > 0) scopes = asked;
+  }
+  const resource = refreshResource(row.resource, input.resource, deps.issuer);
+
+  type Outcome = { ok: true; refreshToken: string } | { ok: false; revoke: boolean };
   const outcome = await deps.sql.begin(async (tx): Promise<Outcome> => {
-    const [row] = await tx<RefreshRow[]>`
-      update oauth_refresh_tokens rt set rotated_at = now()
-      from oauth_grants g, users u
-      where rt.token_hash = ${tokenHash} and rt.client_id = ${client.clientId} and g.id = rt.family_id
-        and rt.rotated_at is null and rt.revoked_at is null and g.revoked_at is null and rt.expires_at > now()
-        and u.id = rt.user_id and u.disabled_at is null
-      returning rt.family_id, rt.user_id, rt.scopes, rt.resource, rt.auth_time`;
-    const invalid = {
-      ok: false as const,
-      error: new OAuthError("invalid_grant", "the refresh token is invalid"),
-    };
-    if (!row) {
-      const [old] = await tx<{ family_id: string; client_id: string; rotated: boolean }[]>`
-        select family_id, client_id, rotated_at is not null as rotated
-        from oauth_refresh_tokens where token_hash = ${tokenHash}`;
-      // A rotated token presented again: either the client or a thief holds a copy; end the whole family
-      // (after this transaction, see revokeLater).
-      const reused = old && old.client_id === client.clientId && old.rotated;
-      return reused ? { ...invalid, revoke: [old.family_id] } : invalid;
-    }
-    let scopes = row.scopes;
-    if (input.scope !== undefined) {
-      const asked = splitScope(input.scope).filter((s) => s !== "offline_access");
-      const extra = asked.find((s) => !row.scopes.includes(s));
-      if (extra) {
-        return { ok: false, error: new OAuthError("invalid_scope", `scope ${extra} was not granted`) };
-      }
-      if (asked.length > 0) scopes = asked;
-    }
-    let resource: string | null;
-    try {
-      resource = effectiveResource(row.resource, input.resource);
-    } catch (err) {
-      return { ok: false, error: err as OAuthError };
-    }
-    // The new refresh token keeps the grant's full scope (RFC 6749 §6) and gets a full lifetime of its own.
-    const refreshToken = await insertRefreshToken(tx, {
+    // The family's lock: every rotation, retry and revocation of this family takes the grant row first.
+    const [locked] = await tx`
+      select g.id from oauth_grants g join users u on u.id = g.user_id
+       where g.id = ${row.family_id} and g.revoked_at is null and u.disabled_at is null
+         and g.created_at + make_interval(days => ${deps.familyMaxDays}) > now()
+         for update of g`;
+    if (!locked) return { ok: false, revoke: false };
+    const successor = {
       familyId: row.family_id,
+      parentId: row.id,
       client,
       userId: row.user_id,
+      // The new refresh token keeps the grant's full scope (RFC 6749 §6) and gets a full lifetime of its own.
       scopes: row.scopes,
       resource: row.resource,
       authTime: new Date(row.auth_time),
       codeHash: null,
       ttl,
-    });
-    return { ok: true, row, scopes, resource, refreshToken };
+      familyMaxDays: deps.familyMaxDays,
+    };
+    if (!again) {
+      const rotated = await tx`
+        update oauth_refresh_tokens set rotated_at = now()
+         where id = ${row.id} and rotated_at is null and revoked_at is null and expires_at > now()
+        returning id`;
+      if (rotated.length === 1) {
+        // This branch won: siblings issued for retries of the same parent are no longer needed.
+        await tx`
+          update oauth_refresh_tokens set revoked_at = now()
+           where family_id = ${row.family_id} and id <> ${row.id} and rotated_at is null and revoked_at is null`;
+        const refreshToken = (await insertRefreshToken(tx, successor))!;
+        await touchClient(tx, client.clientId);
+        return { ok: true, refreshToken };
+      }
+    }
+    // Rotated meanwhile (a parallel request won) or before: a retry within the window gets a sibling successor.
+    const sibling = grace > 0
+      ? await insertRefreshToken(tx, { ...successor, onlyIfGraceFor: { graceSeconds: grace } })
+      : undefined;
+    return sibling ? { ok: true, refreshToken: sibling } : { ok: false, revoke: true };
   });
   if (!outcome.ok) {
-    await revokeLater(deps.sql, outcome.revoke);
-    throw outcome.error;
+    if (outcome.revoke) await revokeLater(deps.sql, [row.family_id]);
+    throw invalid();
   }
   return await mintTokens(deps, {
     client,
-    userId: outcome.row.user_id,
-    scopes: outcome.scopes,
-    resource: outcome.resource,
-    grantId: outcome.row.family_id,
-    authTime: new Date(outcome.row.auth_time),
+    userId: row.user_id,
+    scopes,
+    resource,
+    grantId: row.family_id,
+    authTime: new Date(row.auth_time),
     refreshToken: outcome.refreshToken,
   });
 }

@@ -121,7 +121,10 @@ Deno.test({
       const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
       assert.ok(refreshed.access_token);
       assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
-      // the rotated-out token is refused
+      // once its successor has been used, the rotated-out token is refused (docs/oauth.md, "Refresh retries and
+      // parallel refreshes": before that, a retry within 60 s would get a sibling successor)
+      const again = await oidc.refreshTokenGrant(config, refreshed.refresh_token!);
+      assert.ok(again.access_token);
       await assert.rejects(() => oidc.refreshTokenGrant(config, tokens.refresh_token!), (err: unknown) => {
         return err instanceof oidc.ResponseBodyError && err.error === "invalid_grant";
       });

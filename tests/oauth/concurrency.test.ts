@@ -1,6 +1,10 @@
-// Simultaneous use of one code or one refresh token: exactly one success (single-statement consumption), and
-// every other attempt a clean invalid_grant — never a deadlock or a server error.
+// Simultaneous use of one code: exactly one success (single-statement consumption), every other attempt a clean
+// invalid_grant. One refresh token: with the grace window (default) every attempt succeeds with a successor of
+// its own; without it (REFRESH_REUSE_GRACE_SECONDS=0) exactly one. Never a deadlock or a server error.
 import assert from "node:assert/strict";
+import { decodeJwt } from "jose";
+import { sha256Hex } from "../../lib/crypto.ts";
+import { testApp } from "../helpers/app.ts";
 import {
   Browser,
   type Ctx,
@@ -32,25 +36,45 @@ async function freshTokens(ctx: Ctx, client: Registered) {
   return await (await exchange(ctx, client, code, verifier)).json();
 }
 
-Deno.test(`${PARALLEL} parallel exchanges of one code and ${PARALLEL} parallel refreshes of one token: one success each`, async () => {
+Deno.test(`${PARALLEL} parallel exchanges of one code and ${PARALLEL} parallel refreshes of one token`, async () => {
   // On embedded PGlite (one connection) the requests queue; on Postgres they race on ten connections.
   const ctx = await setup();
   try {
     const client = await registerPublic(ctx.app);
+    const noGrace = { ...ctx, app: testApp(ctx.db.sql, { REFRESH_REUSE_GRACE_SECONDS: "0" }) };
+    const refreshAll = (c: Ctx, refresh_token: string) =>
+      Promise.all(
+        Array.from(
+          { length: PARALLEL },
+          () => token(c.app, { grant_type: "refresh_token", refresh_token, client_id: client.client_id }),
+        ),
+      );
     for (let round = 0; round < ROUNDS; round++) {
       const { code, verifier } = await getCode(ctx, new Browser(ctx.app), client);
       await expectOneSuccess(
         await Promise.all(Array.from({ length: PARALLEL }, () => exchange(ctx, client, code, verifier))),
       );
-      const { refresh_token } = await freshTokens(ctx, client);
-      await expectOneSuccess(
-        await Promise.all(
-          Array.from(
-            { length: PARALLEL },
-            () => token(ctx.app, { grant_type: "refresh_token", refresh_token, client_id: client.client_id }),
-          ),
-        ),
+      // docs/oauth.md "Refresh retries": within the window each parallel refresh gets a sibling successor.
+      const first = await freshTokens(ctx, client);
+      const all = await refreshAll(ctx, first.refresh_token);
+      const bodies = await Promise.all(all.map((r) => r.json()));
+      assert.deepEqual(all.map((r) => r.status), Array(PARALLEL).fill(200), JSON.stringify(bodies[0]));
+      assert.equal(new Set(bodies.map((b) => b.refresh_token)).size, PARALLEL);
+      const [grant] = await ctx.db.sql<{ revoked: boolean; heads: number }[]>`
+        select g.revoked_at is not null as revoked,
+               (select count(*)::int from oauth_refresh_tokens rt where rt.family_id = g.id
+                   and rt.rotated_at is null and rt.revoked_at is null) as heads
+          from oauth_grants g where g.id = ${decodeJwt(first.access_token).grant_id as string}`;
+      assert.deepEqual(grant, { revoked: false, heads: PARALLEL });
+      assert.equal(
+        (await ctx.db.sql`select 1 from oauth_refresh_tokens where token_hash = ${
+          sha256Hex(bodies[0].refresh_token)
+        }`).length,
+        1,
       );
+      // Without the window: one success, the others are reuse.
+      const second = await freshTokens(noGrace, client);
+      await expectOneSuccess(await refreshAll(noGrace, second.refresh_token));
     }
   } finally {
     await ctx.close();

@@ -157,34 +157,39 @@ Deno.test("token endpoint", async (t) => {
       await expectError(await exchange(ctx, other, code, verifier), 400, "invalid_grant");
     });
 
-    await t.step("refresh rotates; reusing a rotated token revokes the whole family", async () => {
-      const { code, verifier } = await getCode(ctx, browser, pub);
-      const first = await (await exchange(ctx, pub, code, verifier)).json();
-      const r1 = await token(app, {
-        grant_type: "refresh_token",
-        refresh_token: first.refresh_token,
-        client_id: pub.client_id,
-      });
-      assert.equal(r1.status, 200);
-      assert.equal(r1.headers.get("cache-control"), "no-store");
-      const second = await r1.json();
-      assert.notEqual(second.refresh_token, first.refresh_token);
-      assert.ok(second.id_token, "openid grant gets an ID token on refresh too");
-      // reuse of the rotated token
-      const reuse = await token(app, {
-        grant_type: "refresh_token",
-        refresh_token: first.refresh_token,
-        client_id: pub.client_id,
-      });
-      await expectError(reuse, 400, "invalid_grant");
-      // the family is gone: the newest token fails as well
-      const newest = await token(app, {
-        grant_type: "refresh_token",
-        refresh_token: second.refresh_token,
-        client_id: pub.client_id,
-      });
-      await expectError(newest, 400, "invalid_grant");
-    });
+    await t.step(
+      "refresh rotates; reusing a rotated token after the grace window revokes the whole family",
+      async () => {
+        const { code, verifier } = await getCode(ctx, browser, pub);
+        const first = await (await exchange(ctx, pub, code, verifier)).json();
+        const r1 = await token(app, {
+          grant_type: "refresh_token",
+          refresh_token: first.refresh_token,
+          client_id: pub.client_id,
+        });
+        assert.equal(r1.status, 200);
+        assert.equal(r1.headers.get("cache-control"), "no-store");
+        const second = await r1.json();
+        assert.notEqual(second.refresh_token, first.refresh_token);
+        assert.ok(second.id_token, "openid grant gets an ID token on refresh too");
+        // reuse of the rotated token, once the grace window (60 s by default) is over: docs/oauth.md
+        await ctx.db.sql`update oauth_refresh_tokens set rotated_at = rotated_at - interval '61 seconds'
+        where token_hash = ${sha256Hex(first.refresh_token)}`;
+        const reuse = await token(app, {
+          grant_type: "refresh_token",
+          refresh_token: first.refresh_token,
+          client_id: pub.client_id,
+        });
+        await expectError(reuse, 400, "invalid_grant");
+        // the family is gone: the newest token fails as well
+        const newest = await token(app, {
+          grant_type: "refresh_token",
+          refresh_token: second.refresh_token,
+          client_id: pub.client_id,
+        });
+        await expectError(newest, 400, "invalid_grant");
+      },
+    );
 
     await t.step("refresh with a narrower scope; a wider one is invalid_scope", async () => {
       const { code, verifier } = await getCode(ctx, browser, pub);
@@ -345,6 +350,143 @@ Deno.test("token endpoint", async (t) => {
           401,
           "invalid_client",
         );
+      },
+    );
+  } finally {
+    await ctx.close();
+  }
+});
+
+// Issue 14.1 and 14.7: a refused request consumes nothing; a grant's audience is fixed at its first issuance.
+// REFRESH_REUSE_GRACE_SECONDS=0, so a retry that succeeds proves the token was not rotated by the refusal.
+Deno.test("token endpoint: validation before consumption, audience bound at first issuance", async (t) => {
+  const ctx = await setup({ REFRESH_REUSE_GRACE_SECONDS: "0" });
+  const app = ctx.app;
+  const browser = new Browser(app);
+  const rotated = async (refreshToken: string) => {
+    const [row] = await ctx.db.sql<{ rotated: boolean; revoked: boolean }[]>`
+      select rotated_at is not null as rotated, revoked_at is not null as revoked
+        from oauth_refresh_tokens where token_hash = ${sha256Hex(refreshToken)}`;
+    return row;
+  };
+  const refresh = (client: { client_id: string }, refreshToken: string, extra: Record<string, string> = {}) =>
+    token(app, {
+      grant_type: "refresh_token",
+      refresh_token: refreshToken,
+      client_id: client.client_id,
+      ...extra,
+    });
+  try {
+    const pub = await registerPublic(app);
+
+    await t.step(
+      "a refresh refused with invalid_scope or invalid_target leaves the token usable",
+      async () => {
+        const { code, verifier } = await getCode(ctx, browser, pub, {
+          resource: "https://mcp.example.com/mcp",
+        });
+        const first = await (await exchange(ctx, pub, code, verifier)).json();
+        await expectError(
+          await refresh(pub, first.refresh_token, { scope: "openid agent.purchase" }),
+          400,
+          "invalid_scope",
+        );
+        assert.deepEqual(await rotated(first.refresh_token), { rotated: false, revoked: false });
+        await expectError(
+          await refresh(pub, first.refresh_token, { resource: "https://other.example.com/mcp" }),
+          400,
+          "invalid_target",
+        );
+        await expectError(
+          await refresh(pub, first.refresh_token, { resource: "not a uri" }),
+          400,
+          "invalid_target",
+        );
+        assert.deepEqual(await rotated(first.refresh_token), { rotated: false, revoked: false });
+        // The retry is a normal rotation, not reuse: 200, and the family lives on.
+        const retry = await refresh(pub, first.refresh_token, { scope: "openid" });
+        assert.equal(retry.status, 200);
+        const body = await retry.json();
+        assert.equal(body.scope, "openid");
+        assert.equal(decodeJwt(body.access_token).aud, "https://mcp.example.com/mcp");
+        assert.equal((await refresh(pub, body.refresh_token)).status, 200);
+      },
+    );
+
+    await t.step(
+      "a code exchange refused (resource, verifier, redirect_uri, client) leaves the code usable",
+      async () => {
+        const other = await registerPublic(app, { client_name: "Other" });
+        const { code, verifier } = await getCode(ctx, browser, pub, {
+          resource: "https://mcp.example.com/mcp",
+        });
+        await expectError(
+          await exchange(ctx, pub, code, verifier, { resource: "https://other.example.com/" }),
+          400,
+          "invalid_target",
+        );
+        await expectError(await exchange(ctx, pub, code, "y".repeat(43)), 400, "invalid_grant");
+        await expectError(
+          await exchange(ctx, pub, code, verifier, { redirect_uri: "http://127.0.0.1:9999/other" }),
+          400,
+          "invalid_grant",
+        );
+        await expectError(await exchange(ctx, other, code, verifier), 400, "invalid_grant");
+        const [row] = await ctx.db.sql<{ consumed: boolean }[]>`
+        select consumed_at is not null as consumed from oauth_codes where code_hash = ${sha256Hex(code)}`;
+        assert.equal(row.consumed, false);
+        const ok = await exchange(ctx, pub, code, verifier, { resource: "https://mcp.example.com/mcp" });
+        assert.equal(ok.status, 200);
+        const body = await ok.json();
+        assert.equal(decodeJwt(body.access_token).aud, "https://mcp.example.com/mcp");
+        // A replay after the success still revokes what the code produced.
+        await expectError(await exchange(ctx, pub, code, verifier), 400, "invalid_grant");
+        await expectError(await refresh(pub, body.refresh_token), 400, "invalid_grant");
+      },
+    );
+
+    await t.step(
+      "a grant bound to no resource: a refresh may repeat its audience (the issuer), never change it",
+      async () => {
+        const { code, verifier } = await getCode(ctx, browser, pub);
+        const first = await (await exchange(ctx, pub, code, verifier)).json();
+        assert.equal(decodeJwt(first.access_token).aud, "http://localhost:8000");
+        const moved = await expectError(
+          await refresh(pub, first.refresh_token, { resource: "https://elsewhere.example.com/api" }),
+          400,
+          "invalid_target",
+        );
+        assert.match(moved.error_description, /http:\/\/localhost:8000/);
+        assert.deepEqual(await rotated(first.refresh_token), { rotated: false, revoked: false });
+        const same = await refresh(pub, first.refresh_token, { resource: "http://localhost:8000" });
+        assert.equal(same.status, 200);
+        const body = await same.json();
+        assert.equal(decodeJwt(body.access_token).aud, "http://localhost:8000");
+        const plain = await (await refresh(pub, body.refresh_token)).json();
+        assert.equal(decodeJwt(plain.access_token).aud, "http://localhost:8000");
+      },
+    );
+
+    await t.step(
+      "a resource named first at the token endpoint binds the grant; refreshes keep it",
+      async () => {
+        const { code, verifier } = await getCode(ctx, browser, pub);
+        const first =
+          await (await exchange(ctx, pub, code, verifier, { resource: "https://mcp.example.com/mcp" }))
+            .json();
+        assert.equal(decodeJwt(first.access_token).aud, "https://mcp.example.com/mcp");
+        await expectError(
+          await refresh(pub, first.refresh_token, { resource: "https://other.example.com/mcp" }),
+          400,
+          "invalid_target",
+        );
+        await expectError(
+          await refresh(pub, first.refresh_token, { resource: "http://localhost:8000" }),
+          400,
+          "invalid_target",
+        );
+        const plain = await (await refresh(pub, first.refresh_token)).json();
+        assert.equal(decodeJwt(plain.access_token).aud, "https://mcp.example.com/mcp");
       },
     );
   } finally {
