@@ -1,5 +1,5 @@
-// Deletes what can no longer be used (expired codes, sessions, tokens, grants, rate-limit rows, unused
-// self-registered clients) in bounded batches; safe to run on several instances at once (skip locked).
+// Deletes what can no longer be used (expired codes, sessions, tokens, grants, rate-limit rows, spent sign-in
+// tickets, unused self-registered clients) in bounded batches; safe to run on several instances at once (skip locked).
 import type { Config } from "../config.ts";
 import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
@@ -31,6 +31,7 @@ export interface SweepResult {
   refresh_tokens: number;
   rate_limits: number;
   rate_buckets: number;
+  spent_tickets: number;
   clients: number;
 }
 
@@ -84,6 +85,11 @@ function batch(db: Db, table: Table, limit: number, opts: SweepOptions) {
       return db`delete from rate_buckets where ctid = any(array(
         select ctid from rate_buckets where tat < now()
          limit ${limit} for update skip locked))`;
+    case "spent_tickets":
+      // A spent ticket's id is only needed while the ticket itself could still be presented.
+      return db`delete from oauth_spent_tickets where ctid = any(array(
+        select ctid from oauth_spent_tickets where expires_at < now()
+         limit ${limit} for update skip locked))`;
     case "clients":
       // Self-registered (and metadata-document) clients the operator did not trust, that obtained no token
       // for UNUSED_CLIENT_DAYS (or never since registration), and hold no grant (live, or over but not yet
@@ -106,6 +112,7 @@ const ORDER: Table[] = [
   "refresh_tokens",
   "rate_limits",
   "rate_buckets",
+  "spent_tickets",
   "clients",
 ];
 
@@ -113,15 +120,7 @@ const ORDER: Table[] = [
 export async function sweep(db: Db, opts: SweepOptions): Promise<SweepResult> {
   const limit = opts.batchRows ?? SWEEP_BATCH_ROWS;
   const maxBatches = opts.maxBatches ?? SWEEP_MAX_BATCHES;
-  const out: SweepResult = {
-    codes: 0,
-    sessions: 0,
-    grants: 0,
-    refresh_tokens: 0,
-    rate_limits: 0,
-    rate_buckets: 0,
-    clients: 0,
-  };
+  const out = Object.fromEntries(ORDER.map((t) => [t, 0])) as unknown as SweepResult;
   for (const table of ORDER) {
     for (let i = 0; i < maxBatches; i++) {
       const { count } = await batch(db, table, limit, opts);

@@ -33,6 +33,7 @@ const TABLES = [
   "oauth_clients",
   "oauth_client_registrations",
   "oauth_consents",
+  "oauth_spent_tickets",
 ] as const;
 
 async function counts(sql: Sql): Promise<Record<string, number>> {
@@ -132,6 +133,7 @@ Deno.test("sweeper: tables stay flat across create → expire → sweep cycles; 
     await sql`update browser_sessions set expires_at = now() - interval '1 second'`;
     await sql`update rate_limits set window_start = window_start - interval '3 days'`;
     await sql`update rate_buckets set tat = now() - interval '1 second'`;
+    await sql`update oauth_spent_tickets set expires_at = now() - interval '1 second'`;
     await sweep(sql, opts);
     const baseline = await counts(sql);
 
@@ -172,6 +174,8 @@ Deno.test("sweeper: tables stay flat across create → expire → sweep cycles; 
       await sql`update oauth_refresh_tokens set expires_at = now() - interval '2 days' where rotated_at is not null`;
       await sql`update rate_limits set window_start = window_start - interval '3 days'`;
       await sql`update rate_buckets set tat = now() - interval '1 second'`;
+      assert.ok((await counts(sql)).oauth_spent_tickets > baseline.oauth_spent_tickets);
+      await sql`update oauth_spent_tickets set expires_at = now() - interval '1 second'`;
       await sql`update oauth_clients set created_at = now() - interval '31 days', last_used_at = null
                  where client_id <> all(${protectedClients})`;
 
@@ -253,6 +257,7 @@ Deno.test("sweeper: bounded batches, several sweepers at once, and `admin sweep`
         "rate_limits",
         "refresh_tokens",
         "sessions",
+        "spent_tickets",
       ]);
       assert.equal(await codeCount(), 0);
       // An unknown word next to it is still a usage error.
