@@ -116,3 +116,25 @@ Deno.test("signer: without FFI permission auto uses WebCrypto and openssl refuse
     refused: "SIGNER=openssl needs FFI permission (--allow-ffi)",
   });
 });
+
+Deno.test("signJwt: jose verifies tokens from both signers; null and undefined claims are left out", async () => {
+  const { signJwt } = await import("../../lib/oauth/jwt_sign.ts");
+  const { jwtVerify, decodeProtectedHeader } = await import("jose");
+  const { privateJwk, publicKey } = await keyPair();
+  for (const signer of [createSigner({ choice: "openssl" }), webCryptoSigner()]) {
+    const key = await signer.importKey(privateJwk);
+    const token = await signJwt(key, { kid: "k1", typ: "at+jwt" }, {
+      sub: "u1",
+      name: "Zoë ✓",
+      picture: null,
+      nonce: undefined,
+      exp: Math.floor(Date.now() / 1000) + 60,
+    });
+    assert.deepEqual(decodeProtectedHeader(token), { alg: "RS256", kid: "k1", typ: "at+jwt" });
+    const { payload } = await jwtVerify(token, publicKey, { typ: "at+jwt", algorithms: ["RS256"] });
+    assert.equal(payload.sub, "u1");
+    assert.equal(payload.name, "Zoë ✓");
+    assert.equal("picture" in payload, false);
+    assert.equal("nonce" in payload, false);
+  }
+});
