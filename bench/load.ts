@@ -80,7 +80,7 @@ interface Answer {
 
 const CRLFCRLF = [13, 10, 13, 10];
 
-class HttpConn {
+export class HttpConn {
   #buf = new Uint8Array(64 * 1024);
   #start = 0;
   #end = 0;
@@ -195,7 +195,7 @@ class HttpConn {
   }
 }
 
-function httpRequest(
+export function httpRequest(
   method: string,
   port: number,
   path: string,
@@ -211,7 +211,7 @@ function httpRequest(
 // ---------------------------------------------------------------------------------------------------------
 // Servers
 
-interface Running {
+export interface Running {
   port: number;
   /** CPU seconds (user + system, every thread) the server process has used so far; NaN off Linux */
   cpuSeconds(): number;
@@ -230,7 +230,7 @@ function machineBusySeconds(): number {
 }
 
 /** utime + stime of a process from /proc (clock ticks of 1/100 s on Linux). */
-function processCpuSeconds(pid: number): number {
+export function processCpuSeconds(pid: number): number {
   try {
     const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -240,7 +240,7 @@ function processCpuSeconds(pid: number): number {
   }
 }
 
-function freePort(): number {
+export function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
@@ -248,7 +248,10 @@ function freePort(): number {
 }
 
 /** Starts a server subprocess on a free port; its issuer is its own origin, as in a local deployment. */
-async function startServer(spec: Omit<ServerSpec, "port" | "issuer">, cpuProf: string): Promise<Running> {
+export async function startServer(
+  spec: Omit<ServerSpec, "port" | "issuer">,
+  cpuProf: string,
+): Promise<Running> {
   const port = freePort();
   const full: ServerSpec = { ...spec, port, issuer: `http://127.0.0.1:${port}` };
   const child = new Deno.Command(Deno.execPath(), {
@@ -299,9 +302,9 @@ async function startServer(spec: Omit<ServerSpec, "port" | "issuer">, cpuProf: s
 // Load
 
 /** One worker's request: returns the answer's size; throws on a wrong answer. */
-type Step = (conn: HttpConn, worker: number, seq: number) => Promise<number>;
+export type Step = (conn: HttpConn, worker: number, seq: number) => Promise<number>;
 
-interface Measured {
+export interface Measured {
   requests: number;
   errors: number;
   seconds: number;
@@ -310,7 +313,7 @@ interface Measured {
   firstError?: string;
 }
 
-async function drive(
+export async function drive(
   port: number,
   count: number,
   concurrency: number,
@@ -349,7 +352,7 @@ async function drive(
   return { requests: done, errors, seconds, latencies: latencies.subarray(0, done), bytes, firstError };
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
