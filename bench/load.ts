@@ -408,7 +408,7 @@ async function measureRow(
 // ---------------------------------------------------------------------------------------------------------
 // Seed
 
-interface Seed {
+export interface Seed {
   ownerKeys: string[];
   clientId: string;
   clientSecret: string;
@@ -420,7 +420,7 @@ interface Seed {
   bearer: { clientId: string; userId: string; grantIds: string[]; signing: { kid: string; key: CryptoKey } };
 }
 
-async function seed(sql: Sql, chains: number): Promise<Seed> {
+export async function seed(sql: Sql, chains: number): Promise<Seed> {
   const f = await buildFixture(sql);
   const ownerKeys = [f.keys.owner];
   for (let i = 1; i < KEYS; i++) {
@@ -504,8 +504,8 @@ async function seed(sql: Sql, chains: number): Promise<Seed> {
 // ---------------------------------------------------------------------------------------------------------
 // Steps
 
-const LIST = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" });
-const CALL = (id: number) =>
+export const LIST = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" });
+export const CALL = (id: number) =>
   JSON.stringify({
     jsonrpc: "2.0",
     id,
@@ -517,7 +517,7 @@ const CALL = (id: number) =>
  * An MCP step over the seeded credentials (API keys, or "Bearer <token>" values); the first answer of each server
  * is checked in full, the rest by size.
  */
-function mcpStep(
+export function mcpStep(
   port: number,
   credentials: string[] | Promise<string[]>,
   body: string,
@@ -551,7 +551,7 @@ function mcpStep(
 }
 
 /** Access tokens for the server on `port` (its issuer is its own origin), one per seeded grant. */
-function bearerTokens(port: number, s: Seed): Promise<string[]> {
+export function bearerTokens(port: number, s: Seed): Promise<string[]> {
   const issuer = `http://127.0.0.1:${port}`;
   const keys = { signing: () => Promise.resolve(s.bearer.signing) } as KeyStore;
   return Promise.all(s.bearer.grantIds.map(async (grantId) =>
@@ -568,7 +568,7 @@ function bearerTokens(port: number, s: Seed): Promise<string[]> {
 }
 
 // deno-lint-ignore no-explicit-any
-function checkList(count: number): (json: any) => string | null {
+export function checkList(count: number): (json: any) => string | null {
   return (json) => {
     const n = json?.result?.tools?.length;
     return n === count ? null : `tools/list answered ${n} tools, expected ${count}`;
@@ -576,7 +576,7 @@ function checkList(count: number): (json: any) => string | null {
 }
 
 // deno-lint-ignore no-explicit-any
-function checkProjects(json: any): string | null {
+export function checkProjects(json: any): string | null {
   if (json?.result?.isError) return `list_projects failed: ${json.result.content?.[0]?.text}`;
   const rows = JSON.parse(json?.result?.content?.[0]?.text ?? "null");
   return Array.isArray(rows) && rows.length === PROJECTS
@@ -588,7 +588,7 @@ function checkProjects(json: any): string | null {
  * Refresh: each worker follows its own chain, presenting the refresh token the previous answer returned;
  * `chain` (one starting token per worker) is updated in place, so the chains continue across rounds.
  */
-function refreshStep(port: number, s: Seed, chain: string[]): Step {
+export function refreshStep(port: number, s: Seed, chain: string[]): Step {
   const basic = `Basic ${btoa(`${s.clientId}:${s.clientSecret}`)}`;
   return async (conn, worker) => {
     const a = await conn.request(httpRequest("POST", port, "/oauth/token", {
@@ -604,7 +604,7 @@ function refreshStep(port: number, s: Seed, chain: string[]): Step {
   };
 }
 
-function jwksStep(port: number): Step {
+export function jwksStep(port: number): Step {
   const req = httpRequest("GET", port, "/oauth/jwks", { Accept: "application/json" });
   return async (conn) => {
     const a = await conn.request(req);
