@@ -80,7 +80,7 @@ interface Answer {
 
 const CRLFCRLF = [13, 10, 13, 10];
 
-class HttpConn {
+export class HttpConn {
   #buf = new Uint8Array(64 * 1024);
   #start = 0;
   #end = 0;
@@ -195,7 +195,7 @@ class HttpConn {
   }
 }
 
-function httpRequest(
+export function httpRequest(
   method: string,
   port: number,
   path: string,
@@ -211,7 +211,7 @@ function httpRequest(
 // ---------------------------------------------------------------------------------------------------------
 // Servers
 
-interface Running {
+export interface Running {
   port: number;
   /** CPU seconds (user + system, every thread) the server process has used so far; NaN off Linux */
   cpuSeconds(): number;
@@ -230,7 +230,7 @@ function machineBusySeconds(): number {
 }
 
 /** utime + stime of a process from /proc (clock ticks of 1/100 s on Linux). */
-function processCpuSeconds(pid: number): number {
+export function processCpuSeconds(pid: number): number {
   try {
     const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -240,7 +240,7 @@ function processCpuSeconds(pid: number): number {
   }
 }
 
-function freePort(): number {
+export function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
@@ -248,7 +248,10 @@ function freePort(): number {
 }
 
 /** Starts a server subprocess on a free port; its issuer is its own origin, as in a local deployment. */
-async function startServer(spec: Omit<ServerSpec, "port" | "issuer">, cpuProf: string): Promise<Running> {
+export async function startServer(
+  spec: Omit<ServerSpec, "port" | "issuer">,
+  cpuProf: string,
+): Promise<Running> {
   const port = freePort();
   const full: ServerSpec = { ...spec, port, issuer: `http://127.0.0.1:${port}` };
   const child = new Deno.Command(Deno.execPath(), {
@@ -299,9 +302,9 @@ async function startServer(spec: Omit<ServerSpec, "port" | "issuer">, cpuProf: s
 // Load
 
 /** One worker's request: returns the answer's size; throws on a wrong answer. */
-type Step = (conn: HttpConn, worker: number, seq: number) => Promise<number>;
+export type Step = (conn: HttpConn, worker: number, seq: number) => Promise<number>;
 
-interface Measured {
+export interface Measured {
   requests: number;
   errors: number;
   seconds: number;
@@ -310,7 +313,7 @@ interface Measured {
   firstError?: string;
 }
 
-async function drive(
+export async function drive(
   port: number,
   count: number,
   concurrency: number,
@@ -349,7 +352,7 @@ async function drive(
   return { requests: done, errors, seconds, latencies: latencies.subarray(0, done), bytes, firstError };
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
@@ -405,7 +408,7 @@ async function measureRow(
 // ---------------------------------------------------------------------------------------------------------
 // Seed
 
-interface Seed {
+export interface Seed {
   ownerKeys: string[];
   clientId: string;
   clientSecret: string;
@@ -417,7 +420,7 @@ interface Seed {
   bearer: { clientId: string; userId: string; grantIds: string[]; signing: { kid: string; key: CryptoKey } };
 }
 
-async function seed(sql: Sql, chains: number): Promise<Seed> {
+export async function seed(sql: Sql, chains: number): Promise<Seed> {
   const f = await buildFixture(sql);
   const ownerKeys = [f.keys.owner];
   for (let i = 1; i < KEYS; i++) {
@@ -501,8 +504,8 @@ async function seed(sql: Sql, chains: number): Promise<Seed> {
 // ---------------------------------------------------------------------------------------------------------
 // Steps
 
-const LIST = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" });
-const CALL = (id: number) =>
+export const LIST = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list" });
+export const CALL = (id: number) =>
   JSON.stringify({
     jsonrpc: "2.0",
     id,
@@ -514,7 +517,7 @@ const CALL = (id: number) =>
  * An MCP step over the seeded credentials (API keys, or "Bearer <token>" values); the first answer of each server
  * is checked in full, the rest by size.
  */
-function mcpStep(
+export function mcpStep(
   port: number,
   credentials: string[] | Promise<string[]>,
   body: string,
@@ -548,7 +551,7 @@ function mcpStep(
 }
 
 /** Access tokens for the server on `port` (its issuer is its own origin), one per seeded grant. */
-function bearerTokens(port: number, s: Seed): Promise<string[]> {
+export function bearerTokens(port: number, s: Seed): Promise<string[]> {
   const issuer = `http://127.0.0.1:${port}`;
   const keys = { signing: () => Promise.resolve(s.bearer.signing) } as KeyStore;
   return Promise.all(s.bearer.grantIds.map(async (grantId) =>
@@ -565,7 +568,7 @@ function bearerTokens(port: number, s: Seed): Promise<string[]> {
 }
 
 // deno-lint-ignore no-explicit-any
-function checkList(count: number): (json: any) => string | null {
+export function checkList(count: number): (json: any) => string | null {
   return (json) => {
     const n = json?.result?.tools?.length;
     return n === count ? null : `tools/list answered ${n} tools, expected ${count}`;
@@ -573,7 +576,7 @@ function checkList(count: number): (json: any) => string | null {
 }
 
 // deno-lint-ignore no-explicit-any
-function checkProjects(json: any): string | null {
+export function checkProjects(json: any): string | null {
   if (json?.result?.isError) return `list_projects failed: ${json.result.content?.[0]?.text}`;
   const rows = JSON.parse(json?.result?.content?.[0]?.text ?? "null");
   return Array.isArray(rows) && rows.length === PROJECTS
@@ -585,7 +588,7 @@ function checkProjects(json: any): string | null {
  * Refresh: each worker follows its own chain, presenting the refresh token the previous answer returned;
  * `chain` (one starting token per worker) is updated in place, so the chains continue across rounds.
  */
-function refreshStep(port: number, s: Seed, chain: string[]): Step {
+export function refreshStep(port: number, s: Seed, chain: string[]): Step {
   const basic = `Basic ${btoa(`${s.clientId}:${s.clientSecret}`)}`;
   return async (conn, worker) => {
     const a = await conn.request(httpRequest("POST", port, "/oauth/token", {
@@ -601,7 +604,7 @@ function refreshStep(port: number, s: Seed, chain: string[]): Step {
   };
 }
 
-function jwksStep(port: number): Step {
+export function jwksStep(port: number): Step {
   const req = httpRequest("GET", port, "/oauth/jwks", { Accept: "application/json" });
   return async (conn) => {
     const a = await conn.request(req);

@@ -1,0 +1,265 @@
+// Refresh against a peer: Portico (persisting to Postgres) and node-oidc-provider (on Node, its in-memory
+// store), both signing an RS256 `at+jwt` access token and an RS256 ID token per refresh for a public client,
+// driven by the same load generator (bench/load.ts) at 1, 4 and 16 connections, rounds alternating which goes
+// first. Prints a markdown table for BENCHMARKS.md; asserts nothing.
+//
+// deno run -A bench/refresh_peer.ts [--requests=1500] [--warmup=150] [--rounds=3] [--connections=1,4,16]
+//   [--log-level=info]
+import { randomToken, sha256Hex } from "../lib/crypto.ts";
+import type { Sql } from "../lib/db/client.ts";
+import { createClient } from "../lib/oauth/clients.ts";
+import { ensureSigningKey } from "../lib/oauth/keys.ts";
+import { buildFixture } from "../tests/helpers/mcp.ts";
+import { freshDatabase } from "../tests/helpers/db.ts";
+import {
+  drive,
+  freePort,
+  httpRequest,
+  percentile,
+  processCpuSeconds,
+  type Running,
+  startServer,
+  type Step,
+} from "./load.ts";
+
+const SECRET = "bench-secret-key-0123456789abcdef0123456789";
+const PEERS = new URL("./peers/", import.meta.url).pathname;
+const PEER_VERSION = JSON.parse(Deno.readTextFileSync(`${PEERS}package.json`)).dependencies["oidc-provider"];
+const decoder = new TextDecoder();
+
+export interface RefreshPeerOptions {
+  requests?: number;
+  warmup?: number;
+  rounds?: number;
+  connections?: number[];
+  logLevel?: "debug" | "info" | "warn" | "error";
+}
+
+interface Impl {
+  name: string;
+  path: string;
+  clientId: string;
+  /** starts the server; returns it with one starting refresh token per connection */
+  start(connections: number): Promise<Running & { chains: string[] }>;
+}
+
+async function run(cmd: string, args: string[], cwd: string): Promise<boolean> {
+  try {
+    const out = await new Deno.Command(cmd, { args, cwd, stdout: "null", stderr: "inherit" }).output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
+/** Installs the pinned peer from the npm registry on first use (bench/peers/package-lock.json). */
+async function ensurePeer(): Promise<boolean> {
+  try {
+    Deno.statSync(`${PEERS}node_modules/oidc-provider/package.json`);
+    return true;
+  } catch {
+    console.log("  installing the peer (npm ci in bench/peers) …");
+    return await run("npm", ["ci", "--no-audit", "--no-fund"], PEERS);
+  }
+}
+
+async function startPeer(connections: number): Promise<Running & { chains: string[] }> {
+  const port = freePort();
+  const child = new Deno.Command("node", {
+    args: [`${PEERS}oidc_provider.mjs`, JSON.stringify({ port, chains: connections })],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null", // its start-up warnings (Node 20 runtime, the in-memory adapter)
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the peer exited before listening");
+    text += value;
+  }
+  reader.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  const { refreshTokens } = JSON.parse(text.slice(0, text.indexOf("\n")));
+  const status = child.status;
+  return {
+    port,
+    chains: refreshTokens,
+    cpuSeconds: () => processCpuSeconds(child.pid),
+    async stop() {
+      await child.stdin.close().catch(() => {});
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await status;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function seedPortico(sql: Sql, chains: number): Promise<{ clientId: string; tokens: string[] }> {
+  const f = await buildFixture(sql);
+  const client = await createClient(sql, {
+    name: "Bench public client",
+    redirectUris: ["http://127.0.0.1:8976/callback"],
+    confidential: false,
+    scopes: ["openid", "profile", "offline_access"],
+    grantTypes: ["authorization_code", "refresh_token"],
+    selfRegistered: false,
+  });
+  const scopes = ["openid", "profile", "offline_access"];
+  const tokens: string[] = [];
+  for (let i = 0; i < chains; i++) {
+    const [grant] = await sql<{ id: string }[]>`
+      insert into oauth_grants (client_id, user_id, scopes)
+      values (${client.clientId}, ${f.users.owner}, ${scopes}) returning id`;
+    const token = randomToken("prt_");
+    await sql`
+      insert into oauth_refresh_tokens (token_hash, family_id, client_id, user_id, scopes, auth_time, expires_at)
+      values (${sha256Hex(token)}, ${grant.id}, ${client.clientId}, ${f.users.owner}, ${scopes}, now(),
+              now() + interval '30 days')`;
+    tokens.push(token);
+  }
+  await ensureSigningKey(sql, SECRET);
+  return { clientId: client.clientId, tokens };
+}
+
+function refreshStep(port: number, impl: Impl, chain: string[]): Step {
+  return async (conn, worker) => {
+    const a = await conn.request(httpRequest(
+      "POST",
+      port,
+      impl.path,
+      {
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      `grant_type=refresh_token&client_id=${encodeURIComponent(impl.clientId)}&refresh_token=${
+        encodeURIComponent(chain[worker])
+      }`,
+    ));
+    const text = decoder.decode(a.body);
+    if (a.status !== 200) throw new Error(`HTTP ${a.status}: ${text.slice(0, 300)}`);
+    const json = JSON.parse(text);
+    if (!json.access_token || !json.id_token || !json.refresh_token) throw new Error(`incomplete: ${text}`);
+    chain[worker] = json.refresh_token;
+    return a.body.length;
+  };
+}
+
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuMs: number;
+}
+
+export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<void> {
+  const requests = opts.requests ?? 1500;
+  const warmup = opts.warmup ?? 150;
+  const rounds = opts.rounds ?? 3;
+  const connections = opts.connections ?? [1, 4, 16];
+  const logLevel = opts.logLevel ?? "info";
+  if (!await run("node", ["--version"], PEERS) || !await ensurePeer()) {
+    console.log("refresh peer: Node or the npm registry is unavailable; skipped");
+    return;
+  }
+  const db = await freshDatabase();
+  if (!db.server) {
+    console.log("refresh peer: needs DATABASE_URL (a Postgres server); skipped");
+    await db.close();
+    return;
+  }
+  try {
+    const max = Math.max(...connections);
+    const seeded = await seedPortico(db.sql, max);
+    const porticoChains = seeded.tokens;
+    const portico: Impl = {
+      name: "Portico (Postgres)",
+      path: "/oauth/token",
+      clientId: seeded.clientId,
+      async start() {
+        const s = await startServer({
+          mode: "portico",
+          databaseUrl: db.url,
+          pool: 10,
+          secretKey: SECRET,
+          logLevel,
+          ownerKey: "",
+        }, "");
+        return { ...s, chains: porticoChains };
+      },
+    };
+    const peer: Impl = {
+      name: `node-oidc-provider ${PEER_VERSION} (Node ${await nodeVersion()}, in-memory)`,
+      path: "/token",
+      clientId: "bench-public",
+      start: startPeer,
+    };
+    console.log(`\nRefresh against node-oidc-provider (bench/refresh_peer.ts) — ${new Date().toISOString()}`);
+    console.log(
+      `  ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}, Portico LOG_LEVEL ${logLevel}; ` +
+        `per round ${warmup} warm-up + ${requests} measured refreshes; ${rounds} rounds alternating; median`,
+    );
+    const lines: string[] = [
+      "| connections | implementation | refresh/s | p50 ms | p99 ms | server CPU ms/refresh | Portico ÷ peer |",
+      "|---|---|---|---|---|---|---|",
+    ];
+    for (const c of connections) {
+      const got = new Map<string, Result[]>([[portico.name, []], [peer.name, []]]);
+      for (let r = 0; r < rounds; r++) {
+        for (const impl of r % 2 ? [peer, portico] : [portico, peer]) {
+          const server = await impl.start(c);
+          try {
+            const step = refreshStep(server.port, impl, server.chains);
+            const warm = await drive(server.port, warmup, c, 30, step);
+            if (warm.errors) throw new Error(`${impl.name}: ${warm.firstError}`);
+            const cpu0 = server.cpuSeconds();
+            const m = await drive(server.port, requests, c, 30, step);
+            if (m.errors) throw new Error(`${impl.name}: ${m.firstError}`);
+            const sorted = m.latencies.slice().sort();
+            const res = {
+              rps: m.requests / m.seconds,
+              p50: percentile(sorted, 0.5),
+              p99: percentile(sorted, 0.99),
+              cpuMs: (server.cpuSeconds() - cpu0) * 1000 / m.requests,
+            };
+            got.get(impl.name)!.push(res);
+            console.log(`  c=${c} round ${r + 1} ${impl.name}: ${res.rps.toFixed(0)}/s`);
+          } finally {
+            await server.stop();
+          }
+        }
+      }
+      const median = (xs: Result[]) => xs.sort((a, b) => a.rps - b.rps)[Math.floor((xs.length - 1) / 2)];
+      const a = median(got.get(portico.name)!), b = median(got.get(peer.name)!);
+      for (const [name, x] of [[portico.name, a], [peer.name, b]] as const) {
+        lines.push(
+          `| ${c} | ${name} | ${x.rps.toFixed(0)} | ${x.p50.toFixed(2)} | ${x.p99.toFixed(2)} | ${
+            x.cpuMs.toFixed(2)
+          } | ${name === portico.name ? `**${(a.rps / b.rps).toFixed(2)}×**` : ""} |`,
+        );
+      }
+    }
+    console.log(`\n${lines.join("\n")}\n`);
+  } finally {
+    await db.close();
+  }
+}
+
+async function nodeVersion(): Promise<string> {
+  const out = await new Deno.Command("node", { args: ["--version"], stdout: "piped" }).output();
+  return decoder.decode(out.stdout).trim();
+}
+
+function flag(name: string): string | undefined {
+  return Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+if (import.meta.main) {
+  const num = (n: string) => flag(n) === undefined ? undefined : Number(flag(n));
+  await benchRefreshPeer({
+    requests: num("requests"),
+    warmup: num("warmup"),
+    rounds: num("rounds"),
+    connections: flag("connections")?.split(",").map(Number),
+    logLevel: flag("log-level") as RefreshPeerOptions["logLevel"],
+  });
+}

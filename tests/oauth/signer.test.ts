@@ -1,0 +1,140 @@
+// The RS256 signer seam: OpenSSL through FFI and WebCrypto produce the same signatures, and the choice falls
+// back (or fails) exactly as documented.
+import assert from "node:assert/strict";
+import { exportJWK, generateKeyPair, type JWK } from "jose";
+import { createSigner, SignerError, webCryptoSigner } from "../../lib/oauth/signer.ts";
+
+const RS256 = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
+
+async function keyPair(): Promise<{ privateJwk: JWK; publicKey: CryptoKey }> {
+  const { publicKey, privateKey } = await generateKeyPair("RS256", {
+    extractable: true,
+    modulusLength: 2048,
+  });
+  return { privateJwk: await exportJWK(privateKey), publicKey: publicKey as CryptoKey };
+}
+
+const enc = new TextEncoder();
+
+Deno.test("signer: OpenSSL and WebCrypto sign identically (PKCS#1 v1.5 is deterministic) and verify", async () => {
+  const openssl = createSigner({ choice: "openssl" });
+  assert.equal(openssl.kind, "openssl");
+  const web = webCryptoSigner();
+  const { privateJwk, publicKey } = await keyPair();
+  const a = await openssl.importKey(privateJwk);
+  const b = await web.importKey(privateJwk);
+  for (const text of ["", "header.payload", "x".repeat(10_000)]) {
+    const data = enc.encode(text);
+    const sa = await a.sign(data);
+    const sb = await b.sign(data);
+    assert.equal(sa.length, 256);
+    assert.deepEqual(sa, sb);
+    assert.equal(await crypto.subtle.verify(RS256, publicKey, sa as Uint8Array<ArrayBuffer>, data), true);
+  }
+});
+
+Deno.test("signer: 64 concurrent OpenSSL signatures with one key all verify", async () => {
+  const signer = createSigner({ choice: "openssl" });
+  const { privateJwk, publicKey } = await keyPair();
+  const key = await signer.importKey(privateJwk);
+  const results = await Promise.all(Array.from({ length: 64 }, async (_, i) => {
+    const data = enc.encode(`message ${i}`);
+    const sig = await key.sign(data);
+    return await crypto.subtle.verify(RS256, publicKey, sig as Uint8Array<ArrayBuffer>, data);
+  }));
+  assert.equal(results.filter(Boolean).length, 64);
+});
+
+Deno.test("signer: the caller's buffer may change after sign() is called", async () => {
+  const { privateJwk, publicKey } = await keyPair();
+  const key = await createSigner({ choice: "openssl" }).importKey(privateJwk);
+  const data = enc.encode("original");
+  const pending = key.sign(data);
+  data.fill(0);
+  const sig = await pending;
+  assert.equal(
+    await crypto.subtle.verify(RS256, publicKey, sig as Uint8Array<ArrayBuffer>, enc.encode("original")),
+    true,
+  );
+});
+
+Deno.test("signer: choices — webcrypto never loads a library; a missing libcrypto fails openssl, auto falls back", () => {
+  assert.equal(createSigner({ choice: "webcrypto" }).kind, "webcrypto");
+  assert.equal(createSigner({ choice: "auto" }).kind, "openssl"); // tests run with FFI granted
+  assert.throws(
+    () => createSigner({ choice: "openssl", libcryptoPath: "/nonexistent/libcrypto.so.3" }),
+    (err) => err instanceof SignerError && /libcrypto not found/.test(err.message),
+  );
+  const auto = createSigner({ choice: "auto", libcryptoPath: "/nonexistent/libcrypto.so.3" });
+  assert.equal(auto.kind, "webcrypto");
+  assert.match(auto.reason, /libcrypto not found/);
+});
+
+Deno.test("signer: a key libcrypto cannot read is refused under openssl and signed by WebCrypto under auto", async () => {
+  const { privateJwk, publicKey } = await keyPair();
+  // A private JWK whose public half does not match its private half: OpenSSL signs, the self-test refuses.
+  const other = (await keyPair()).privateJwk;
+  const mismatched = { ...privateJwk, n: other.n };
+  await assert.rejects(
+    createSigner({ choice: "openssl" }).importKey(mismatched),
+    (err) => err instanceof Error,
+  );
+  const reasons: string[] = [];
+  const auto = createSigner({ choice: "auto", onFallback: (r) => reasons.push(r) });
+  const key = await auto.importKey(privateJwk);
+  const data = enc.encode("ok");
+  assert.equal(
+    await crypto.subtle.verify(RS256, publicKey, (await key.sign(data)) as Uint8Array<ArrayBuffer>, data),
+    true,
+  );
+  assert.deepEqual(reasons, []);
+});
+
+Deno.test("signer: without FFI permission auto uses WebCrypto and openssl refuses (no prompt)", async () => {
+  const code = `
+    import { createSigner } from ${
+    JSON.stringify(new URL("../../lib/oauth/signer.ts", import.meta.url).href)
+  };
+    const auto = createSigner({ choice: "auto" });
+    let refused = "";
+    try { createSigner({ choice: "openssl" }); } catch (e) { refused = e.message; }
+    console.log(JSON.stringify({ kind: auto.kind, reason: auto.reason, refused }));
+  `;
+  const file = await Deno.makeTempFile({ suffix: ".ts" });
+  await Deno.writeTextFile(file, code);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "--allow-read", file],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  await Deno.remove(file);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), {
+    kind: "webcrypto",
+    reason: "FFI not permitted",
+    refused: "SIGNER=openssl needs FFI permission (--allow-ffi)",
+  });
+});
+
+Deno.test("signJwt: jose verifies tokens from both signers; null and undefined claims are left out", async () => {
+  const { signJwt } = await import("../../lib/oauth/jwt_sign.ts");
+  const { jwtVerify, decodeProtectedHeader } = await import("jose");
+  const { privateJwk, publicKey } = await keyPair();
+  for (const signer of [createSigner({ choice: "openssl" }), webCryptoSigner()]) {
+    const key = await signer.importKey(privateJwk);
+    const token = await signJwt(key, { kid: "k1", typ: "at+jwt" }, {
+      sub: "u1",
+      name: "Zoë ✓",
+      picture: null,
+      nonce: undefined,
+      exp: Math.floor(Date.now() / 1000) + 60,
+    });
+    assert.deepEqual(decodeProtectedHeader(token), { alg: "RS256", kid: "k1", typ: "at+jwt" });
+    const { payload } = await jwtVerify(token, publicKey, { typ: "at+jwt", algorithms: ["RS256"] });
+    assert.equal(payload.sub, "u1");
+    assert.equal(payload.name, "Zoë ✓");
+    assert.equal("picture" in payload, false);
+    assert.equal("nonce" in payload, false);
+  }
+});
