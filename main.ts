@@ -8,6 +8,7 @@ import { isEmpty, seedDemo } from "./lib/demo.ts";
 import { createApp } from "./routes/mod.ts";
 import { type AuditLog, createAuditLog } from "./lib/audit.ts";
 import { ensureSigningKey } from "./lib/oauth/keys.ts";
+import { createSigner, SignerError } from "./lib/oauth/signer.ts";
 import { frontEndWarning, type RunningServer, serve, serveOptions } from "./lib/http/serve.ts";
 import { startSweeper, type Sweeper, sweepOptions } from "./lib/oauth/sweeper.ts";
 
@@ -60,7 +61,13 @@ async function main(args: string[]): Promise<number> {
       );
     }
     audit = createAuditLog(db.sql, log);
-    const app = createApp({ config, sql: db.sql, log, secretKey, audit });
+    const signer = createSigner({
+      choice: config.signer,
+      libcryptoPath: config.libcryptoPath,
+      onFallback: (reason) => log.warn("signer: a key falls back to webcrypto", { reason }),
+    });
+    log.info("signer", { signer: signer.kind, reason: signer.reason });
+    const app = createApp({ config, sql: db.sql, log, secretKey, audit, signer });
     let server: RunningServer;
     sweeper = startSweeper(db.sql, {
       ...sweepOptions(config),
@@ -97,7 +104,10 @@ async function main(args: string[]): Promise<number> {
     clearTimeout(timer);
     return 0;
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof StartupError || err instanceof MigrationError) {
+    if (
+      err instanceof ConfigError || err instanceof StartupError || err instanceof MigrationError ||
+      err instanceof SignerError
+    ) {
       console.error(`portico: ${err.message}`);
       return 1;
     }

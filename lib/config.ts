@@ -49,6 +49,10 @@ export interface Config {
   sweepIntervalSeconds: number;
   /** UNUSED_CLIENT_DAYS: a self-registered client unused this long (and holding no grant) is deleted */
   unusedClientDays: number;
+  /** how RS256 signatures are made: `auto` (OpenSSL through FFI when permitted and present), `openssl`, `webcrypto` */
+  signer: "auto" | "openssl" | "webcrypto";
+  /** the libcrypto to load instead of the platform's default name (`libcrypto.so.3` on Linux) */
+  libcryptoPath: string | undefined;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -156,6 +160,10 @@ const schema = z.object({
   SWEEP_INTERVAL_SECONDS: whole(0, 86400).refine((n) => n === 0 || n >= 60, "must be 0 (off) or at least 60")
     .default(3600),
   UNUSED_CLIENT_DAYS: whole(1, 3650).default(30),
+  SIGNER: z.enum(["auto", "openssl", "webcrypto"], { error: "must be auto, openssl or webcrypto" }).default(
+    "auto",
+  ),
+  LIBCRYPTO_PATH: z.string().min(1, "must not be empty").optional(),
 });
 
 /** Parses a plain record of environment variables (empty strings count as unset). */
@@ -202,6 +210,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     refreshFamilyMaxDays: e.REFRESH_FAMILY_MAX_DAYS,
     sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,
     unusedClientDays: e.UNUSED_CLIENT_DAYS,
+    signer: e.SIGNER,
+    libcryptoPath: e.LIBCRYPTO_PATH,
   };
 }
 
@@ -230,6 +240,8 @@ const NAMES = [
   "REFRESH_FAMILY_MAX_DAYS",
   "SWEEP_INTERVAL_SECONDS",
   "UNUSED_CLIENT_DAYS",
+  "SIGNER",
+  "LIBCRYPTO_PATH",
 ] as const;
 
 /** Reads the process environment. The only caller of Deno.env in the project. */

@@ -7,6 +7,7 @@ import type { AuditLog } from "../lib/audit.ts";
 import type { McpRateLimits } from "../lib/mcp/rate_limit.ts";
 import type { DocumentSource } from "../lib/oauth/client_directory.ts";
 import { createKeyStore, type KeyStore } from "../lib/oauth/keys.ts";
+import type { RsaSigner } from "../lib/oauth/signer.ts";
 import type { ScryptParams } from "../lib/crypto.ts";
 import {
   limitBody,
@@ -32,6 +33,8 @@ export interface AppDeps {
   audit?: AuditLog;
   /** signing keys; by default one cache per app, shared by the authorization server and /mcp */
   keys?: KeyStore;
+  /** how the default key store signs (main.ts passes the one SIGNER chose; by default `createSigner()`) */
+  signer?: RsaSigner;
   /** where Client ID Metadata Documents come from; by default fetched over the network (SSRF-guarded) */
   documents?: DocumentSource;
   /** the /mcp rate limits; by default built from config by routes/mcp.ts (tests pass one with their own clock) */
@@ -51,7 +54,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   // One key cache per app instance: keys are imported once and refreshed from the database periodically.
   const keys = deps.keys ??
-    createKeyStore(deps.sql, deps.secretKey, { rotateAfterDays: deps.config.keyRotationDays });
+    createKeyStore(deps.sql, deps.secretKey, {
+      rotateAfterDays: deps.config.keyRotationDays,
+      signer: deps.signer,
+    });
   app.route("/", createHealthRoutes(deps));
   app.route("/", createOAuthRoutes({ ...deps, keys }));
   app.route("/", createMcpRoutes({ ...deps, keys }));

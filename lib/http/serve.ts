@@ -11,6 +11,7 @@
 //   `timeout` does work. Costs throughput (BENCHMARKS.md, "HTTP front ends").
 import type { Config } from "../config.ts";
 import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { Readable } from "node:stream";
 import { guardBody } from "./body_guard.ts";
 
@@ -63,7 +64,7 @@ export async function serve(fetch: FetchHandler, opts: ServeOptions): Promise<Ru
 }
 
 const HEADER_TIMER = Symbol("headerTimer");
-type TimedSocket = import("node:net").Socket & { [HEADER_TIMER]?: ReturnType<typeof setTimeout> };
+type TimedSocket = Socket & { [HEADER_TIMER]?: ReturnType<typeof setTimeout> };
 
 function armHeaderDeadline(socket: TimedSocket, ms: number): void {
   clearTimeout(socket[HEADER_TIMER]);
@@ -144,7 +145,7 @@ async function serveNode(fetch: FetchHandler, opts: ServeOptions): Promise<Runni
     server.once("error", (err) => reject(listenError(err, opts)));
     server.listen(opts.port, opts.hostname, () => resolve());
   });
-  const a = server.address() as import("node:net").AddressInfo;
+  const a = server.address() as AddressInfo;
   const addr: Deno.NetAddr = { transport: "tcp", hostname: a.address, port: a.port };
   opts.onListen?.(addr);
   return {

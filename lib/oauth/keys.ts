@@ -5,6 +5,7 @@ import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import type { Db, Sql } from "../db/client.ts";
 import { randomToken } from "../crypto.ts";
 import { open, seal } from "../secret_box.ts";
+import { createSigner, type RsaSigner, type SigningKey } from "./signer.ts";
 import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS } from "./tokens.ts";
 
 export const KEY_PURPOSE = "signing-keys";
@@ -204,8 +205,11 @@ interface KeySet {
 }
 
 export interface KeyStore {
-  /** the private key that signs now, and its kid */
-  signing(): Promise<{ kid: string; key: CryptoKey }>;
+  /**
+   * The key that signs now: its kid, `signer` (the RS256 signer seam — OpenSSL or WebCrypto, imported once) that
+   * tokens are signed with, and `key`, the same private key as a WebCrypto CryptoKey for code that needs one.
+   */
+  signing(): Promise<{ kid: string; key: CryptoKey; signer: SigningKey }>;
   /** the public key for a published kid, reloading once from the database when the kid is unknown */
   verificationKey(kid: string): Promise<CryptoKey | undefined>;
   /** the published key set: the next key (if any), the signing key, and retired keys within their grace */
@@ -225,7 +229,11 @@ export interface KeyStoreOptions {
   now?: Clock;
   /** rotate automatically when the newest key is older than this many days (0 or unset: never) */
   rotateAfterDays?: number;
+  /** how private keys sign (lib/oauth/signer.ts); by default `createSigner()` (OpenSSL when FFI is granted) */
+  signer?: RsaSigner;
 }
+
+let defaultSigner: RsaSigner | undefined;
 
 export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOptions = {}): KeyStore {
   const refreshMs = Math.min(opts.refreshSeconds ?? KEY_REFRESH_SECONDS, KEY_REFRESH_SECONDS) * 1000;
@@ -235,7 +243,8 @@ export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOption
   let loading: Promise<KeySet> | undefined;
   // Imported CryptoKeys survive reloads: each key is parsed once per process.
   const imported = new Map<string, LoadedKey>();
-  const importedPrivate = new Map<string, CryptoKey>();
+  const importedPrivate = new Map<string, { key: CryptoKey; signer: SigningKey }>();
+  const signer = opts.signer ?? (defaultSigner ??= createSigner());
 
   async function load(): Promise<KeySet> {
     const t = now();
@@ -288,13 +297,13 @@ export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOption
     async signing() {
       const t = now();
       const k = signingRow(published(await get(), t), t);
-      let key = importedPrivate.get(k.kid);
-      if (!key) {
+      let imported = importedPrivate.get(k.kid);
+      if (!imported) {
         const jwk = JSON.parse(await open(secretKey, KEY_PURPOSE, k.privateSealed)) as JWK;
-        key = await importJWK(jwk, "RS256") as CryptoKey;
-        importedPrivate.set(k.kid, key);
+        imported = { key: await importJWK(jwk, "RS256") as CryptoKey, signer: await signer.importKey(jwk) };
+        importedPrivate.set(k.kid, imported);
       }
-      return { kid: k.kid, key };
+      return { kid: k.kid, ...imported };
     },
     async verificationKey(kid) {
       const set = await get();

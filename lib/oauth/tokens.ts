@@ -1,6 +1,7 @@
 // Access tokens (RFC 9068 JWTs) and ID tokens, signed with the current key, and access token verification.
 import { createHash } from "node:crypto";
-import { decodeProtectedHeader, jwtVerify, SignJWT } from "jose";
+import { decodeProtectedHeader, jwtVerify } from "jose";
+import { signJwt } from "./jwt_sign.ts";
 import type { KeyStore } from "./keys.ts";
 
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -17,24 +18,22 @@ export interface AccessTokenInput {
 }
 
 export async function signAccessToken(keys: KeyStore, input: AccessTokenInput): Promise<string> {
-  const { kid, key } = await keys.signing();
+  const { kid, signer } = await keys.signing();
   const now = Math.floor(Date.now() / 1000);
-  return await new SignJWT({
+  return await signJwt(signer, { kid, typ: "at+jwt" }, {
+    iss: input.issuer,
+    sub: input.userId,
+    aud: input.audience,
+    jti: crypto.randomUUID(),
+    iat: now,
+    exp: now + ACCESS_TOKEN_TTL_SECONDS,
     client_id: input.clientId,
     scope: input.scopes.join(" "),
     auth_time: Math.floor(input.authTime.getTime() / 1000),
     // Which grant the token came from, so revoking the grant (code replay, refresh reuse, disconnect) ends it
     // at the endpoints that check (userinfo).
     grant_id: input.grantId,
-  })
-    .setProtectedHeader({ alg: "RS256", typ: "at+jwt", kid })
-    .setIssuer(input.issuer)
-    .setSubject(input.userId)
-    .setAudience(input.audience)
-    .setJti(crypto.randomUUID())
-    .setIssuedAt(now)
-    .setExpirationTime(now + ACCESS_TOKEN_TTL_SECONDS)
-    .sign(key);
+  });
 }
 
 /** OIDC at_hash: base64url of the left half of SHA-256 over the access token. */
@@ -53,7 +52,7 @@ export interface IdTokenInput {
 }
 
 export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<string> {
-  const { kid, key } = await keys.signing();
+  const { kid, signer } = await keys.signing();
   const now = Math.floor(Date.now() / 1000);
   const claims: Record<string, unknown> = {
     auth_time: Math.floor(input.authTime.getTime() / 1000),
@@ -61,14 +60,14 @@ export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<
     azp: input.clientId,
   };
   if (input.nonce !== undefined) claims.nonce = input.nonce;
-  return await new SignJWT(claims)
-    .setProtectedHeader({ alg: "RS256", typ: "JWT", kid })
-    .setIssuer(input.issuer)
-    .setSubject(input.userId)
-    .setAudience(input.clientId)
-    .setIssuedAt(now)
-    .setExpirationTime(now + ID_TOKEN_TTL_SECONDS)
-    .sign(key);
+  return await signJwt(signer, { kid, typ: "JWT" }, {
+    iss: input.issuer,
+    sub: input.userId,
+    aud: input.clientId,
+    iat: now,
+    exp: now + ID_TOKEN_TTL_SECONDS,
+    ...claims,
+  });
 }
 
 export interface AccessTokenClaims {

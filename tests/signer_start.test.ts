@@ -1,0 +1,85 @@
+// The signer as operators run it: `deno task start` (which grants FFI) signs with OpenSSL and says so; the
+// deploy-like run without FFI (tests/deploy_compile.test.ts) uses WebCrypto; SIGNER=openssl that cannot load
+// libcrypto stops start-up with one line.
+import assert from "node:assert/strict";
+import { emptyDatabase } from "./helpers/db.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = l.addr.port;
+  l.close();
+  return port;
+}
+
+function env(extra: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = { ...extra };
+  for (const k of ["HOME", "PATH", "DENO_DIR"]) {
+    const v = Deno.env.get(k);
+    if (v) out[k] = v;
+  }
+  return out;
+}
+
+Deno.test({
+  name:
+    "signer: deno task start signs with OpenSSL and logs it; SIGNER=openssl without libcrypto is one line",
+  ignore: !Deno.env.get("DATABASE_URL") || Deno.build.os !== "linux",
+  async fn() {
+    const db = await emptyDatabase();
+    try {
+      const port = freePort();
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["task", "start"],
+        cwd: ROOT,
+        clearEnv: true,
+        env: env({ DATABASE_URL: db.url, SECRET_KEY: "s".repeat(40), PORT: String(port) }),
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      let ready = false;
+      for (let i = 0; i < 300 && !ready; i++) {
+        try {
+          const r = await fetch(`http://127.0.0.1:${port}/oauth/jwks`);
+          ready = r.status === 200;
+          await r.body?.cancel();
+        } catch {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      child.kill("SIGTERM");
+      const out = await child.output();
+      assert.ok(ready, new TextDecoder().decode(out.stderr));
+      const lines = new TextDecoder().decode(out.stdout).split("\n").filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l));
+      const signer = lines.find((l) => l.msg === "signer");
+      assert.deepEqual([signer?.signer, signer?.reason], ["openssl", "FFI granted and libcrypto loaded"]);
+
+      const bad = await new Deno.Command(Deno.execPath(), {
+        args: ["task", "start"],
+        cwd: ROOT,
+        clearEnv: true,
+        env: env({
+          DATABASE_URL: db.url,
+          SECRET_KEY: "s".repeat(40),
+          PORT: String(freePort()),
+          SIGNER: "openssl",
+          LIBCRYPTO_PATH: "/nonexistent/libcrypto.so.3",
+        }),
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+      }).output();
+      assert.equal(bad.code, 1);
+      // deno task echoes the command it runs ("Task start …", coloured); the rest is Portico's.
+      const stderr = new TextDecoder().decode(bad.stderr).replace(/\x1b\[[0-9;]*m/g, "").trim().split("\n")
+        .filter((l) => !l.startsWith("Task "));
+      assert.equal(stderr.length, 1, stderr.join("\n"));
+      assert.match(stderr[0], /^portico: libcrypto not found \(\/nonexistent\/libcrypto\.so\.3\): /);
+    } finally {
+      await db.close();
+    }
+  },
+});
