@@ -8,6 +8,7 @@ import { isEmpty, seedDemo } from "./lib/demo.ts";
 import { createApp } from "./routes/mod.ts";
 import { type AuditLog, createAuditLog } from "./lib/audit.ts";
 import { ensureSigningKey } from "./lib/oauth/keys.ts";
+import { embeddedNeedsMoreReadAccess, START_NEEDS_DATABASE_URL, welcomeText } from "./lib/welcome.ts";
 
 /** How long in-flight requests get to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -35,6 +36,7 @@ async function main(args: string[]): Promise<number> {
   try {
     const config = loadConfig();
     const log = createLogger(config.logLevel);
+    if (embeddedNeedsMoreReadAccess(config.databaseUrl)) throw new StartupError(START_NEEDS_DATABASE_URL);
     db = await openDatabase(config, { publishEmbedded: command === "serve" });
     const applied = await migrate(db.sql);
     log.info("migrations", { applied });
@@ -43,19 +45,7 @@ async function main(args: string[]): Promise<number> {
     const secretKey = await resolveSecretKey(config);
     const key = await ensureSigningKey(db.sql, secretKey);
     if (key.created) log.info("signing key created", { kid: key.kid });
-    if (db.embedded && await isEmpty(db.sql)) {
-      const demo = await seedDemo(db.sql);
-      console.log(
-        [
-          "",
-          "  Demo data created (shown once):",
-          `    sign in as   ${demo.email}`,
-          `    password     ${demo.password}`,
-          `    MCP API key  ${demo.apiKey}`,
-          "",
-        ].join("\n"),
-      );
-    }
+    const demo = db.embedded && await isEmpty(db.sql) ? await seedDemo(db.sql) : undefined;
     audit = createAuditLog(db.sql, log);
     const app = createApp({ config, sql: db.sql, log, secretKey, audit });
     let server: Deno.HttpServer;
@@ -63,7 +53,11 @@ async function main(args: string[]): Promise<number> {
       server = Deno.serve({
         port: config.port,
         hostname: config.host,
-        onListen: ({ hostname, port }) => log.info("listening", { url: `http://${hostname}:${port}` }),
+        onListen: ({ hostname, port }) => {
+          log.info("listening", { url: `http://${hostname}:${port}` });
+          // The embedded database means `deno task dev`: print what to paste next (the demo key only now).
+          if (db?.embedded) console.log(welcomeText({ issuer: config.issuer, demo }));
+        },
       }, app.fetch);
     } catch (err) {
       if (err instanceof Deno.errors.AddrInUse) {
