@@ -255,7 +255,8 @@ Deno.test("deno task dev prints the key, a curl and client lines with the real p
     assert.equal(answer.id, 1);
     assert.ok(answer.result.tools.some((t: { name: string }) => t.name === "list_projects"));
   } finally {
-    Deno.kill(-child.pid, "SIGTERM");
+    // SIGKILL: under --watch, the watcher outlives a SIGTERM'd program and waits for file changes (issue 18.5).
+    Deno.kill(-child.pid, "SIGKILL");
     await child.status;
     await reading;
     await stderr;
