@@ -3,9 +3,12 @@ import { ConfigError, loadConfig } from "./lib/config.ts";
 import { openDatabase, StartupError } from "./lib/db/open.ts";
 import { migrate, MigrationError } from "./lib/db/migrate.ts";
 import { resolveSecretKey } from "./lib/secret.ts";
-import { runAdmin } from "./lib/admin/cli.ts";
+import { adminHelp, runAdmin } from "./lib/admin/cli.ts";
 
 async function main(args: string[]): Promise<number> {
+  // Help needs no database: it answers even where none is configured yet.
+  const help = adminHelp(args, { out: (l) => console.log(l), err: (l) => console.error(l) });
+  if (help !== undefined) return help;
   let db;
   try {
     const config = loadConfig();
@@ -18,6 +21,7 @@ async function main(args: string[]): Promise<number> {
       config,
       out: (l) => console.log(l),
       err: (l) => console.error(l),
+      readStdin: () => new Response(Deno.stdin.readable).text(),
     });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof StartupError || err instanceof MigrationError) {

@@ -11,6 +11,7 @@ import { ensureSigningKey } from "./lib/oauth/keys.ts";
 import { createSigner, SignerError } from "./lib/oauth/signer.ts";
 import { frontEndWarning, type RunningServer, serve, serveOptions } from "./lib/http/serve.ts";
 import { startSweeper, type Sweeper, sweepOptions } from "./lib/oauth/sweeper.ts";
+import { embeddedNeedsMoreReadAccess, START_NEEDS_DATABASE_URL, welcomeText } from "./lib/welcome.ts";
 
 /** How long in-flight requests get to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -39,6 +40,7 @@ async function main(args: string[]): Promise<number> {
   try {
     const config = loadConfig();
     const log = createLogger(config.logLevel);
+    if (embeddedNeedsMoreReadAccess(config.databaseUrl)) throw new StartupError(START_NEEDS_DATABASE_URL);
     db = await openDatabase(config, { publishEmbedded: command === "serve" });
     const applied = await migrate(db.sql);
     log.info("migrations", { applied });
@@ -47,19 +49,7 @@ async function main(args: string[]): Promise<number> {
     const secretKey = await resolveSecretKey(config);
     const key = await ensureSigningKey(db.sql, secretKey);
     if (key.created) log.info("signing key created", { kid: key.kid });
-    if (db.embedded && await isEmpty(db.sql)) {
-      const demo = await seedDemo(db.sql);
-      console.log(
-        [
-          "",
-          "  Demo data created (shown once):",
-          `    sign in as   ${demo.email}`,
-          `    password     ${demo.password}`,
-          `    MCP API key  ${demo.apiKey}`,
-          "",
-        ].join("\n"),
-      );
-    }
+    const demo = db.embedded && await isEmpty(db.sql) ? await seedDemo(db.sql) : undefined;
     audit = createAuditLog(db.sql, log);
     const signer = createSigner({
       choice: config.signer,
@@ -78,10 +68,11 @@ async function main(args: string[]): Promise<number> {
     try {
       server = await serve(
         app.fetch,
-        serveOptions(
-          config,
-          ({ hostname, port }) => log.info("listening", { url: `http://${hostname}:${port}` }),
-        ),
+        serveOptions(config, ({ hostname, port }) => {
+          log.info("listening", { url: `http://${hostname}:${port}` });
+          // The embedded database means `deno task dev`: print what to paste next (the demo key only now).
+          if (db?.embedded) console.log(welcomeText({ issuer: config.issuer, demo }));
+        }),
       );
     } catch (err) {
       if (err instanceof Deno.errors.AddrInUse) {

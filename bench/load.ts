@@ -417,7 +417,12 @@ export interface Seed {
   /** tools in the owner's tools/list */
   toolCount: number;
   /** OAuth grants of the owner bound to the workspace (as consent stores them), and the key to sign with */
-  bearer: { clientId: string; userId: string; grantIds: string[]; signing: Awaited<ReturnType<KeyStore["signing"]>> };
+  bearer: {
+    clientId: string;
+    userId: string;
+    grantIds: string[];
+    signing: Awaited<ReturnType<KeyStore["signing"]>>;
+  };
 }
 
 export async function seed(sql: Sql, chains: number): Promise<Seed> {

