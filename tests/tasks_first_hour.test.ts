@@ -93,7 +93,17 @@ Deno.test("bench options: a short default, --full, each documented option reache
   });
   assert.deepEqual(parseBenchArgs(["--full"]), {
     help: false,
-    benches: ["mcp", "gantt", "contacts_export", "export_stall", "load"],
+    benches: [
+      "mcp",
+      "gantt",
+      "contacts_export",
+      "export_stall",
+      "load",
+      "serve_front",
+      "signer",
+      "refresh_peer",
+      "memory_start",
+    ],
     load: FULL.load,
   });
   assert.equal(FULL.load.requests, 3000);
