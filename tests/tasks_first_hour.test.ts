@@ -1,7 +1,7 @@
 // The first hour as a newcomer lives it: the real `deno task dev|start|admin|bench`, each with its own
 // permissions, and the lines they print pasted into a shell as printed.
 import assert from "node:assert/strict";
-import { BENCH_HELP, FULL, parseBenchArgs, QUICK } from "../bench/args.ts";
+import { BENCH_HELP, BENCHES, FULL, parseBenchArgs, QUICK } from "../bench/args.ts";
 import { START_NEEDS_DATABASE_URL } from "../lib/welcome.ts";
 import { DATABASE_URL, freshDatabase } from "./helpers/db.ts";
 
@@ -140,7 +140,7 @@ Deno.test("bench options: a short default, --full, each documented option reache
   const refused: Array<[string[], string]> = [
     [["--requests=0"], "--requests must be a positive integer"],
     [["--requests=1e3"], "--requests must be a positive integer"],
-    [["--bench=load,nope"], "--bench takes names from mcp, gantt, contacts_export, export_stall, load"],
+    [["--bench=load,nope"], `--bench takes names from ${BENCHES.join(", ")}`],
     [["--log-level=loud"], "--log-level must be debug, info, warn or error"],
     [["--rounds"], "--rounds needs a value"],
     [["--full=yes"], "--full takes no value"],
