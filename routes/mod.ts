@@ -33,6 +33,8 @@ export interface AppDeps {
   keys?: KeyStore;
   /** where Client ID Metadata Documents come from; by default fetched over the network (SSRF-guarded) */
   documents?: DocumentSource;
+  /** why the database cannot serve right now though it may answer `select 1` (embedded: disk full), if known */
+  databaseProblem?: () => string | undefined;
   /** Test-only: a cheaper scrypt cost for password hashes so suites stay fast; production leaves it out. */
   scrypt?: ScryptParams;
 }
