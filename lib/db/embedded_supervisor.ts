@@ -15,8 +15,10 @@ export interface SupervisorOptions {
   log?: Logger;
   /** a ready worker that sends no heartbeat for this long is terminated and restarted */
   heartbeatTimeoutMs?: number;
-  /** how long one start of PGlite may take (the first start runs initdb: seconds on a slow machine) */
+  /** how long the first start of PGlite may take (it may run initdb: half a minute on a slow machine) */
   startTimeoutMs?: number;
+  /** how long a restart may take (an existing directory: a second or two, plus WAL recovery) */
+  restartTimeoutMs?: number;
   /** how often DATA_DIR is checked for being writable */
   probeIntervalMs?: number;
 }
@@ -44,6 +46,7 @@ export async function startSupervisedEmbedded(
 ): Promise<SupervisedEmbedded> {
   const heartbeatTimeoutMs = opts.heartbeatTimeoutMs ?? 10_000;
   const startTimeoutMs = opts.startTimeoutMs ?? 120_000;
+  const restartTimeoutMs = opts.restartTimeoutMs ?? 30_000;
   const probeIntervalMs = opts.probeIntervalMs ?? 2_000;
   let state: EmbeddedState = "starting";
   let worker: Worker | undefined;
@@ -107,7 +110,7 @@ export async function startSupervisedEmbedded(
   })().catch(() => {});
 
   /** Starts one worker; resolves with "" when it serves, or the reason it did not. */
-  function spawn(): Promise<string> {
+  function spawn(timeoutMs: number): Promise<string> {
     const w = new Worker(new URL("./embedded_worker.ts", import.meta.url).href, { type: "module" });
     worker = w;
     return new Promise((resolve) => {
@@ -118,7 +121,7 @@ export async function startSupervisedEmbedded(
         clearTimeout(timer);
         resolve(reason);
       };
-      const timer = setTimeout(() => settle(`no answer within ${startTimeoutMs / 1000} s`), startTimeoutMs);
+      const timer = setTimeout(() => settle(`no answer within ${timeoutMs / 1000} s`), timeoutMs);
       w.onmessage = (event: MessageEvent<FromWorker>) => {
         const msg = event.data;
         if (msg.type === "alive") lastAlive = Date.now();
@@ -165,7 +168,7 @@ export async function startSupervisedEmbedded(
       respawnTimer = undefined;
       if (state === "stopped") return;
       restartCount++;
-      const reason = await spawn();
+      const reason = await spawn(restartTimeoutMs);
       if ((state as EmbeddedState) === "stopped") {
         terminate(worker);
         return;
@@ -215,7 +218,7 @@ export async function startSupervisedEmbedded(
     }
   }, probeIntervalMs);
 
-  const first = await spawn();
+  const first = await spawn(startTimeoutMs);
   if (first !== "") {
     terminate(worker);
     clearInterval(watchdog);
