@@ -12,7 +12,8 @@ async function main(args: string[]): Promise<number> {
   let db;
   try {
     const config = loadConfig();
-    db = await openDatabase(config, { shareEmbedded: true });
+    // While a server owns the embedded database, admin works on that same database through its port.
+    db = await openDatabase(config, { whenInUse: "connect" });
     await migrate(db.sql);
     const secretKey = await resolveSecretKey(config);
     return await runAdmin(args, {

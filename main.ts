@@ -1,6 +1,6 @@
 // Portico's entry point: config → database → migrations → app → Deno.serve, and a graceful stop.
 import { ConfigError, loadConfig } from "./lib/config.ts";
-import { type OpenDatabase, openDatabase, StartupError } from "./lib/db/open.ts";
+import { DatabaseInUseError, type OpenDatabase, openDatabase, StartupError } from "./lib/db/open.ts";
 import { migrate, MigrationError } from "./lib/db/migrate.ts";
 import { createLogger, errorFields } from "./lib/log.ts";
 import { resolveSecretKey } from "./lib/secret.ts";
@@ -16,16 +16,63 @@ import { embeddedNeedsMoreReadAccess, START_NEEDS_DATABASE_URL, welcomeText } fr
 /** How long in-flight requests get to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/**
+ * Resolves with the first SIGINT or SIGTERM. SIGTERM is turned into a SIGINT to this same process, so that it
+ * stops everything as Ctrl-C does: under `deno task dev` (`deno run --watch`) only SIGINT makes the watcher
+ * end after the program, and a SIGTERM alone left the watcher (and the task) running.
+ */
 function waitForSignal(): Promise<string> {
   return new Promise((resolve) => {
+    let first: string | undefined;
+    const onSignal = (sig: "SIGINT" | "SIGTERM") => {
+      if (first) {
+        // Our own SIGINT below, or a repeat (`deno task` may pass SIGTERM on more than once): shutdown is
+        // already under way and bounded, so nothing more to do.
+        resolve(first);
+        return;
+      }
+      first = sig;
+      if (sig === "SIGTERM") {
+        try {
+          Deno.kill(Deno.pid, "SIGINT");
+        } catch {
+          // cannot signal ourselves: stop all the same
+        }
+      }
+      resolve(sig);
+    };
     for (const sig of ["SIGINT", "SIGTERM"] as const) {
       try {
-        Deno.addSignalListener(sig, () => resolve(sig));
+        Deno.addSignalListener(sig, () => onSignal(sig));
       } catch {
         // SIGTERM is not available on every platform
       }
     }
   });
+}
+
+/** Waits for `work` at most `ms`; shutdown steps must not hang on a database that no longer answers. */
+async function atMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work.catch(() => {}), new Promise((resolve) => timer = setTimeout(resolve, ms))]);
+  clearTimeout(timer);
+}
+
+/**
+ * Under `deno task dev` a failed start leaves `deno run --watch` waiting for a file change, which cannot help
+ * when another process owns the database: a SIGINT to ourselves ends the watcher too, as Ctrl-C would. Without
+ * the watcher the listener takes the signal and the exit code stays 1.
+ */
+async function endWatcher(): Promise<void> {
+  try {
+    const seen = new Promise<void>((resolve) => Deno.addSignalListener("SIGINT", () => resolve()));
+    Deno.kill(Deno.pid, "SIGINT");
+    // the watcher acts on the signal only while this program still runs
+    await Promise.race([seen, new Promise((r) => setTimeout(r, 2_000))]);
+    await new Promise((r) => setTimeout(r, 200));
+  } catch {
+    // nothing more to do
+  }
 }
 
 async function main(args: string[]): Promise<number> {
@@ -41,7 +88,8 @@ async function main(args: string[]): Promise<number> {
     const config = loadConfig();
     const log = createLogger(config.logLevel);
     if (embeddedNeedsMoreReadAccess(config.databaseUrl)) throw new StartupError(START_NEEDS_DATABASE_URL);
-    db = await openDatabase(config, { publishEmbedded: command === "serve" });
+    // A second server on the same DATA_DIR refuses; `migrate` uses the running server's embedded database.
+    db = await openDatabase(config, { whenInUse: command === "serve" ? "refuse" : "connect", log });
     const applied = await migrate(db.sql);
     log.info("migrations", { applied });
     if (command === "migrate") return 0;
@@ -57,7 +105,15 @@ async function main(args: string[]): Promise<number> {
       onFallback: (reason) => log.warn("signer: a key falls back to webcrypto", { reason }),
     });
     log.info("signer", { signer: signer.kind, reason: signer.reason });
-    const app = createApp({ config, sql: db.sql, log, secretKey, audit, signer });
+    const app = createApp({
+      config,
+      sql: db.sql,
+      log,
+      secretKey,
+      audit,
+      signer,
+      databaseProblem: db.problem,
+    });
     let server: RunningServer;
     sweeper = startSweeper(db.sql, {
       ...sweepOptions(config),
@@ -100,14 +156,15 @@ async function main(args: string[]): Promise<number> {
       err instanceof SignerError
     ) {
       console.error(`portico: ${err.message}`);
+      if (err instanceof DatabaseInUseError) await endWatcher();
       return 1;
     }
     console.error(`portico: start-up failed: ${JSON.stringify(errorFields(err).error)}`);
     return 1;
   } finally {
     sweeper?.stop();
-    await audit?.close().catch(() => {});
-    await db?.close().catch(() => {});
+    if (audit) await atMost(audit.close(), 3_000);
+    if (db) await atMost(db.close(), 10_000);
   }
 }
 

@@ -1,4 +1,5 @@
-// GET /healthz: 200 when the database answers; 503 saying whether the pool is busy or the database unreachable.
+// GET /healthz: 200 when the database answers; 503 saying why not: failing (embedded: disk full), pool busy,
+// or unreachable.
 import { Hono } from "hono";
 import { pingDetail, probe, type Sql } from "../lib/db/client.ts";
 import { UNAVAILABLE_RETRY_AFTER } from "../lib/db/errors.ts";
@@ -11,9 +12,11 @@ export const HEALTH_PROBE_MS = 2_000;
 /** A probe's answer serves every /healthz for this long: an open GET must not open connections at will. */
 const PROBE_REUSE_MS = 1_000;
 
-export type HealthReason = "database_unreachable" | "pool_busy";
+export type HealthReason = "database_unreachable" | "pool_busy" | "database_failing";
 
-export function createHealthRoutes(deps: { sql: Sql }): Hono<AppEnv> {
+export function createHealthRoutes(
+  deps: { sql: Sql; databaseProblem?: () => string | undefined },
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   let lastProbe: { at: number; answer: Promise<boolean> } | undefined;
 
@@ -33,6 +36,13 @@ export function createHealthRoutes(deps: { sql: Sql }): Hono<AppEnv> {
 
   app.get("/healthz", async (c) => {
     c.header("Cache-Control", "no-store");
+    // Embedded mode on a full or read-only disk still answers `select 1`; only writes fail (or hang).
+    const problem = deps.databaseProblem?.();
+    if (problem) {
+      c.header("Retry-After", String(UNAVAILABLE_RETRY_AFTER));
+      const reason: HealthReason = "database_failing";
+      return c.json({ status: "unavailable", reason, detail: problem }, 503);
+    }
     const pinged = await pingDetail(deps.sql, HEALTH_POOL_WAIT_MS);
     if (pinged === "ok") return c.json({ status: "ok" });
     // No answer through the pool in time: if the server answers a connection of its own, the pool is busy.

@@ -39,6 +39,8 @@ export interface AppDeps {
   documents?: DocumentSource;
   /** the /mcp rate limits; by default built from config by routes/mcp.ts (tests pass one with their own clock) */
   mcpRateLimits?: McpRateLimits;
+  /** why the database cannot serve right now though it may answer `select 1` (embedded: disk full), if known */
+  databaseProblem?: () => string | undefined;
   /** Test-only: a cheaper scrypt cost for password hashes so suites stay fast; production leaves it out. */
   scrypt?: ScryptParams;
 }

@@ -54,7 +54,10 @@ Deno.test("start-up: an unreachable DATABASE_URL ends with one line and exit 1",
     SECRET_KEY: "s".repeat(40),
   });
   assert.equal(r.code, 1);
-  assertOneLine(r.stderr, `portico: cannot reach the database at 127.0.0.1:${port}/portico`);
+  assertOneLine(
+    r.stderr,
+    `portico: cannot reach the database at 127.0.0.1:${port}/portico: connection refused (is Postgres running there?)`,
+  );
 });
 
 Deno.test("start-up: a port in use ends with one line and exit 1", async () => {

@@ -1,4 +1,5 @@
-// The embedded database: PGlite (Postgres compiled to WASM) under DATA_DIR, served on loopback for postgres.js.
+// In-thread PGlite served on loopback, for tests and benchmarks (mostly in memory). The server's embedded
+// database under DATA_DIR runs supervised in a worker instead: lib/db/embedded_supervisor.ts.
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 
@@ -14,8 +15,7 @@ export interface Embedded {
 export async function startEmbedded(dir: string | undefined): Promise<Embedded> {
   if (dir) await Deno.mkdir(dir, { recursive: true });
   const db = await PGlite.create(dir ? { dataDir: dir } : {});
-  // A few connections so `deno task admin` can reach a running dev server's database; pglite-socket queues
-  // their queries and keeps a connection's open transaction together.
+  // A few connections; pglite-socket queues their queries and keeps a connection's open transaction together.
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
   await server.start();
   const conn = server.getServerConn();

@@ -1,110 +1,171 @@
 // Opens the database the configuration names: Postgres at DATABASE_URL, or embedded PGlite under DATA_DIR.
 import { join } from "node:path";
 import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
 import { createDb, ping, type Sql } from "./client.ts";
-import { startEmbedded } from "./embedded.ts";
+import { type EmbeddedLock, lockEmbedded, PORT_FILE, readOwner } from "./embedded_lock.ts";
+import { startSupervisedEmbedded, type SupervisedEmbedded } from "./embedded_supervisor.ts";
+import { describeConnectFailure } from "./errors.ts";
 
 /** A start-up failure with a one-line reason for the operator. */
 export class StartupError extends Error {
   override name = "StartupError";
 }
 
+/** Another process owns the embedded database and this one was asked not to share it (a second server). */
+export class DatabaseInUseError extends StartupError {
+  override name = "DatabaseInUseError";
+}
+
 export interface OpenDatabase {
   sql: Sql;
   embedded: boolean;
+  /** Why the database cannot serve right now (embedded: restarting, disk full or read-only), or undefined. */
+  problem(): string | undefined;
   close(): Promise<void>;
 }
 
-const PORT_FILE = "embedded.json";
+export interface OpenOptions {
+  /**
+   * What to do when another process owns the embedded database: `refuse` (a second server) or `connect` to
+   * that process's loopback port (admin, migrate). Never open the data directory a second time.
+   */
+  whenInUse?: "refuse" | "connect";
+  /** how long a `connect` waits for the owner to publish a port that answers */
+  waitMs?: number;
+  log?: Logger;
+  /** passed to the supervisor (tests shorten them) */
+  heartbeatTimeoutMs?: number;
+}
 
-function describe(url: string): string {
+function describe(url: string): { where: string; database: string; user: string } {
   try {
     const u = new URL(url);
-    return `${u.hostname}:${u.port || "5432"}${u.pathname}`;
+    return {
+      where: `${u.hostname}:${u.port || "5432"}${u.pathname}`,
+      database: decodeURIComponent(u.pathname.slice(1)) || decodeURIComponent(u.username) || "postgres",
+      user: decodeURIComponent(u.username) || "postgres",
+    };
   } catch {
-    return "DATABASE_URL";
+    return { where: "DATABASE_URL", database: "?", user: "?" };
   }
+}
+
+/** The error of a trivial query, or undefined when it answered within `timeoutMs`. */
+async function firstFailure(sql: Sql, timeoutMs: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(Object.assign(new Error("timeout"), { code: "CONNECT_TIMEOUT" })),
+        timeoutMs,
+      );
+    });
+    await Promise.race([sql`select 1`, timeout]);
+    return undefined;
+  } catch (err) {
+    return err ?? new Error("unknown failure");
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function openPostgres(url: string): Promise<OpenDatabase> {
+  const sql = createDb(url);
+  const failure = await firstFailure(sql, 5000);
+  if (failure !== undefined) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    const d = describe(url);
+    throw new StartupError(describeConnectFailure(failure, d.where, d));
+  }
+  return { sql, embedded: false, problem: () => undefined, close: () => sql.end({ timeout: 5 }) };
 }
 
 /**
- * With DATABASE_URL: a pool, checked once. Without: PGlite under DATA_DIR/pgdata. When `shareEmbedded` is set
- * (the CLI), an embedded database already served by a running dev server is reused through its port file,
- * because PGlite's data directory can be opened by one process only.
+ * With DATABASE_URL: a pool, checked once. Without: the embedded database under DATA_DIR. Its owner is the
+ * process holding the OS lock on DATA_DIR/embedded.lock for its whole life; it runs PGlite (supervised, in a
+ * worker) and publishes a loopback URL in DATA_DIR/embedded.json. Any other process either refuses or connects
+ * to that URL; none opens the data files while the lock is held elsewhere.
  */
-/** The server recorded in the port file, when that process still exists. A stale file is removed. */
-async function runningServer(portFile: string): Promise<{ url: string; pid: number } | null> {
-  let recorded: { url: string; pid: number };
-  try {
-    recorded = JSON.parse(await Deno.readTextFile(portFile));
-  } catch {
-    return null;
-  }
-  if (recorded.pid === Deno.pid) return null;
-  if (!processAlive(recorded.pid)) {
-    await Deno.remove(portFile).catch(() => {});
-    return null;
-  }
-  return recorded;
-}
-
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (Deno.build.os === "linux") {
-    try {
-      Deno.statSync(`/proc/${pid}`);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-  return true; // elsewhere we cannot tell cheaply: assume it runs and let the operator remove a stale file
-}
-
-export async function openDatabase(
-  config: Config,
-  opts: { shareEmbedded?: boolean; publishEmbedded?: boolean } = {},
-): Promise<OpenDatabase> {
-  if (config.databaseUrl) {
-    const sql = createDb(config.databaseUrl);
-    if (!(await ping(sql, 5000))) {
-      await sql.end({ timeout: 1 }).catch(() => {});
-      throw new StartupError(`cannot reach the database at ${describe(config.databaseUrl)}`);
-    }
-    return { sql, embedded: false, close: () => sql.end({ timeout: 5 }) };
-  }
+export async function openDatabase(config: Config, opts: OpenOptions = {}): Promise<OpenDatabase> {
+  if (config.databaseUrl) return await openPostgres(config.databaseUrl);
+  const whenInUse = opts.whenInUse ?? "refuse";
+  const deadline = Date.now() + (opts.waitMs ?? 30_000);
   const portFile = join(config.dataDir, PORT_FILE);
-  const running = await runningServer(portFile);
-  if (running) {
-    if (opts.shareEmbedded) {
-      const sql = createDb(running.url, { max: 1, connectTimeout: 5 });
-      if (await ping(sql, 10_000)) return { sql, embedded: true, close: () => sql.end({ timeout: 5 }) };
+  let lastUrl: string | undefined;
+  for (;;) {
+    let lock: EmbeddedLock | null;
+    try {
+      lock = await lockEmbedded(config.dataDir);
+    } catch (err) {
+      throw new StartupError(
+        `cannot open the embedded database in ${config.dataDir}: ${err instanceof Error ? err.message : err}`,
+      );
+    }
+    if (lock) return await openAsOwner(config, lock, opts);
+    const owner = await readOwner(config.dataDir);
+    // Under `deno run --watch` the previous run of this same process may still be letting go of the lock.
+    const sameProcess = owner.pid === Deno.pid;
+    if (whenInUse === "refuse" && !sameProcess) {
+      throw new DatabaseInUseError(
+        `the embedded database in ${config.dataDir} is in use by another Portico process (pid ${
+          owner.pid ?? "unknown"
+        }); stop it first, or set a different DATA_DIR`,
+      );
+    }
+    if (whenInUse === "connect" && owner.url) {
+      lastUrl = owner.url;
+      const sql = createDb(owner.url, { max: 1, connectTimeout: 2 });
+      if (await ping(sql, 2000)) {
+        return { sql, embedded: true, problem: () => undefined, close: () => sql.end({ timeout: 5 }) };
+      }
       await sql.end({ timeout: 1 }).catch(() => {});
     }
-    // Never open a data directory another process holds: two PGlite instances on one directory corrupt it.
-    throw new StartupError(
-      `the embedded database in ${config.dataDir} is in use by another Portico process (pid ${running.pid}); ` +
-        `stop it, or delete ${portFile} if that process is gone`,
-    );
+    if (Date.now() > deadline) {
+      throw new StartupError(
+        `the embedded database in ${config.dataDir} is held by process ${owner.pid ?? "unknown"}, but ` +
+          (lastUrl
+            ? `its port (${new URL(lastUrl).port}) does not answer`
+            : `it published no port in ${portFile}`) +
+          `; wait for it to finish starting, or stop it`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 200));
   }
-  let embedded;
+}
+
+async function openAsOwner(config: Config, lock: EmbeddedLock, opts: OpenOptions): Promise<OpenDatabase> {
+  let embedded: SupervisedEmbedded;
   try {
-    embedded = await startEmbedded(join(config.dataDir, "pgdata"));
+    embedded = await startSupervisedEmbedded(join(config.dataDir, "pgdata"), {
+      log: opts.log,
+      heartbeatTimeoutMs: opts.heartbeatTimeoutMs,
+    });
   } catch (err) {
+    lock.release();
     throw new StartupError(
       `cannot open the embedded database in ${config.dataDir}: ${err instanceof Error ? err.message : err}`,
     );
   }
-  const sql = createDb(embedded.url, { max: 1 });
-  if (opts.publishEmbedded) {
-    await Deno.writeTextFile(portFile, JSON.stringify({ url: embedded.url, pid: Deno.pid }));
+  try {
+    await lock.publish(embedded.url);
+  } catch (err) {
+    await embedded.close();
+    lock.release();
+    throw new StartupError(
+      `cannot write ${join(config.dataDir, PORT_FILE)}: ${err instanceof Error ? err.message : err}`,
+    );
   }
+  const sql = createDb(embedded.url, { max: 1 });
   return {
     sql,
     embedded: true,
+    problem: () => embedded.problem(),
     async close() {
-      await sql.end({ timeout: 5 });
-      if (opts.publishEmbedded) await Deno.remove(portFile).catch(() => {});
+      await sql.end({ timeout: 2 }).catch(() => {});
       await embedded.close();
+      await lock.unpublish();
+      lock.release();
     },
   };
 }

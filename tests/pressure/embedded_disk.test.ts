@@ -1,0 +1,150 @@
+// A real full disk under the real `deno task dev`: DATA_DIR on a small tmpfs, filled while the server runs.
+// Measured before the fix: PGlite spins in WASM on `vacuum full` with no space left, which blocked the server's
+// only thread (no /healthz, no SIGTERM). Needs permission to mount a tmpfs (root on Linux); skipped elsewhere.
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { freePort, portClosed, type RunningTask, startTask } from "../helpers/tasks.ts";
+
+function run(cmd: string, args: string[]): boolean {
+  try {
+    return new Deno.Command(cmd, { args, stdout: "null", stderr: "null" }).outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+function canMountTmpfs(): boolean {
+  if (Deno.build.os !== "linux") return false;
+  const dir = Deno.makeTempDirSync();
+  const ok = run("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", dir]);
+  if (ok) run("umount", [dir]);
+  Deno.removeSync(dir);
+  return ok;
+}
+
+async function until(what: string, check: () => Promise<boolean>, boundMs = 120_000) {
+  const deadline = Date.now() + boundMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function health(port: number): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(10_000) });
+  return { status: res.status, body: await res.json() };
+}
+
+function fillDisk(mnt: string): void {
+  // dd stops at "No space left on device" and exits non-zero: that is the point
+  run("dd", ["if=/dev/zero", `of=${mnt}/filler`, "bs=64k"]);
+}
+
+/** Makes PGlite hang as measured: on a full disk, `checkpoint` fails and `vacuum full` never returns. */
+function hangDatabase(url: string): postgres.Sql {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  void (async () => {
+    for (const q of ["update ballast set n = n + 1", "checkpoint", "vacuum full ballast"]) {
+      await sql.unsafe(q).catch(() => {});
+    }
+  })();
+  return sql;
+}
+
+/** True once a trivial query through the published port gets no answer within a second. */
+async function hung(url: string): Promise<boolean> {
+  const probe = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 2 });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      probe`select 1`.then(() => false, () => false),
+      new Promise<boolean>((r) => timer = setTimeout(() => r(true), 1_000)),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    await probe.end({ timeout: 0 }).catch(() => {});
+  }
+}
+
+Deno.test({
+  name: "embedded on a full disk: 503 at once, restarts by itself when space is back, stops on SIGTERM",
+  ignore: !canMountTmpfs(),
+  fn: async () => {
+    const mnt = await Deno.makeTempDir();
+    assert.ok(run("mount", ["-t", "tmpfs", "-o", "size=64m", "tmpfs", mnt]));
+    const port = freePort();
+    let dev: RunningTask | undefined;
+    const clients: postgres.Sql[] = [];
+    try {
+      dev = await startTask("dev", { DATA_DIR: mnt, PORT: String(port) });
+      const key = dev.stdout.match(/MCP API key {2}(pak_\S+)/)?.[1];
+      assert.ok(key);
+      const url = JSON.parse(await Deno.readTextFile(`${mnt}/embedded.json`)).url;
+      const sql = postgres(url, { max: 1, onnotice: () => {} });
+      clients.push(sql);
+      await sql`create table ballast (id int primary key, n int, pad text)`;
+      await sql`insert into ballast select g, 0, repeat('y', 500) from generate_series(1, 5000) g`;
+      await sql`checkpoint`;
+      assert.deepEqual(await health(port), { status: 200, body: { status: "ok" } });
+
+      fillDisk(mnt);
+      await until("healthz reports the full disk", async () => (await health(port)).status === 503, 30_000);
+      assert.deepEqual(await health(port), {
+        status: 503,
+        body: {
+          status: "unavailable",
+          reason: "database_failing",
+          detail: "the data directory's disk is full",
+        },
+      });
+
+      clients.push(hangDatabase(url));
+      await until("PGlite hangs", () => hung(url), 30_000);
+      // the server's thread stays free: /healthz keeps answering, and a tool call gets a 503 with
+      // Retry-After once the supervisor has given up on the hung database (not a hang, not a 500)
+      assert.equal((await health(port)).status, 503);
+      const call = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", "x-api-key": key },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "list_projects", arguments: {} },
+        }),
+        signal: AbortSignal.timeout(60_000),
+      });
+      assert.equal(call.status, 503);
+      assert.equal(call.headers.get("retry-after"), "5");
+      await call.body?.cancel();
+      await until(
+        "the hung database was restarted",
+        () => Promise.resolve(dev!.stdout.includes("restarting")),
+      );
+      assert.match(
+        dev.stdout,
+        /"msg":"embedded database failed; restarting","reason":"no heartbeat for 10 s"/,
+      );
+
+      await Deno.remove(`${mnt}/filler`);
+      await until("healthy again", async () => (await health(port)).status === 200);
+      const back = postgres(url, { max: 1, onnotice: () => {} });
+      clients.push(back);
+      assert.deepEqual([...await back`select count(*)::int as n from ballast`], [{ n: 5000 }]);
+
+      // and once more, stopped with SIGTERM while the database hangs
+      fillDisk(mnt);
+      clients.push(hangDatabase(url));
+      await until("PGlite hangs again", () => hung(url), 30_000);
+      const stopped = await dev.stop("SIGTERM", 30_000);
+      assert.deepEqual(stopped, { code: 0, ended: true });
+      assert.equal(await portClosed(port), true);
+      dev = undefined;
+    } finally {
+      for (const c of clients) await c.end({ timeout: 0 }).catch(() => {});
+      await dev?.kill();
+      run("umount", ["-l", mnt]);
+      await Deno.remove(mnt, { recursive: true });
+    }
+  },
+});
