@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { createDb, ping, type Sql } from "./client.ts";
+import { createDb, type DbOptions, dbTimeouts, ping, type Sql } from "./client.ts";
 import { type EmbeddedLock, lockEmbedded, PORT_FILE, readOwner } from "./embedded_lock.ts";
 import { startSupervisedEmbedded, type SupervisedEmbedded } from "./embedded_supervisor.ts";
 import { describeConnectFailure } from "./errors.ts";
@@ -70,8 +70,8 @@ async function firstFailure(sql: Sql, timeoutMs: number): Promise<unknown> {
   }
 }
 
-async function openPostgres(url: string): Promise<OpenDatabase> {
-  const sql = createDb(url);
+async function openPostgres(url: string, options: DbOptions): Promise<OpenDatabase> {
+  const sql = createDb(url, options);
   const failure = await firstFailure(sql, 5000);
   if (failure !== undefined) {
     await sql.end({ timeout: 1 }).catch(() => {});
@@ -88,7 +88,7 @@ async function openPostgres(url: string): Promise<OpenDatabase> {
  * to that URL; none opens the data files while the lock is held elsewhere.
  */
 export async function openDatabase(config: Config, opts: OpenOptions = {}): Promise<OpenDatabase> {
-  if (config.databaseUrl) return await openPostgres(config.databaseUrl);
+  if (config.databaseUrl) return await openPostgres(config.databaseUrl, dbTimeouts(config));
   const whenInUse = opts.whenInUse ?? "refuse";
   const deadline = Date.now() + (opts.waitMs ?? 30_000);
   const portFile = join(config.dataDir, PORT_FILE);

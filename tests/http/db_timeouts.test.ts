@@ -162,3 +162,23 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "db timeouts: STATEMENT_TIMEOUT_MS reaches the server's pool (openDatabase), 0 turns it off",
+  ignore: !DATABASE_URL,
+  async fn() {
+    const { openDatabase } = await import("../../lib/db/open.ts");
+    const { parseConfig } = await import("../../lib/config.ts");
+    for (const [setting, shown] of [["1234", "1234ms"], ["0", "0"]]) {
+      const db = await openDatabase(
+        parseConfig({ DATABASE_URL, SECRET_KEY: "s".repeat(40), STATEMENT_TIMEOUT_MS: setting }),
+      );
+      try {
+        const [row] = await db.sql<{ statement_timeout: string }[]>`show statement_timeout`;
+        assert.equal(row.statement_timeout, shown);
+      } finally {
+        await db.close();
+      }
+    }
+  },
+});
