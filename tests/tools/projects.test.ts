@@ -44,7 +44,7 @@ Deno.test("create_project: every field, answered as JSON text and structuredCont
     assert.equal(p.companyId, f.companies.b, "inherits the client's company");
     assert.equal(p.startDate, "2026-01-01");
     assert.equal(p.endDate, "2026-03-31");
-    assert.equal(p.budget, 12000.5);
+    assert.equal(p.budget, "12000.50", "money is a decimal string with 2 decimals");
     assert.equal(p.estimatedHours, 80.25);
     assert.equal(p.currency, "USD");
     assert.equal(p.offerId, v === "A" ? offer.id : null);
@@ -68,10 +68,12 @@ Deno.test("create_project: bad input names the rule", async () => {
     [{ name: "x", clientId: "nope" }, /clientId: must be a UUID/],
     [{ name: "x", startDate: "2026-02-30" }, /startDate: must be a date YYYY-MM-DD/],
     [{ name: "x", startDate: "01/02/2026" }, /startDate: must be a date/],
-    [{ name: "x", startDate: "2026-03-01", endDate: "2026-02-01" }, /endDate must not be before startDate/],
-    [{ name: "x", budget: -1 }, /budget: must not be negative/],
+    [{ name: "x", startDate: "2026-03-01", endDate: "2026-02-01" }, /endDate: must not be before startDate/],
+    [{ name: "x", budget: -1 }, /budget: must be at least 0/],
     [{ name: "x", budget: 1.234 }, /budget: must have at most 2 decimals/],
-    [{ name: "x", budget: "100" }, /budget: must be a number/],
+    [{ name: "x", budget: "12,50" }, /budget: must be a decimal number like 12.50/],
+    // 0.1 + 0.2 is refused, never stored as 0.30 nor as 0.30000000000000004
+    [{ name: "x", budget: 0.1 + 0.2 }, /budget: must have at most 2 decimals/],
     [{ name: "x", estimatedHours: -0.5 }, /estimatedHours: must not be negative/],
     [{ name: "x", currency: "eur" }, /currency: must be a three-letter ISO 4217/],
     [{ name: "x", currency: "XYZ" }, /currency: is not an ISO 4217/],
@@ -105,7 +107,7 @@ Deno.test("create_project: unknown client, offer or company → not_found; dupli
   await callFails(apps.A, key, "create_project", { name: "x", offerId: MISSING }, "not_found");
   await callOk(apps.A, key, "create_project", { name: "p1", taskPrefix: "DUP" });
   const msg = await callFails(apps.A, key, "create_project", { name: "p2", taskPrefix: "DUP" }, "conflict");
-  assert.match(msg, /task prefix DUP is already used/);
+  assert.match(msg, /^conflict: taskPrefix: DUP is already used/);
 });
 
 Deno.test("list_projects: summaries as a JSON array, status filter, paging", async () => {
@@ -164,7 +166,7 @@ Deno.test("get_project: the full project; bad id → invalid_input; unknown → 
       "invalid_input: projectId: is required",
     );
     const msg = await callFails(apps[v], key, "get_project", { projectId: MISSING }, "not_found");
-    assert.equal(msg, `not_found: no project ${MISSING}`);
+    assert.equal(msg, `not_found: projectId: no project ${MISSING}`);
   }
 });
 
@@ -188,7 +190,7 @@ Deno.test("update_project: changes given fields only, clears with null, keeps th
     });
     assert.equal(u.name, "Renamed");
     assert.equal(u.description, "keep me");
-    assert.equal(u.budget, 250.75);
+    assert.equal(u.budget, "250.75");
     assert.equal(u.estimatedHours, 12);
     assert.equal(u.status, "completed");
     assert.equal(u.taskPrefix, `U${v}X`);
@@ -209,7 +211,7 @@ Deno.test("update_project: changes given fields only, clears with null, keeps th
       { projectId: p.id, endDate: "2025-12-31" },
       "invalid_input",
     );
-    assert.match(msg, /endDate must not be before startDate/);
+    assert.match(msg, /endDate: must not be before startDate/);
     await callFails(apps[v], key, "update_project", { projectId: p.id }, "invalid_input");
     await callFails(apps[v], key, "update_project", { projectId: p.id, budget: -5 }, "invalid_input");
     await callFails(apps[v], key, "update_project", { projectId: p.id, status: "done" }, "invalid_input");
