@@ -1,4 +1,5 @@
-// Who may use which tool: areas and their default roles, the user-context tool list, and the per-tool check.
+// Who may use which tool: areas and their default roles, and the per-tool check (a tool says itself whether it
+// acts as a person: ToolDefinition.needsUser).
 import type { McpVariant } from "../config.ts";
 import { accessDenied, AppError } from "../errors.ts";
 import type { Role } from "../workspace/modules.ts";
@@ -32,35 +33,6 @@ export const AREAS = Object.keys(DEFAULT_AREA_ROLES) as Area[];
 export function isArea(s: string): s is Area {
   return Object.hasOwn(DEFAULT_AREA_ROLES, s);
 }
-
-/**
- * Tools that act as a person (they record who did something, or read a person's own calendar and time).
- * Variant A: only keys bound to a user (kinds user and internal). Variant B: only `internal` keys (the product's
- * own assistant). The registry refuses a tool whose `needsUser` disagrees with this list.
- */
-export const USER_CONTEXT_TOOLS: ReadonlySet<string> = new Set([
-  "create_task",
-  "create_subtask",
-  "create_offer",
-  "create_idea",
-  "create_activity",
-  "track_ai_activity",
-  "create_workspace_document",
-  "list_recordings",
-  "get_recording",
-  "list_time_logs",
-  "time_log_summary",
-  "list_time_categories",
-  "create_time_log",
-  "update_time_log",
-  "delete_time_log",
-  "list_calendars",
-  "list_appointments",
-  "create_appointment",
-  "update_appointment",
-  "get_booking_settings",
-  "update_booking_settings",
-]);
 
 /** The areas `role` may use given the workspace's overrides (area → roles); unknown areas/roles are ignored. */
 export function allowedAreas(role: Role | null, overrides: Record<string, readonly string[]>): Set<Area> {

@@ -4,7 +4,32 @@ import { z } from "zod";
 import { fileURLToPath } from "node:url";
 import { buildRegistry } from "../../lib/mcp/registry.ts";
 import { type Caller } from "../../lib/mcp/caller.ts";
-import { DEFAULT_AREA_ROLES, denial, USER_CONTEXT_TOOLS } from "../../lib/mcp/permissions.ts";
+import { DEFAULT_AREA_ROLES, denial } from "../../lib/mcp/permissions.ts";
+
+/** The seed's "tools that need a user context"; each tool's needsUser is the source, this pins it. */
+const USER_CONTEXT_TOOLS: ReadonlySet<string> = new Set([
+  "create_task",
+  "create_subtask",
+  "create_offer",
+  "create_idea",
+  "create_activity",
+  "track_ai_activity",
+  "create_workspace_document",
+  "list_recordings",
+  "get_recording",
+  "list_time_logs",
+  "time_log_summary",
+  "list_time_categories",
+  "create_time_log",
+  "update_time_log",
+  "delete_time_log",
+  "list_calendars",
+  "list_appointments",
+  "create_appointment",
+  "update_appointment",
+  "get_booking_settings",
+  "update_booking_settings",
+]);
 import { type AnyTool, defineTool } from "../../lib/mcp/tool.ts";
 import { TOOLS } from "../../tools/mod.ts";
 import { freshDatabase } from "../helpers/db.ts";
