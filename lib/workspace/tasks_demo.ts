@@ -1,6 +1,6 @@
 // Demo tasks: a planned team (solid work, queues, a focus task each, a late forecast), subtasks and a comment.
 import type { Db } from "../db/client.ts";
-import type { DemoContext } from "../demo.ts";
+import type { DemoContext } from "./demo_context.ts";
 import { addWorkingDays, dayNumber, dayString, nextWorkingDay } from "./gantt.ts";
 import { todayUtc } from "../dates.ts";
 import { createTask, moveToFocus, type NewTask } from "./tasks.ts";
