@@ -6,8 +6,8 @@ import { randomToken } from "../crypto.ts";
 import { open, seal } from "../secret_box.ts";
 
 export const KEY_PURPOSE = "signing-keys";
-/** Longest lifetime of anything signed (access and ID tokens: 1 h). */
-export const SIGNED_TOKEN_TTL_SECONDS = 3600;
+import { SIGNED_TOKEN_TTL_SECONDS } from "./lifetimes.ts";
+export { SIGNED_TOKEN_TTL_SECONDS };
 /** How often an instance re-reads the key table, so a rotation elsewhere is used within this delay. */
 export const KEY_REFRESH_SECONDS = 60;
 /**

@@ -3,8 +3,8 @@ import { createHash } from "node:crypto";
 import { decodeProtectedHeader, jwtVerify, SignJWT } from "jose";
 import type { KeyStore } from "./keys.ts";
 
-export const ACCESS_TOKEN_TTL_SECONDS = 3600;
-export const ID_TOKEN_TTL_SECONDS = 3600;
+import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS } from "./lifetimes.ts";
+export { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS };
 
 export interface AccessTokenInput {
   issuer: string;
