@@ -17,7 +17,7 @@ async function run(dir: string): Promise<{ code: number; stderr: string }> {
 
 Deno.test("findViolations: raw to_char, inline begin/savepoint checks and .begin( are named with their line", () => {
   const text = [
-    "const a = db`select ${isoColumn(db, \"x\")}`;",
+    'const a = db`select ${isoColumn(db, "x")}`;',
     "const b = db`select to_char(x at time zone 'UTC', 'YYYY')`;",
     'const c = "begin" in db ? 1 : 2;',
     "await (db as Sql).begin((tx) => f(tx));",

@@ -133,13 +133,13 @@ Deno.test("list_clients: sorted by company name, limited by company scope and wo
       ...(company ? { companyId: company } : {}),
     });
   }
-  const all = (await callOk(A, owner, "list_clients")).items;
+  const all = await callOk(A, owner, "list_clients");
   const names: string[] = all.items.map((c: { companyName: string }) => c.companyName);
   assert.deepEqual(names, [...names].sort((x, y) => x.toLowerCase().localeCompare(y.toLowerCase())));
   assert.equal(all.total, all.items.length);
   assert.ok(names.includes("alpha GmbH") && names.includes("Beta AG"));
   assert.ok(!names.includes("Foreign"), "another workspace's client is invisible");
-  const scoped = (await callOk(A, f.keys.ownerCompanyA, "list_clients")).items;
+  const scoped = await callOk(A, f.keys.ownerCompanyA, "list_clients");
   assert.ok(scoped.items.length > 0);
   for (const c of scoped.items) assert.equal(c.companyId, f.companies.a);
   await callFails(A, owner, "list_clients", { limit: 0 }, "invalid_input");

@@ -1,7 +1,7 @@
 // Projects tools: happy path, bad input and not_found of each, in both variants.
 import assert from "node:assert/strict";
 import { freshDatabase } from "../helpers/db.ts";
-import { buildFixture, callFails, callOk, callTool, mcpApp, type Variant } from "../helpers/mcp.ts";
+import { buildFixture, callFails, callOk, callTool, mcpApp, rpc, type Variant } from "../helpers/mcp.ts";
 
 const db = await freshDatabase();
 const f = await buildFixture(db.sql);
@@ -249,4 +249,47 @@ Deno.test("update_project_status: each status; bad status → invalid_input; unk
       "not_found",
     );
   }
+});
+
+Deno.test("list_projects: the array stays the first block; a cut page adds a note with the next offset", async () => {
+  const page = async (args: Record<string, unknown>) => {
+    const r = await rpc(apps.A, key, "tools/call", { name: "list_projects", arguments: args });
+    return r.body.result as { content: { type: string; text: string }[]; structuredContent?: unknown };
+  };
+  const all = JSON.parse((await page({ limit: 500 })).content[0].text);
+  assert.ok(all.length >= 3);
+  const whole = await page({ limit: 500 });
+  assert.equal(whole.content.length, 1, "an uncut list is the array alone");
+  assert.equal(whole.structuredContent, undefined);
+  const cut = await page({ limit: 2, offset: 1 });
+  assert.equal(cut.content.length, 2);
+  const items = JSON.parse(cut.content[0].text);
+  assert.ok(Array.isArray(items), "the first block is still the seed's JSON array");
+  assert.deepEqual(items.map((p: { id: string }) => p.id), all.slice(1, 3).map((p: { id: string }) => p.id));
+  assert.equal(
+    cut.content[1].text,
+    `More projects: 2 of ${all.length} shown (offset 1). Call list_projects again with offset 3 for the next page.`,
+  );
+  const last = await page({ limit: 2, offset: all.length - 2 });
+  assert.equal(last.content.length, 1, "the last page has no note");
+});
+
+Deno.test("list_clients and list_tasks: one page shape; nextOffset leads to the next page", async () => {
+  for (let i = 0; i < 3; i++) await callOk(apps.A, key, "create_task", { title: `paged ${i}` });
+  const first = await callOk(apps.A, key, "list_tasks", { limit: 2 });
+  assert.deepEqual(Object.keys(first).sort(), ["hasMore", "items", "limit", "nextOffset", "offset", "total"]);
+  assert.equal(first.items.length, 2);
+  assert.equal(first.hasMore, true);
+  assert.equal(first.nextOffset, 2);
+  const rest = await callOk(apps.A, key, "list_tasks", { limit: 500, offset: first.nextOffset });
+  assert.equal(rest.total, first.total);
+  assert.equal(rest.items.length, first.total - 2);
+  assert.equal(rest.hasMore, false);
+  assert.equal(rest.nextOffset, null);
+  const beyond = await callOk(apps.A, key, "list_tasks", { limit: 5, offset: 10_000 });
+  assert.deepEqual([beyond.items.length, beyond.total, beyond.hasMore], [0, first.total, false]);
+  const clients = await callOk(apps.A, key, "list_clients", { limit: 1 });
+  assert.equal(clients.items.length, 1);
+  assert.equal(clients.hasMore, clients.total > 1);
+  assert.equal(clients.nextOffset, clients.total > 1 ? 1 : null);
 });
