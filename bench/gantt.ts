@@ -2,7 +2,7 @@
 //
 // Run with `deno task bench` (DATABASE_URL for Postgres, else embedded PGlite). Prints times; asserts nothing.
 import { planBars, type PlanTask } from "../lib/workspace/gantt.ts";
-import { todayUtc } from "../lib/workspace/tasks.ts";
+import { todayUtc } from "../lib/dates.ts";
 import { buildFixture } from "../tests/helpers/mcp.ts";
 import { measure, measureToolCall } from "./util.ts";
 import { testApp } from "../tests/helpers/app.ts";

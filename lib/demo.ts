@@ -5,19 +5,14 @@ import { createAgent, createUser, subscribeAgent, unlockAgent } from "./accounts
 import { addMember, createCompany, createWorkspace } from "./workspace/workspaces.ts";
 import { MODULES } from "./workspace/modules.ts";
 import { createApiKey } from "./api_keys.ts";
-import { seedDemoProjects } from "./workspace/projects.ts";
+import { seedDemoProjects } from "./workspace/projects_demo.ts";
+import type { DemoContext } from "./workspace/demo_context.ts";
 import { seedDemoPersonal } from "./workspace/personal_demo.ts";
 import { seedDemoTasks } from "./workspace/tasks_demo.ts";
 import { seedDemoCommercial } from "./workspace/commercial_demo.ts";
 import { seedDemoCrm } from "./workspace/crm_demo.ts";
 
-export interface DemoContext {
-  workspaceId: string;
-  companyIds: [string, string];
-  /** by role: owner (the demo user), admin, accounting, member (limited to the first company) */
-  users: { owner: string; admin: string; accounting: string; member: string };
-  agentIds: string[];
-}
+export type { DemoContext };
 
 /** Domain seeders add sample records of their own tables; later issues append to this list. */
 export const DEMO_SEEDERS: Array<(db: Db, ctx: DemoContext) => Promise<void>> = [seedDemoProjects];

@@ -18,7 +18,7 @@ const DECIMAL = /^([+-])?(\d+)(?:\.(\d+))?$/;
  */
 export function parseDecimal(value: string | number, scale: number, field: string): bigint {
   const r = readDecimal(value, scale);
-  if (!r.ok) throw invalidInput(`${field} ${r.problem}`);
+  if (!r.ok) throw invalidInput(`${field}: ${r.problem}`);
   return r.units;
 }
 

@@ -65,8 +65,7 @@ export const createContact = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description:
-    "Creates a contact; every field is optional but at least one of companyName, contactName, email " +
-    "or phone must be given. It belongs to the key's company when the key is limited to one. Returns the new " +
+    "Creates a contact; every field is optional (an empty or notes-only contact is accepted). It belongs to the key's company when the key is limited to one. Returns the new " +
     "contact as a JSON object with every field, including its id.",
   run: (ctx, input) => create(ctx.db, ctx.caller, input),
 });

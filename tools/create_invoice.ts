@@ -35,7 +35,7 @@ const common = {
 function datesInOrder(v: { invoiceDate?: string; dueDate?: string }): boolean {
   return !v.invoiceDate || !v.dueDate || v.dueDate >= v.invoiceDate;
 }
-const DATES = { error: "dueDate must not be before invoiceDate", path: ["dueDate"] };
+const DATES = { error: "must not be before invoiceDate", path: ["dueDate"] };
 
 const InputA = z.strictObject({
   ...common,
@@ -60,8 +60,9 @@ const InputA = z.strictObject({
       "positive (negative input is normalised) and shown negative. Default false.",
   ).optional(),
   originalInvoiceId: uuidField(
-    "The invoice a credit note credits (UUID, an invoice of this workspace in the key's scope). Required with " +
-      "isCreditNote; client, company, project, currency and VAT rate default to the original's.",
+    "The invoice a credit note credits (UUID, an invoice of this workspace in the key's scope). Only with " +
+      "isCreditNote, and optional there (a credit note without it stands alone); client, company, project, " +
+      "currency and VAT rate default to the original's.",
   ).optional(),
   rows: rowsField(
     "Line items, at most 200. Row amount = quantity × unitPrice less discountPercent, rounded half away from " +

@@ -51,7 +51,7 @@ const Tranche = z.strictObject({
 function datesInOrder(v: { offerDate?: string; validUntil?: string }): boolean {
   return !v.offerDate || !v.validUntil || v.validUntil >= v.offerDate;
 }
-const DATES = { error: "validUntil must not be before offerDate", path: ["validUntil"] };
+const DATES = { error: "must not be before offerDate", path: ["validUntil"] };
 
 const InputA = z.strictObject({
   ...common,

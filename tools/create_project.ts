@@ -1,6 +1,7 @@
 // MCP tool create_project: a new project, in the caller's company scope.
 import { z } from "zod";
-import { currencyField, dateField, hoursField, moneyField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { currencyField, dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { decimalMoneyField } from "../lib/mcp/decimal_fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { createProject as create, TASK_PREFIX } from "../lib/workspace/projects.ts";
 
@@ -17,7 +18,9 @@ const common = {
     .optional(),
   startDate: dateField("First day, YYYY-MM-DD. Optional.").optional(),
   endDate: dateField("Last day, YYYY-MM-DD, not before startDate. Optional.").optional(),
-  budget: moneyField("Budget in the project's currency: at least 0, at most 2 decimals. Optional.")
+  budget: decimalMoneyField(
+    "Budget in the project's currency: at least 0, at most 2 decimals, a number or a decimal string such as 85.00. Optional.",
+  )
     .optional(),
   estimatedHours: hoursField("Estimated effort in hours: 0-100000, at most 2 decimals. Optional.").optional(),
   notes: textField("Internal notes; up to 10000 characters. Default empty.", { max: 10000 }).optional(),
@@ -27,7 +30,7 @@ const common = {
 function datesInOrder(v: { startDate?: string; endDate?: string }): boolean {
   return !v.startDate || !v.endDate || v.endDate >= v.startDate;
 }
-const DATES = { error: "endDate must not be before startDate", path: ["endDate"] };
+const DATES = { error: "must not be before startDate", path: ["endDate"] };
 
 const InputA = z.strictObject({
   ...common,

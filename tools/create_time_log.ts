@@ -1,7 +1,8 @@
 // MCP tool create_time_log: logs time for the key user, on a task or (variant A) a timesheet category.
 import { z } from "zod";
-import { dateField, moneyField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { dateField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { timeField } from "../lib/mcp/time_fields.ts";
+import { decimalMoneyField } from "../lib/mcp/decimal_fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { createTimeLog as create } from "../lib/workspace/time_logs.ts";
 
@@ -14,8 +15,8 @@ const common = {
   description: textField("What was done; up to 2000 characters. Default empty.", { max: 2000 }).optional(),
   isBillable: z.boolean({ error: "must be true or false" })
     .describe("Whether the time is billable to the client. Default false.").optional(),
-  hourlyRate: moneyField(
-    "Hourly rate for billable time: at least 0, at most 2 decimals. Optional; default none.",
+  hourlyRate: decimalMoneyField(
+    "Hourly rate for billable time: at least 0, at most 2 decimals, a number or a decimal string such as 85.00. Optional; default none.",
   )
     .optional(),
 };

@@ -36,7 +36,7 @@ const Input = z.strictObject({
     { min: 1 },
   ).optional(),
 }).refine((v) => !v.invoiceDate || !v.dueDate || v.dueDate >= v.invoiceDate, {
-  error: "dueDate must not be before invoiceDate",
+  error: "must not be before invoiceDate",
   path: ["dueDate"],
 });
 

@@ -28,7 +28,7 @@ export const listActivities = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
     "Lists the CRM activities the key may see, most recent activityDate first; filters combine with " +
-    "AND. Returns { items, total, limit, offset, hasMore }; each item has every activity field and entity " +
+    "AND. Returns { items, total, limit, offset, hasMore, nextOffset }; each item has every activity field and entity " +
     "{ kind, id, name } (the contact, client, collaborator or supplier). not_found when a given record id is " +
     "unknown or outside the key's companies.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),

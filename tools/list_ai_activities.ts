@@ -37,7 +37,7 @@ export const listAiActivities = defineTool({
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: "Lists the AI activities the key may see, newest first; filters combine with AND. Returns " +
-    "{ items, total, limit, offset, hasMore }; items are summaries (id, kind, source, status, title, agentName, " +
+    "{ items, total, limit, offset, hasMore, nextOffset }; items are summaries (id, kind, source, status, title, agentName, " +
     "aiTaskId, companyId, phaseCount, resultBytes, createdBy, createdAt, updatedAt, finishedAt).",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

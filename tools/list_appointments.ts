@@ -24,8 +24,9 @@ export const listAppointments = defineTool({
   needsUser: true,
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description: "Lists the key user's own appointments in date and time order. Returns a JSON array of " +
-    "appointments: id, title, clientName, clientEmail, clientPhone, date, startTime, endTime, isAllDay, " +
+  description:
+    "Lists the key user's own appointments in date and time order. Returns { items, total, limit, " +
+    "offset, hasMore, nextOffset } (when hasMore, call again with offset = nextOffset); items are appointments: id, title, clientName, clientEmail, clientPhone, date, startTime, endTime, isAllDay, " +
     "location, address, onlinePlatform, onlineLink, notes, status, projectId, projectName, calendarId, " +
     "companyId, createdAt, updatedAt.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),

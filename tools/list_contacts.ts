@@ -76,7 +76,7 @@ export const listContacts = defineTool({
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: "Lists the contacts the key may see; every given filter must match (AND), most recent first " +
-    "unless sortField/sortDirection say otherwise. Returns { items, total, limit, offset, hasMore }: items are " +
+    "unless sortField/sortDirection say otherwise. Returns { items, total, limit, offset, hasMore, nextOffset }: items are " +
     "contacts with every field (id, companyName, contactName, firstName, lastName, email, phone, status, " +
     "nextFollowUp, assignedTo …), total counts all matches for paging.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),

@@ -1,6 +1,7 @@
 // MCP tool list_projects: the caller's projects as summaries, optionally by status.
 import { z } from "zod";
 import { limitField, offsetField } from "../lib/mcp/fields.ts";
+import { toolContent } from "../lib/mcp/errors.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { listProjects as list, PROJECT_STATUSES } from "../lib/workspace/projects.ts";
 
@@ -21,6 +22,21 @@ export const listProjects = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
     "Lists the projects the key may see, newest first. Returns a JSON array of summaries: id, name, " +
-    "status, budget, currency, clientId, clientName, companyId, startDate, endDate, estimatedHours, taskPrefix.",
-  run: (ctx, input) => list(ctx.db, ctx.caller, input),
+    "status, budget (decimal string), currency, clientId, clientName, companyId, startDate, endDate, " +
+    "estimatedHours, taskPrefix. When more projects match than the page holds, a second text block says so " +
+    "and gives the offset of the next page.",
+  // The seed fixes the answer as a JSON array, so the page's facts cannot sit beside the items: the array stays
+  // the first block, alone and unchanged, and a cut list adds a plain-text second block.
+  run: async (ctx, input) => {
+    const page = await list(ctx.db, ctx.caller, input);
+    const blocks: { type: "text"; text: string }[] = [{ type: "text", text: JSON.stringify(page.items) }];
+    if (page.hasMore) {
+      blocks.push({
+        type: "text",
+        text: `More projects: ${page.items.length} of ${page.total} shown (offset ${page.offset}). Call ` +
+          `list_projects again with offset ${page.nextOffset} for the next page.`,
+      });
+    }
+    return toolContent(blocks);
+  },
 });

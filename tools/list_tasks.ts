@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
+import { PAGE_SHAPE as PAGE } from "../lib/workspace/page.ts";
 import { listTasks as list, TASK_SCOPES } from "../lib/workspace/tasks.ts";
 
 const InputA = z.strictObject({
@@ -56,9 +57,9 @@ export const listTasks = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: {
     A: "Lists top-level tasks the key may see (private tasks only for their creator and assignees), newest " +
-      `first. Returns a JSON array of summaries: ${FIELDS}, plus displayId (e.g. WEB-42), isOverdue (due date ` +
+      `first. ${PAGE} Items are summaries: ${FIELDS}, plus displayId (e.g. WEB-42), isOverdue (due date ` +
       "passed and not done) and isForecastLate (the plan finishes it after its due date).",
-    B: `Lists top-level tasks the key may see, newest first. Returns a JSON array of summaries: ${FIELDS}.`,
+    B: `Lists top-level tasks the key may see, newest first. ${PAGE} Items are summaries: ${FIELDS}.`,
   },
   run: (ctx, input) => {
     if (ctx.variant === "B") {

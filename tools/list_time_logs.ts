@@ -23,7 +23,8 @@ export const listTimeLogs = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Lists the key user's own time logs, newest day first. Returns a JSON array of logs: id, date, " +
+    "Lists the key user's own time logs, newest day first. Returns { items, total, limit, offset, hasMore, " +
+    "nextOffset } (when hasMore, call again with offset = nextOffset); items are logs: id, date, " +
     "startTime, endTime (HH:MM), minutes, hours (2 decimals), description, taskId, taskTitle, categoryId, " +
     "categoryName, projectId and projectName (the task's project, or a category log's project), isBillable, " +
     "hourlyRate, amount, companyId, createdAt, updatedAt.",

@@ -25,7 +25,7 @@ export const listWorkspaceDocuments = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
     "Lists the workspace documents the key may see, newest first; filters combine with AND. Returns " +
-    "{ items, total, limit, offset, hasMore }; items have every field except contentMarkdown and metadata " +
+    "{ items, total, limit, offset, hasMore, nextOffset }; items have every field except contentMarkdown and metadata " +
     "(contentBytes gives the content's size). Read one with get_workspace_document.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

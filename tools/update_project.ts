@@ -1,6 +1,7 @@
 // MCP tool update_project: changes the given fields of a project.
 import { z } from "zod";
-import { dateField, hoursField, moneyField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { decimalMoneyField } from "../lib/mcp/decimal_fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { PROJECT_STATUSES, TASK_PREFIX, updateProject as update } from "../lib/workspace/projects.ts";
 
@@ -15,7 +16,9 @@ const Input = z.strictObject({
   startDate: dateField("New first day, YYYY-MM-DD; null clears it. Omit to keep.").nullable().optional(),
   endDate: dateField("New last day, YYYY-MM-DD, not before the start date; null clears it. Omit to keep.")
     .nullable().optional(),
-  budget: moneyField("New budget: at least 0, at most 2 decimals; null clears it. Omit to keep.").nullable()
+  budget: decimalMoneyField(
+    "New budget: at least 0, at most 2 decimals, a number or a decimal string such as 85.00; null clears it. Omit to keep.",
+  ).nullable()
     .optional(),
   estimatedHours: hoursField("New estimate in hours, 0-100000; null clears it. Omit to keep.").nullable()
     .optional(),

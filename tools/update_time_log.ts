@@ -1,7 +1,8 @@
 // MCP tool update_time_log: changes one of the key user's own time logs, including what it is linked to.
 import { z } from "zod";
-import { dateField, moneyField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { dateField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { timeField } from "../lib/mcp/time_fields.ts";
+import { decimalMoneyField } from "../lib/mcp/decimal_fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { updateTimeLog as update } from "../lib/workspace/time_logs.ts";
 
@@ -15,7 +16,9 @@ const common = {
     .optional(),
   isBillable: z.boolean({ error: "must be true or false" }).describe("New billable flag. Omit to keep.")
     .optional(),
-  hourlyRate: moneyField("New hourly rate: at least 0, at most 2 decimals; null clears it. Omit to keep.")
+  hourlyRate: decimalMoneyField(
+    "New hourly rate: at least 0, at most 2 decimals, a number or a decimal string such as 85.00; null clears it. Omit to keep.",
+  )
     .nullable().optional(),
 };
 

@@ -1,7 +1,7 @@
 // Admin look-ups (`… list`, `… show`): people, workspaces, companies, members, OAuth clients and API keys.
 // Read-only; every list is bounded (--limit, default 100, at most 1000) and says when it was cut.
 import type { Db } from "../db/client.ts";
-import { isoColumn } from "../db/format.ts";
+import { isoColumn } from "../db/sql.ts";
 import { notFound, requireUuid } from "../errors.ts";
 import { type Command, integer, opt, S, str, UsageError, type Values } from "./command.ts";
 

@@ -23,15 +23,6 @@ export function dateField(description: string) {
     .describe(description);
 }
 
-/** A non-negative amount with at most 2 decimals that fits numeric(14,2). */
-export function moneyField(description: string) {
-  return z.number(typeError("must be a number"))
-    .min(0, { error: "must not be negative" })
-    .max(999_999_999_999.99, { error: "must be at most 999999999999.99" })
-    .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, { error: "must have at most 2 decimals" })
-    .describe(description);
-}
-
 /** A non-negative number of hours with at most 2 decimals, up to `max` (default 100000). */
 export function hoursField(description: string, opts: { max?: number } = {}) {
   const max = opts.max ?? 100_000;

@@ -1,8 +1,9 @@
-// Who may use which tool: areas and their default roles, the user-context tool list, and the per-tool check.
+// Who may use which tool: areas and their default roles, and the per-tool check (a tool says itself whether it
+// acts as a person: ToolDefinition.needsUser).
 import type { McpVariant } from "../config.ts";
 import { accessDenied, AppError } from "../errors.ts";
 import type { Role } from "../workspace/modules.ts";
-import type { Caller } from "./caller.ts";
+import type { ApiKeyKind } from "../api_keys.ts";
 
 /**
  * Role-permission areas. A workspace's `role_permissions` row (area, roles) overrides the default below; a
@@ -34,33 +35,16 @@ export function isArea(s: string): s is Area {
 }
 
 /**
- * Tools that act as a person (they record who did something, or read a person's own calendar and time).
- * Variant A: only keys bound to a user (kinds user and internal). Variant B: only `internal` keys (the product's
- * own assistant). The registry refuses a tool whose `needsUser` disagrees with this list.
+ * The parts of a caller the checks look at. lib/mcp/caller.ts Caller satisfies it; declared here so this module
+ * does not import the caller module, which imports this one (allowedAreas).
  */
-export const USER_CONTEXT_TOOLS: ReadonlySet<string> = new Set([
-  "create_task",
-  "create_subtask",
-  "create_offer",
-  "create_idea",
-  "create_activity",
-  "track_ai_activity",
-  "create_workspace_document",
-  "list_recordings",
-  "get_recording",
-  "list_time_logs",
-  "time_log_summary",
-  "list_time_categories",
-  "create_time_log",
-  "update_time_log",
-  "delete_time_log",
-  "list_calendars",
-  "list_appointments",
-  "create_appointment",
-  "update_appointment",
-  "get_booking_settings",
-  "update_booking_settings",
-]);
+export interface CallerRights {
+  userId?: string;
+  keyKind: ApiKeyKind;
+  role: Role | null;
+  modules: readonly string[];
+  areas: ReadonlySet<Area>;
+}
 
 /** The areas `role` may use given the workspace's overrides (area → roles); unknown areas/roles are ignored. */
 export function allowedAreas(role: Role | null, overrides: Record<string, readonly string[]>): Set<Area> {
@@ -74,7 +58,7 @@ export function allowedAreas(role: Role | null, overrides: Record<string, readon
 }
 
 /** May this caller use tools that need a person? (rule 2) */
-export function hasUserContext(caller: Caller, variant: McpVariant): boolean {
+export function hasUserContext(caller: CallerRights, variant: McpVariant): boolean {
   return variant === "A" ? caller.userId !== undefined : caller.keyKind === "internal";
 }
 
@@ -90,7 +74,7 @@ export interface Gated {
  * Why `caller` may not use `tool`, or null when it may. Rules 2-4; rules 1, 5 and 6 are enforced when the caller
  * is built (lib/mcp/caller.ts) and inside lib/workspace/* (scope.ts).
  */
-export function denial(tool: Gated, caller: Caller, variant: McpVariant): AppError | null {
+export function denial(tool: Gated, caller: CallerRights, variant: McpVariant): AppError | null {
   if (tool.needsUser && !hasUserContext(caller, variant)) {
     return accessDenied(
       variant === "A"
@@ -115,7 +99,7 @@ export function denial(tool: Gated, caller: Caller, variant: McpVariant): AppErr
  * Everything `denial` depends on, as a string: callers with equal signatures see the same tool list, so the
  * filtered list and its serialised `tools/list` answer are cached per signature.
  */
-export function capabilitySignature(caller: Caller, variant: McpVariant): string {
+export function capabilitySignature(caller: CallerRights, variant: McpVariant): string {
   const user = hasUserContext(caller, variant) ? "u" : "-";
   if (variant === "B") return user;
   return `${user}|${[...caller.areas].sort().join(",")}|${[...caller.modules].sort().join(",")}`;

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { McpVariant } from "../config.ts";
 import type { Caller } from "./caller.ts";
-import { capabilitySignature, denial, isArea, USER_CONTEXT_TOOLS } from "./permissions.ts";
+import { capabilitySignature, denial, isArea } from "./permissions.ts";
 import type { AnyTool, InputSchema, ToolAnnotations } from "./tool.ts";
 import { isModule } from "../workspace/modules.ts";
 
@@ -65,9 +65,6 @@ function validate(def: AnyTool, json: Record<string, unknown>, variant: McpVaria
   const where = `tool ${def.name} (variant ${variant})`;
   if (!isArea(def.area)) throw new Error(`${where}: unknown area ${def.area}`);
   if (def.module !== null && !isModule(def.module)) throw new Error(`${where}: unknown module ${def.module}`);
-  if (def.needsUser !== USER_CONTEXT_TOOLS.has(def.name)) {
-    throw new Error(`${where}: needsUser must be ${USER_CONTEXT_TOOLS.has(def.name)} (USER_CONTEXT_TOOLS)`);
-  }
   for (const k of ANNOTATION_KEYS) {
     if (typeof def.annotations?.[k] !== "boolean") throw new Error(`${where}: annotation ${k} is not set`);
   }

@@ -43,7 +43,11 @@ export interface ToolDefinition<A extends InputSchema = InputSchema, B extends I
   area: Area;
   /** workspace module that must be enabled (variant A), or null when the tool is always available */
   module: Module | null;
-  /** true exactly for the user-context tools listed in lib/mcp/permissions.ts USER_CONTEXT_TOOLS */
+  /**
+   * true: the tool acts as a person (records who did something, or reads a person's own calendar and time).
+   * Variant A: only keys bound to a user; variant B: only `internal` keys. The one statement of this fact; the
+   * seed's list is pinned by tests/mcp/registry.test.ts.
+   */
   needsUser: boolean;
   /** the input schema per variant; leave a variant out to not offer the tool there */
   variants: { A?: A; B?: B };

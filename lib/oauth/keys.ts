@@ -6,11 +6,10 @@ import type { Db, Sql } from "../db/client.ts";
 import { randomToken } from "../crypto.ts";
 import { open, seal } from "../secret_box.ts";
 import { createSigner, type RsaSigner, type SigningKey } from "./signer.ts";
-import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS } from "./tokens.ts";
 
 export const KEY_PURPOSE = "signing-keys";
-/** Longest lifetime of anything signed: access and ID tokens. */
-export const SIGNED_TOKEN_TTL_SECONDS = Math.max(ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS);
+import { SIGNED_TOKEN_TTL_SECONDS } from "./lifetimes.ts";
+export { SIGNED_TOKEN_TTL_SECONDS };
 /**
  * The longest an instance keeps its key cache before re-reading the table (a store may be asked for a shorter
  * interval, never a longer one): a key inserted by another instance is published here within this delay.

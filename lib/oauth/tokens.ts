@@ -4,8 +4,8 @@ import { decodeProtectedHeader, jwtVerify } from "jose";
 import { signJwt } from "./jwt_sign.ts";
 import type { KeyStore } from "./keys.ts";
 
-export const ACCESS_TOKEN_TTL_SECONDS = 3600;
-export const ID_TOKEN_TTL_SECONDS = 3600;
+import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS } from "./lifetimes.ts";
+export { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS };
 
 export interface AccessTokenInput {
   issuer: string;

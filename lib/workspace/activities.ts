@@ -1,10 +1,10 @@
 // CRM activities (calls, meetings, emails …), each about exactly one contact, client, collaborator or supplier.
-import { isoColumn } from "../db/format.ts";
+import { allOf, type ConstraintAnswers, isoColumn, likePattern, throwMapped } from "../db/sql.ts";
 import type postgres from "postgres";
 import type { Db } from "../db/client.ts";
-import { invalidInput, notFound, pgCode } from "../errors.ts";
-import { allOf, likePattern } from "./contacts.ts";
+import { invalidInput, notFound } from "../errors.ts";
 import { companyFilter, inScope, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
+import { type Page, pageOf } from "./page.ts";
 
 export const ACTIVITY_TYPES = [
   "call",
@@ -139,7 +139,7 @@ async function resolveEntity(db: Db, s: Scope, field: EntityField, id: string): 
   const ref = ENTITY_REFS[field];
   const [row] = await db<{ company_id: string | null }[]>`
     select company_id from ${db(ref.table)} where workspace_id = ${s.workspaceId} and id = ${id}`;
-  if (!row || !inScope(s, row.company_id)) throw notFound(`no ${ref.kind} ${id} (${field})`);
+  if (!row || !inScope(s, row.company_id)) throw notFound(`${field}: no ${ref.kind} ${id}`);
   return row.company_id;
 }
 
@@ -156,17 +156,14 @@ function oneEntity(ids: EntityIds): { field: EntityField; id: string } {
 
 function checkDates(start: string | null | undefined, end: string | null | undefined): void {
   if (start && end && Date.parse(end) < Date.parse(start)) {
-    throw invalidInput("endDate must not be before startDate");
+    throw invalidInput("endDate: must not be before startDate");
   }
 }
 
-function translate(err: unknown): never {
-  const constraint = (err as { constraint_name?: string }).constraint_name;
-  if (pgCode(err) === "23514" && constraint === "activities_dates") {
-    throw invalidInput("endDate must not be before startDate");
-  }
-  throw err;
-}
+/** Constraint violations as answers naming the field. */
+const ERRORS: ConstraintAnswers = {
+  activities_dates: invalidInput("endDate: must not be before startDate"),
+};
 
 async function fetchActivity(db: Db, s: Scope, id: string): Promise<Activity | null> {
   const [row] = await db<Row[]>`
@@ -177,7 +174,7 @@ async function fetchActivity(db: Db, s: Scope, id: string): Promise<Activity | n
 
 export async function getActivity(db: Db, caller: ScopedCaller, id: string): Promise<Activity> {
   const a = await fetchActivity(db, scopeOf(caller), id);
-  if (!a) throw notFound(`no activity ${id}`);
+  if (!a) throw notFound(`activityId: no activity ${id}`);
   return a;
 }
 
@@ -191,7 +188,7 @@ export async function createActivity(db: Db, caller: ScopedCaller, input: NewAct
   const { field, id: entityId } = oneEntity(input);
   checkDates(input.startDate, input.endDate);
   if (input.isCompleted === false && input.completedAt) {
-    throw invalidInput("completedAt needs isCompleted true (or omit isCompleted)");
+    throw invalidInput("completedAt: needs isCompleted true (or omit isCompleted)");
   }
   const companyId = await resolveEntity(db, s, field, entityId);
   const completed = input.isCompleted ?? Boolean(input.completedAt);
@@ -219,7 +216,7 @@ export async function createActivity(db: Db, caller: ScopedCaller, input: NewAct
               ${input.outcome ?? null}, ${input.notes ?? null}, ${caller.userId ?? null})
       returning id`;
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
   return (await fetchActivity(db, s, id))!;
 }
@@ -258,7 +255,7 @@ export async function updateActivity(
   for (const [field, column] of Object.entries(PATCH_COLUMNS)) {
     const v = patch[field as keyof typeof PATCH_COLUMNS];
     if (v === undefined) continue;
-    if (field === "activityDate" && v === null) throw invalidInput("activityDate cannot be cleared");
+    if (field === "activityDate" && v === null) throw invalidInput("activityDate: cannot be cleared");
     sets.push(db`${db(column)} = ${v}`);
   }
   if (ENTITY_FIELDS.some((f) => patch[f] !== undefined)) {
@@ -270,7 +267,7 @@ export async function updateActivity(
     sets.push(db`company_id = ${companyId}`);
   }
   if (patch.isCompleted === false) {
-    if (patch.completedAt) throw invalidInput("completedAt needs isCompleted true (or omit isCompleted)");
+    if (patch.completedAt) throw invalidInput("completedAt: needs isCompleted true (or omit isCompleted)");
     sets.push(db`is_completed = false, completed_at = null`);
   } else if (patch.isCompleted === true || patch.completedAt) {
     sets.push(db`is_completed = true,
@@ -287,19 +284,13 @@ export async function updateActivity(
        where a.workspace_id = ${s.workspaceId} and a.id = ${id} and ${companyFilter(db, s, "a.company_id")}
       returning a.id`;
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
-  if (rows.length === 0) throw notFound(`no activity ${id}`);
+  if (rows.length === 0) throw notFound(`activityId: no activity ${id}`);
   return (await fetchActivity(db, s, id))!;
 }
 
-export interface ActivityPage {
-  items: Activity[];
-  total: number;
-  limit: number;
-  offset: number;
-  hasMore: boolean;
-}
+export type ActivityPage = Page<Activity>;
 
 /**
  * The caller's activities, most recent activityDate first, optionally of one record (which must be visible:
@@ -334,11 +325,5 @@ export async function listActivities(
       order by a.activity_date desc, a.id desc limit ${filter.limit} offset ${offset}`,
     db<{ total: number }[]>`select count(*)::int as total from activities a where ${where}`,
   ]);
-  return {
-    items: rows.map(shape),
-    total,
-    limit: filter.limit,
-    offset,
-    hasMore: offset + rows.length < total,
-  };
+  return pageOf(rows.map(shape), total, filter);
 }

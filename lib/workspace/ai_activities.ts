@@ -1,9 +1,9 @@
 // AI activities: work an agent did or does for the workspace, with ordered phases, a markdown result and links.
-import { isoColumn } from "../db/format.ts";
+import { withTx } from "../db/tx.ts";
+import { allOf, type ConstraintAnswers, isoColumn, likePattern, throwMapped } from "../db/sql.ts";
 import type postgres from "postgres";
 import type { Db } from "../db/client.ts";
-import { invalidInput, notFound, pgCode } from "../errors.ts";
-import { allOf, likePattern } from "./contacts.ts";
+import { invalidInput, notFound } from "../errors.ts";
 import {
   companyFilter,
   companyForWrite,
@@ -12,6 +12,7 @@ import {
   type ScopedCaller,
   scopeOf,
 } from "./scope.ts";
+import { type Page, pageOf } from "./page.ts";
 
 export const AI_ACTIVITY_KINDS = [
   "research",
@@ -144,18 +145,16 @@ function summaryColumns(db: Db) {
     ${isoColumn(db, "a.finished_at")} as "finishedAt"`;
 }
 
-/** Maps the result-size check to an answer naming the limit. */
-function translate(err: unknown): never {
-  const constraint = (err as { constraint_name?: string }).constraint_name;
-  if (pgCode(err) === "23514" && constraint === "ai_activities_result_size") {
-    throw invalidInput("resultMarkdown: the result would exceed 1 MiB (1048576 bytes) of UTF-8");
-  }
-  throw err;
-}
+/** Constraint violations as answers naming the field. */
+const ERRORS: ConstraintAnswers = {
+  ai_activities_result_size: invalidInput(
+    "resultMarkdown: the result would exceed 1 MiB (1048576 bytes) of UTF-8",
+  ),
+};
 
 function checkOrder(startedAt?: string, finishedAt?: string): void {
   if (startedAt && finishedAt && Date.parse(finishedAt) < Date.parse(startedAt)) {
-    throw invalidInput("finishedAt must not be before startedAt");
+    throw invalidInput("finishedAt: must not be before startedAt");
   }
 }
 
@@ -194,7 +193,7 @@ async function fetchAiActivity(db: Db, s: Scope, id: string): Promise<AiActivity
 
 export async function getAiActivity(db: Db, caller: ScopedCaller, id: string): Promise<AiActivity> {
   const a = await fetchAiActivity(db, scopeOf(caller), id);
-  if (!a) throw notFound(`no AI activity ${id}`);
+  if (!a) throw notFound(`activityId: no AI activity ${id}`);
   return a;
 }
 
@@ -203,7 +202,7 @@ export async function requireAiActivity(db: Db, s: Scope, id: string): Promise<{
   const [row] = await db<{ companyId: string | null }[]>`
     select company_id as "companyId" from ai_activities a
      where a.workspace_id = ${s.workspaceId} and a.id = ${id} and ${companyFilter(db, s, "a.company_id")}`;
-  if (!row) throw notFound(`no AI activity ${id} (activityId)`);
+  if (!row) throw notFound(`activityId: no AI activity ${id}`);
   return row;
 }
 
@@ -256,9 +255,9 @@ export async function trackAiActivity(
   };
   let id: string;
   try {
-    id = "begin" in db ? await (db as postgres.Sql).begin((tx) => insert(tx)) as string : await insert(db);
+    id = await withTx(db, insert);
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
   return (await fetchAiActivity(db, s, id))!;
 }
@@ -276,7 +275,7 @@ export async function updateAiActivityPhase(
 ): Promise<AiActivity> {
   const s = scopeOf(caller);
   if (u.replaceResultMarkdown && u.resultMarkdown === undefined) {
-    throw invalidInput('replaceResultMarkdown needs resultMarkdown (send "" to clear the result)');
+    throw invalidInput('replaceResultMarkdown: needs resultMarkdown (send "" to clear the result)');
   }
   checkOrder(u.startedAt, u.finishedAt);
   const text = u.resultMarkdown ?? null;
@@ -323,21 +322,15 @@ export async function updateAiActivityPhase(
   };
   let found: boolean;
   try {
-    found = "begin" in db ? await (db as postgres.Sql).begin((tx) => run(tx)) as boolean : await run(db);
+    found = await withTx(db, run);
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
-  if (!found) throw notFound(`no AI activity ${id}`);
+  if (!found) throw notFound(`activityId: no AI activity ${id}`);
   return (await fetchAiActivity(db, s, id))!;
 }
 
-export interface AiActivityPage {
-  items: AiActivitySummary[];
-  total: number;
-  limit: number;
-  offset: number;
-  hasMore: boolean;
-}
+export type AiActivityPage = Page<AiActivitySummary>;
 
 /** The caller's AI activities, newest first, filtered by kind, source, status and text (AND). */
 export async function listAiActivities(
@@ -366,5 +359,5 @@ export async function listAiActivities(
        order by a.created_at desc, a.id desc limit ${f.limit} offset ${offset}`,
     db<{ total: number }[]>`select count(*)::int as total from ai_activities a where ${where}`,
   ]);
-  return { items: [...items], total, limit: f.limit, offset, hasMore: offset + items.length < total };
+  return pageOf([...items], total, f);
 }

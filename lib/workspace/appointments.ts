@@ -1,15 +1,17 @@
 // Appointments: the key user's own appointments with clients (studio, online or at home), optionally for a project.
+import { allOf, clockColumn, type ConstraintAnswers, isoColumn, throwMapped } from "../db/sql.ts";
 import type { Db } from "../db/client.ts";
-import { invalidInput, notFound, pgCode } from "../errors.ts";
+import { invalidInput, notFound } from "../errors.ts";
 import { defaultCalendarId } from "./calendars.ts";
-import { actingUser, checkRange, isoColumn, minutesOf, personalCompany, projectInScope } from "./personal.ts";
+import { actingUser, checkRange, minutesOf, personalCompany, projectInScope } from "./personal.ts";
 import { companyFilter, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
+import { type Page, pageOf } from "./page.ts";
 
 export const APPOINTMENT_LOCATIONS = ["studio", "online", "home"] as const;
 export type AppointmentLocation = typeof APPOINTMENT_LOCATIONS[number];
 export const APPOINTMENT_STATUSES = ["scheduled", "confirmed", "completed", "cancelled", "no_show"] as const;
 export type AppointmentStatus = typeof APPOINTMENT_STATUSES[number];
-export const APPOINTMENT_TIMES_RULE = "endTime must be after startTime unless isAllDay is true";
+export const APPOINTMENT_TIMES_RULE = "endTime: must be after startTime unless isAllDay is true";
 
 export interface Appointment {
   id: string;
@@ -81,7 +83,7 @@ export interface AppointmentFilter {
 
 /** End after start, except for all-day appointments (whose times are kept but not meaningful). */
 export function checkAppointmentTimes(startTime: string, endTime: string, isAllDay: boolean): void {
-  const start = minutesOf(startTime), end = minutesOf(endTime);
+  const start = minutesOf(startTime, "startTime"), end = minutesOf(endTime, "endTime");
   if (!isAllDay && end <= start) throw invalidInput(APPOINTMENT_TIMES_RULE);
 }
 
@@ -135,12 +137,18 @@ function toAppointment(r: Row): Appointment {
   };
 }
 
-function select(db: Db) {
+/**
+ * The appointment columns for scope `s`. The linked project's name only where the caller could read the project
+ * itself: a company-less project linked by an unlimited key keeps its id here, and its name is null for a key
+ * limited to companies (the same rule as time logs' task and project names).
+ */
+function select(db: Db, s: Scope) {
   return db`
     select a.id, a.title, a.client_name, a.client_email, a.client_phone, a.date::text as date,
-           to_char(a.start_time, 'HH24:MI') as start_time, to_char(a.end_time, 'HH24:MI') as end_time,
+           ${clockColumn(db, "a.start_time")} as start_time, ${clockColumn(db, "a.end_time")} as end_time,
            a.is_all_day, a.location, a.address, a.online_platform, a.online_link, a.notes, a.status,
-           a.project_id, p.name as project_name, a.calendar_id, a.company_id,
+           a.project_id, case when ${companyFilter(db, s, "p.company_id")} then p.name end as project_name,
+           a.calendar_id, a.company_id,
            ${isoColumn(db, "a.created_at")} as created_at, ${isoColumn(db, "a.updated_at")} as updated_at
       from appointments a
       left join projects p on p.workspace_id = a.workspace_id and p.id = a.project_id`;
@@ -151,36 +159,41 @@ export async function listAppointments(
   db: Db,
   caller: ScopedCaller,
   filter: AppointmentFilter,
-): Promise<Appointment[]> {
+): Promise<Page<Appointment>> {
   const s = scopeOf(caller);
   const userId = actingUser(caller);
   checkRange(filter.startDate, filter.endDate);
-  const rows = await db<Row[]>`
-    ${select(db)}
-     where a.workspace_id = ${s.workspaceId} and a.user_id = ${userId}
-       and ${companyFilter(db, s, "a.company_id")}
-       and (${filter.startDate ?? null}::date is null or a.date >= ${filter.startDate ?? null}::date)
-       and (${filter.endDate ?? null}::date is null or a.date <= ${filter.endDate ?? null}::date)
-     order by a.date, a.is_all_day desc, a.start_time, a.id
-     limit ${filter.limit} offset ${filter.offset ?? 0}`;
-  return rows.map(toAppointment);
+  const parts = [
+    db`a.workspace_id = ${s.workspaceId}`,
+    db`a.user_id = ${userId}`,
+    companyFilter(db, s, "a.company_id"),
+  ];
+  if (filter.startDate) parts.push(db`a.date >= ${filter.startDate}::date`);
+  if (filter.endDate) parts.push(db`a.date <= ${filter.endDate}::date`);
+  const where = allOf(db, parts);
+  const [rows, [{ total }]] = await Promise.all([
+    db<Row[]>`
+      ${select(db, s)} where ${where}
+       order by a.date, a.is_all_day desc, a.start_time, a.id
+       limit ${filter.limit} offset ${filter.offset ?? 0}`,
+    db<{ total: number }[]>`select count(*)::int as total from appointments a where ${where}`,
+  ]);
+  return pageOf(rows.map(toAppointment), total, filter);
 }
 
 async function fetchAppointment(db: Db, s: Scope, userId: string, id: string): Promise<Appointment | null> {
   const [row] = await db<Row[]>`
-    ${select(db)}
+    ${select(db, s)}
      where a.workspace_id = ${s.workspaceId} and a.user_id = ${userId} and a.id = ${id}
        and ${companyFilter(db, s, "a.company_id")}`;
   return row ? toAppointment(row) : null;
 }
 
-function translate(err: unknown): never {
-  const code = pgCode(err);
-  const constraint = (err as { constraint_name?: string }).constraint_name;
-  if (code === "23514" && constraint === "appointments_times") throw invalidInput(APPOINTMENT_TIMES_RULE);
-  if (code === "23503") throw notFound("the linked project or calendar no longer exists");
-  throw err;
-}
+/** Constraint violations as answers naming the field. */
+const ERRORS: ConstraintAnswers = {
+  appointments_times: () => invalidInput(APPOINTMENT_TIMES_RULE),
+  "23503": () => notFound("projectId: the linked project or calendar no longer exists"),
+};
 
 /** Adds an appointment to the caller's default calendar (if they have one). */
 export async function createAppointment(
@@ -210,7 +223,7 @@ export async function createAppointment(
               ${input.status ?? "scheduled"})
       returning id`;
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
   return (await fetchAppointment(db, s, userId, id))!;
 }
@@ -249,7 +262,7 @@ export async function updateAppointment(
   }
   if (Object.keys(set).length === 0) throw invalidInput("nothing to change: give at least one field");
   const current = await fetchAppointment(db, s, userId, id);
-  if (!current) throw notFound(`no appointment ${id}`);
+  if (!current) throw notFound(`appointmentId: no appointment ${id}`);
   checkAppointmentTimes(
     patch.startTime ?? current.startTime,
     patch.endTime ?? current.endTime,
@@ -268,8 +281,8 @@ export async function updateAppointment(
          and ${companyFilter(db, s, "a.company_id")}
       returning a.id`;
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
-  if (rows.length === 0) throw notFound(`no appointment ${id}`);
+  if (rows.length === 0) throw notFound(`appointmentId: no appointment ${id}`);
   return (await fetchAppointment(db, s, userId, id))!;
 }

@@ -1,9 +1,10 @@
 // Online booking settings: the key user's public booking page (slug, weekly hours, slot rules, destination calendar).
+import { isoColumn, violates } from "../db/sql.ts";
 import type { Db } from "../db/client.ts";
 import { randomToken } from "../crypto.ts";
-import { invalidInput, notFound, pgCode } from "../errors.ts";
+import { invalidInput, notFound } from "../errors.ts";
 import { requireOwnCalendar } from "./calendars.ts";
-import { actingUser, HHMM, isoColumn, minutesOf } from "./personal.ts";
+import { actingUser, HHMM, minutesOf } from "./personal.ts";
 import {
   companyFilter,
   companyForWrite,
@@ -76,7 +77,7 @@ export function normalizeWeeklyHours(input: Record<string, Interval[]>): WeeklyH
     if (!(WEEKDAYS as readonly string[]).includes(day)) {
       throw invalidInput(`weeklyHours: unknown day "${day}" (keys are "1" Monday to "7" Sunday)`);
     }
-    if (!Array.isArray(intervals)) throw invalidInput(`weeklyHours.${day} must be an array of {start, end}`);
+    if (!Array.isArray(intervals)) throw invalidInput(`weeklyHours.${day}: must be an array of {start, end}`);
     if (intervals.length > MAX_INTERVALS_PER_DAY) {
       throw invalidInput(`weeklyHours.${day}: at most ${MAX_INTERVALS_PER_DAY} intervals per day`);
     }
@@ -191,7 +192,7 @@ async function storedCompany(db: Db, s: Scope, userId: string): Promise<string |
   return row ? row.company_id : undefined;
 }
 
-const OUT_OF_SCOPE = "this user's booking settings belong to a company this key may not reach";
+const OUT_OF_SCOPE = "userId: this user's booking settings belong to a company this key may not reach";
 
 /** The caller's booking settings; the defaults (configured: false) when none are stored yet. */
 export async function getBookingSettings(db: Db, caller: ScopedCaller): Promise<BookingSettings> {
@@ -211,7 +212,7 @@ function checkBounds(patch: BookingPatch): void {
     const v = patch[field as keyof typeof BOOKING_BOUNDS];
     if (v === undefined) continue;
     if (!Number.isInteger(v) || v < b.min || v > b.max) {
-      throw invalidInput(`${field} must be a whole number from ${b.min} to ${b.max}`);
+      throw invalidInput(`${field}: must be a whole number from ${b.min} to ${b.max}`);
     }
   }
 }
@@ -307,8 +308,7 @@ async function createSettings(
       if (inserted.length === 0) return null;
       return (await fetchSettings(db, s, userId))!;
     } catch (err) {
-      const constraint = (err as { constraint_name?: string }).constraint_name;
-      if (pgCode(err) === "23505" && constraint === "booking_settings_slug") {
+      if (violates(err, "booking_settings_slug")) {
         used.add(slug);
         continue;
       }

@@ -1,7 +1,8 @@
 // Calendars: each member's own calendars (appointments and the booking page write into them).
+import { isoColumn } from "../db/sql.ts";
 import type { Db } from "../db/client.ts";
 import { notFound } from "../errors.ts";
-import { actingUser, isoColumn } from "./personal.ts";
+import { actingUser } from "./personal.ts";
 import { companyFilter, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
 
 export interface Calendar {
@@ -61,7 +62,7 @@ export async function requireOwnCalendar(
     select 1 from calendars c
      where c.workspace_id = ${s.workspaceId} and c.user_id = ${userId} and c.id = ${calendarId}
        and ${companyFilter(db, s, "c.company_id")}`;
-  if (!row) throw notFound(`no calendar ${calendarId} of this user`);
+  if (!row) throw notFound(`bookingCalendarId: no calendar ${calendarId} of this user`);
 }
 
 /** The user's default calendar visible in `s`, if any (new appointments go there). */

@@ -1,4 +1,5 @@
 // Clients: the workspace's customers, within the caller's workspace and companies; default VAT of their invoices.
+import { isoColumn } from "../db/sql.ts";
 import type { Db } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import { formatDecimal, parseDecimal, PERCENT_SCALE } from "../money.ts";
@@ -11,6 +12,7 @@ import {
   type ScopedCaller,
   scopeOf,
 } from "./scope.ts";
+import { type Page, pageOf, type Paging } from "./page.ts";
 
 export interface Client {
   id: string;
@@ -109,19 +111,22 @@ function columns(db: Db) {
     c.id, c.name, c.first_name, c.last_name, c.email, c.phone, c.vat_number, c.address, c.postal_code, c.city,
     c.country, c.company_id, c.department, c.vat_rate::text as vat_rate, c.intermediary,
     c.commission::text as commission,
-    to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at,
-    to_char(c.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as updated_at`;
+    ${isoColumn(db, "c.created_at")} as created_at,
+    ${isoColumn(db, "c.updated_at")} as updated_at`;
 }
 
 /** Every client the caller may see, sorted by company name (case-insensitive). */
-export async function listClients(db: Db, caller: ScopedCaller): Promise<{ items: Client[]; total: number }> {
+export async function listClients(db: Db, caller: ScopedCaller, paging: Paging): Promise<Page<Client>> {
   const s = scopeOf(caller);
-  const rows = await db<Row[]>`
-    select ${columns(db)}
-      from clients c
-     where c.workspace_id = ${s.workspaceId} and ${companyFilter(db, s, "c.company_id")}
-     order by lower(c.name), c.name, c.id`;
-  return { items: rows.map(toClient), total: rows.length };
+  const where = db`c.workspace_id = ${s.workspaceId} and ${companyFilter(db, s, "c.company_id")}`;
+  const [rows, [{ total }]] = await Promise.all([
+    db<Row[]>`
+      select ${columns(db)} from clients c where ${where}
+       order by lower(c.name), c.name, c.id
+       limit ${paging.limit} offset ${paging.offset ?? 0}`,
+    db<{ total: number }[]>`select count(*)::int as total from clients c where ${where}`,
+  ]);
+  return pageOf(rows.map(toClient), total, paging);
 }
 
 async function fetchClient(db: Db, s: Scope, id: string): Promise<Client | null> {
@@ -134,7 +139,7 @@ async function fetchClient(db: Db, s: Scope, id: string): Promise<Client | null>
 
 export async function getClient(db: Db, caller: ScopedCaller, id: string): Promise<Client> {
   const c = await fetchClient(db, scopeOf(caller), id);
-  if (!c) throw notFound(`no client ${id}`);
+  if (!c) throw notFound(`clientId: no client ${id}`);
   return c;
 }
 
@@ -152,7 +157,7 @@ export async function requireClient(db: Db, s: Scope, id: string): Promise<Clien
   const [row] = await db<{ name: string; company_id: string | null; vat_rate: string | null }[]>`
     select name, company_id, vat_rate::text as vat_rate from clients
      where workspace_id = ${s.workspaceId} and id = ${id}`;
-  if (!row || !inScope(s, row.company_id)) throw notFound(`no client ${id}`);
+  if (!row || !inScope(s, row.company_id)) throw notFound(`clientId: no client ${id}`);
   return {
     id,
     name: row.name,
@@ -164,7 +169,7 @@ export async function requireClient(db: Db, s: Scope, id: string): Promise<Clien
 /** A percent 0-100 with at most 2 decimals, as the exact string stored ("8.10"). */
 export function percentText(value: string | number, field: string): string {
   const bp = parseDecimal(value, PERCENT_SCALE, field);
-  if (bp < 0n || bp > 10_000n) throw invalidInput(`${field} must be between 0 and 100`);
+  if (bp < 0n || bp > 10_000n) throw invalidInput(`${field}: must be between 0 and 100`);
   return formatDecimal(bp, PERCENT_SCALE);
 }
 
@@ -184,7 +189,7 @@ const TEXT_LIMITS = {
 
 function companyNameText(v: string): string {
   const n = v.trim();
-  if (n.length < 1 || n.length > 200) throw invalidInput("companyName must be 1-200 characters");
+  if (n.length < 1 || n.length > 200) throw invalidInput("companyName: must be 1-200 characters");
   return n;
 }
 
@@ -196,7 +201,7 @@ function values(input: ClientPatch): Record<string, string | null> {
     const v = input[field as keyof typeof TEXT_LIMITS];
     if (v === undefined) continue;
     const t = v === null ? null : v.trim() || null;
-    if (t !== null && t.length > max) throw invalidInput(`${field} must be at most ${max} characters`);
+    if (t !== null && t.length > max) throw invalidInput(`${field}: must be at most ${max} characters`);
     out[column] = t;
   }
   if (input.vatRate !== undefined) {
@@ -232,7 +237,7 @@ export async function updateClient(
     if (patch.companyId === null) {
       // A company-limited caller cannot see company-less records, so may not create one by clearing.
       if (!inScope(s, null)) {
-        throw invalidInput("companyId cannot be cleared: this key is limited to companies");
+        throw invalidInput("companyId: cannot be cleared: this key is limited to companies");
       }
     } else {
       await requireCompany(db, s, patch.companyId);
@@ -244,6 +249,6 @@ export async function updateClient(
     update clients c set ${db(set)}, updated_at = now()
      where c.workspace_id = ${s.workspaceId} and c.id = ${id} and ${companyFilter(db, s, "c.company_id")}
     returning c.id`;
-  if (rows.length === 0) throw notFound(`no client ${id}`);
+  if (rows.length === 0) throw notFound(`clientId: no client ${id}`);
   return (await fetchClient(db, s, id))!;
 }

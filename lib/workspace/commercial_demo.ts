@@ -1,7 +1,7 @@
 // Demo data of the commercial side: clients, an offer with a payment plan, invoices (one from a tranche,
 // one recurring) and a credit note — created through the domain functions, so they follow the same rules.
 import type { Db } from "../db/client.ts";
-import type { DemoContext } from "../demo.ts";
+import type { DemoContext } from "./demo_context.ts";
 import { createClient } from "./clients.ts";
 import { createIdea } from "./ideas.ts";
 import { createInvoice, invoiceOfferTranche } from "./invoices.ts";

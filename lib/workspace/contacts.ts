@@ -1,10 +1,13 @@
 // Contacts (CRM leads and people): filtered, sorted and paged lists, CSV export, create and update, in scope.
+import { withTx } from "../db/tx.ts";
+import { allOf, contains, isoColumn, likePattern } from "../db/sql.ts";
 import { CsvBuilder } from "../csv.ts";
 import type postgres from "postgres";
-import type { Db, Sql } from "../db/client.ts";
+import type { Db } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import { jsonStringBytes } from "../json_bytes.ts";
 import { companyFilter, companyForWrite, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
+import { type Page, pageOf } from "./page.ts";
 
 export const CONTACT_STATUSES = [
   "new",
@@ -157,18 +160,8 @@ function columns(db: Db) {
     address, postal_code as "postalCode", city, state, country, department, groups, source, status,
     vat_number as "vatNumber", assigned_to as "assignedTo", notes, next_follow_up::text as "nextFollowUp",
     created_by as "createdBy",
-    to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt",
-    to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "updatedAt"`;
-}
-
-/** `%text%` for ILIKE with the caller's %, _ and \ taken literally. */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** Joins SQL fragments with AND. */
-export function allOf(db: Db, parts: postgres.Fragment[]): postgres.Fragment {
-  return parts.reduce((acc, p) => db`${acc} and ${p}`);
+    ${isoColumn(db, "created_at")} as "createdAt",
+    ${isoColumn(db, "updated_at")} as "updatedAt"`;
 }
 
 /** The sort column for a sortField, or invalid_input listing the allowed names; never interpolated as given. */
@@ -178,7 +171,7 @@ export function sortColumn(field: string | undefined): { column: string; text: b
     if (field === name || field === column) return { column, text: TEXT_SORT.has(name) };
   }
   throw invalidInput(
-    `sortField must be one of ${Object.keys(CONTACT_SORT_FIELDS).join(", ")} (got ${JSON.stringify(field)})`,
+    `sortField: must be one of ${Object.keys(CONTACT_SORT_FIELDS).join(", ")} (got ${JSON.stringify(field)})`,
   );
 }
 
@@ -190,7 +183,7 @@ function where(db: Db, s: Scope, f: ContactFilter) {
   ];
   for (const [field, column] of Object.entries(CONTACT_TEXT_FILTERS)) {
     const v = f[field as ContactTextFilter];
-    if (v !== undefined && v !== "") parts.push(db`${db(column)} ilike ${likePattern(v)} escape '\\'`);
+    if (v !== undefined && v !== "") parts.push(contains(db, column, v));
   }
   if (f.status !== undefined) parts.push(db`status = ${f.status}`);
   if (f.assignedTo !== undefined) parts.push(db`assigned_to = ${f.assignedTo}`);
@@ -210,13 +203,7 @@ function orderBy(db: Db, f: ContactFilter) {
   return f.sortDirection === "asc" ? db`${key} asc nulls last, id asc` : db`${key} desc nulls last, id desc`;
 }
 
-export interface ContactPage {
-  items: Contact[];
-  total: number;
-  limit: number;
-  offset: number;
-  hasMore: boolean;
-}
+export type ContactPage = Page<Contact>;
 
 /** One page of the caller's contacts matching every given filter, with the total count of matches. */
 export async function listContacts(
@@ -233,7 +220,7 @@ export async function listContacts(
        order by ${order} limit ${filter.limit} offset ${offset}`,
     db<{ total: number }[]>`select count(*)::int as total from contacts where ${where(db, s, filter)}`,
   ]);
-  return { items: [...items], total, limit: filter.limit, offset, hasMore: offset + items.length < total };
+  return pageOf([...items], total, filter);
 }
 
 export interface ContactExport {
@@ -303,14 +290,8 @@ export async function exportContacts(
       bytes: csv.bytes,
     };
   };
-  // A pool opens a transaction for the snapshot; a transaction handed in is used as it is.
-  if ("begin" in db) {
-    return await (db as Sql).begin(
-      "isolation level repeatable read read only",
-      (tx) => run(tx),
-    ) as ContactExport;
-  }
-  return await run(db);
+  // One snapshot for the count and the rows (inside a caller's transaction, the caller's snapshot).
+  return await withTx(db, run, { isolation: "repeatable read", readOnly: true });
 }
 
 async function fetchContact(db: Db, s: Scope, id: string): Promise<Contact | null> {
@@ -323,7 +304,7 @@ async function fetchContact(db: Db, s: Scope, id: string): Promise<Contact | nul
 /** One contact; not_found for unknown ids and ids outside the caller's workspace or companies alike. */
 export async function getContact(db: Db, caller: ScopedCaller, id: string): Promise<Contact> {
   const c = await fetchContact(db, scopeOf(caller), id);
-  if (!c) throw notFound(`no contact ${id}`);
+  if (!c) throw notFound(`contactId: no contact ${id}`);
   return c;
 }
 
@@ -331,7 +312,7 @@ export async function getContact(db: Db, caller: ScopedCaller, id: string): Prom
 async function requireMember(db: Db, workspaceId: string, userId: string): Promise<void> {
   const [row] = await db`
     select 1 from workspace_members where workspace_id = ${workspaceId} and user_id = ${userId}`;
-  if (!row) throw notFound(`no workspace member ${userId} (assignedTo)`);
+  if (!row) throw notFound(`assignedTo: no workspace member ${userId}`);
 }
 
 /** "" means "no value": stored as null so filters and exports see one kind of empty. */
@@ -339,14 +320,9 @@ function blankToNull<T>(v: T): T | null {
   return typeof v === "string" && v === "" ? null : v;
 }
 
-const IDENTIFYING = ["companyName", "contactName", "firstName", "lastName", "email", "phone"] as const;
-
 /** Creates a contact in the caller's company (the key's only company, or none for an unlimited key). */
 export async function createContact(db: Db, caller: ScopedCaller, input: NewContact): Promise<Contact> {
   const s = scopeOf(caller);
-  if (!IDENTIFYING.some((f) => typeof input[f] === "string" && input[f] !== "")) {
-    throw invalidInput(`a contact needs at least one of ${IDENTIFYING.join(", ")}`);
-  }
   const companyId = companyForWrite(s, null);
   if (input.assignedTo) await requireMember(db, s.workspaceId, input.assignedTo);
   const row: Record<string, unknown> = {
@@ -374,7 +350,7 @@ export async function updateContact(
   for (const [field, column] of PATCHABLE) {
     const v = patch[field];
     if (v === undefined) continue;
-    if (field === "status" && (v === null || v === "")) throw invalidInput("status cannot be cleared");
+    if (field === "status" && (v === null || v === "")) throw invalidInput("status: cannot be cleared");
     set[column] = blankToNull(v);
   }
   if (Object.keys(set).length === 0) throw invalidInput("nothing to change: give at least one field");
@@ -383,6 +359,6 @@ export async function updateContact(
     update contacts set ${db(set)}, updated_at = now()
      where workspace_id = ${s.workspaceId} and id = ${id} and ${companyFilter(db, s, "company_id")}
     returning id`;
-  if (rows.length === 0) throw notFound(`no contact ${id}`);
+  if (rows.length === 0) throw notFound(`contactId: no contact ${id}`);
   return (await fetchContact(db, s, id))!;
 }

@@ -1,6 +1,6 @@
 // Demo data of the CRM and AI-work side: contacts, collaborators, suppliers, activities, AI activities, documents.
 import type { Db } from "../db/client.ts";
-import type { DemoContext } from "../demo.ts";
+import type { DemoContext } from "./demo_context.ts";
 import { createActivity } from "./activities.ts";
 import { trackAiActivity, updateAiActivityPhase } from "./ai_activities.ts";
 import { createContact, type NewContact, updateContact } from "./contacts.ts";

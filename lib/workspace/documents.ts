@@ -1,10 +1,10 @@
 // Workspace documents: markdown content and/or a stored file's location, optionally linked to AI activities.
-import { isoColumn } from "../db/format.ts";
+import { withTx } from "../db/tx.ts";
+import { allOf, type ConstraintAnswers, isoColumn, likePattern, throwMapped } from "../db/sql.ts";
 import type postgres from "postgres";
 import type { Db } from "../db/client.ts";
-import { invalidInput, notFound, pgCode } from "../errors.ts";
+import { invalidInput, notFound } from "../errors.ts";
 import { requireAiActivity } from "./ai_activities.ts";
-import { allOf, likePattern } from "./contacts.ts";
 import {
   companyFilter,
   companyForWrite,
@@ -14,6 +14,7 @@ import {
   type ScopedCaller,
   scopeOf,
 } from "./scope.ts";
+import { type Page, pageOf } from "./page.ts";
 
 export const DOCUMENT_KINDS = [
   "report",
@@ -137,21 +138,20 @@ function summaryColumns(db: Db) {
     ${isoColumn(db, "d.updated_at")} as "updatedAt"`;
 }
 
-function translate(err: unknown): never {
-  const constraint = (err as { constraint_name?: string }).constraint_name;
-  if (pgCode(err) === "23514" && constraint === "workspace_documents_content_size") {
-    throw invalidInput("contentMarkdown must be at most 1 MiB (1048576 bytes) of UTF-8");
-  }
-  throw err;
-}
+/** Constraint violations as answers naming the field. */
+const ERRORS: ConstraintAnswers = {
+  workspace_documents_content_size: invalidInput(
+    "contentMarkdown: must be at most 1 MiB (1048576 bytes) of UTF-8",
+  ),
+};
 
 /** Storage fields hang together: a path or URL needs a provider, and provider `url` needs the URL. */
 function checkStorage(f: StorageFields): void {
   if ((f.storagePath || f.storageUrl) && !f.storageProvider) {
-    throw invalidInput("storageProvider is required with storagePath or storageUrl");
+    throw invalidInput("storageProvider: is required with storagePath or storageUrl");
   }
   if (f.storageProvider === "url" && !f.storageUrl) {
-    throw invalidInput("storageUrl is required when storageProvider is url");
+    throw invalidInput("storageUrl: is required when storageProvider is url");
   }
 }
 
@@ -179,7 +179,7 @@ async function fetchDocument(db: Db, s: Scope, id: string): Promise<WorkspaceDoc
 /** One document with its content and the AI activities linked to it that the caller may see. */
 export async function getDocument(db: Db, caller: ScopedCaller, id: string): Promise<WorkspaceDocument> {
   const d = await fetchDocument(db, scopeOf(caller), id);
-  if (!d) throw notFound(`no document ${id}`);
+  if (!d) throw notFound(`documentId: no document ${id}`);
   return d;
 }
 
@@ -193,16 +193,18 @@ export async function createDocument(
   input: NewDocument,
 ): Promise<WorkspaceDocument> {
   const s = scopeOf(caller);
-  if (input.relationship && !input.activityId) throw invalidInput("relationship needs activityId");
+  if (input.relationship && !input.activityId) throw invalidInput("relationship: needs activityId");
   if (input.mimeType !== undefined && !MIME_TYPE.test(input.mimeType)) {
-    throw invalidInput("mimeType must be a media type such as text/markdown or application/pdf");
+    throw invalidInput("mimeType: must be a media type such as text/markdown or application/pdf");
   }
   checkStorage(input);
   let companyId = input.companyId ?? null;
   if (input.activityId) {
     const activity = await requireAiActivity(db, s, input.activityId);
     if (companyId && activity.companyId && companyId !== activity.companyId) {
-      throw invalidInput(`activity ${input.activityId} belongs to another company than companyId`);
+      throw invalidInput(
+        `activityId: activity ${input.activityId} belongs to another company than companyId`,
+      );
     }
     companyId ??= activity.companyId;
   }
@@ -230,9 +232,9 @@ export async function createDocument(
   };
   let id: string;
   try {
-    id = "begin" in db ? await (db as postgres.Sql).begin((tx) => insert(tx)) as string : await insert(db);
+    id = await withTx(db, insert);
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
   return (await fetchDocument(db, s, id))!;
 }
@@ -273,20 +275,20 @@ export async function updateDocument(
   if (patch.companyId !== undefined) {
     if (patch.companyId === null) {
       if (s.companyIds !== null) {
-        throw invalidInput("companyId cannot be cleared by a key limited to companies");
+        throw invalidInput("companyId: cannot be cleared by a key limited to companies");
       }
     } else {
-      if (!inScope(s, patch.companyId)) throw notFound(`no company ${patch.companyId}`);
+      if (!inScope(s, patch.companyId)) throw notFound(`companyId: no company ${patch.companyId}`);
       await requireCompany(db, s, patch.companyId);
     }
     sets.push(db`company_id = ${patch.companyId}`);
   }
   if (sets.length === 0) throw invalidInput("nothing to change: give at least one field");
   if (patch.mimeType !== undefined && !MIME_TYPE.test(patch.mimeType)) {
-    throw invalidInput("mimeType must be a media type such as text/markdown or application/pdf");
+    throw invalidInput("mimeType: must be a media type such as text/markdown or application/pdf");
   }
   const current = await fetchDocument(db, s, id);
-  if (!current) throw notFound(`no document ${id}`);
+  if (!current) throw notFound(`documentId: no document ${id}`);
   const merged: StorageFields = {};
   for (const k of ["storageProvider", "storagePath", "storageUrl"] as const) {
     (merged as Record<string, unknown>)[k] = patch[k] !== undefined ? patch[k] : current[k];
@@ -299,19 +301,13 @@ export async function updateDocument(
        where d.workspace_id = ${s.workspaceId} and d.id = ${id} and ${companyFilter(db, s, "d.company_id")}
       returning d.id`;
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
-  if (rows.length === 0) throw notFound(`no document ${id}`);
+  if (rows.length === 0) throw notFound(`documentId: no document ${id}`);
   return (await fetchDocument(db, s, id))!;
 }
 
-export interface DocumentPage {
-  items: DocumentSummary[];
-  total: number;
-  limit: number;
-  offset: number;
-  hasMore: boolean;
-}
+export type DocumentPage = Page<DocumentSummary>;
 
 /** The caller's documents without their content, newest first; kind, source and text search combine with AND. */
 export async function listDocuments(db: Db, caller: ScopedCaller, f: DocumentFilter): Promise<DocumentPage> {
@@ -335,5 +331,5 @@ export async function listDocuments(db: Db, caller: ScopedCaller, f: DocumentFil
        order by d.created_at desc, d.id desc limit ${f.limit} offset ${offset}`,
     db<{ total: number }[]>`select count(*)::int as total from workspace_documents d where ${where}`,
   ]);
-  return { items: [...items], total, limit: f.limit, offset, hasMore: offset + items.length < total };
+  return pageOf([...items], total, f);
 }

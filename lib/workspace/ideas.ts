@@ -1,4 +1,5 @@
 // Ideas: proposals for future work (title, estimated budget, priority), recorded with the person who had them.
+import { isoColumn } from "../db/sql.ts";
 import type { Db } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import { formatMoney, parseMoney } from "../money.ts";
@@ -75,9 +76,9 @@ export async function getIdea(db: Db, caller: ScopedCaller, id: string): Promise
   const [row] = await db<Row[]>`
     select id, title, description, estimated_budget::text as estimated_budget, currency, priority, notes,
            company_id, client_id, created_by,
-           to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at
+           ${isoColumn(db, "created_at")} as created_at
       from ideas where workspace_id = ${s.workspaceId} and id = ${id} and ${companyFilter(db, s)}`;
-  if (!row) throw notFound(`no idea ${id}`);
+  if (!row) throw notFound(`ideaId: no idea ${id}`);
   return toIdea(row);
 }
 
@@ -85,24 +86,24 @@ export async function getIdea(db: Db, caller: ScopedCaller, id: string): Promise
 export async function createIdea(db: Db, caller: ScopedCaller, input: NewIdea): Promise<Idea> {
   const s = scopeOf(caller);
   const title = input.title.trim();
-  if (title.length < 1 || title.length > 200) throw invalidInput("title must be 1-200 characters");
+  if (title.length < 1 || title.length > 200) throw invalidInput("title: must be 1-200 characters");
   const description = (input.description ?? "").trim();
   const notes = (input.notes ?? "").trim();
-  if (description.length > 10000) throw invalidInput("description must be at most 10000 characters");
-  if (notes.length > 10000) throw invalidInput("notes must be at most 10000 characters");
+  if (description.length > 10000) throw invalidInput("description: must be at most 10000 characters");
+  if (notes.length > 10000) throw invalidInput("notes: must be at most 10000 characters");
   let budget: string | null = null;
   if (input.estimatedBudget !== undefined) {
     const cents = parseMoney(input.estimatedBudget, "estimatedBudget");
-    if (cents < 0n) throw invalidInput("estimatedBudget must not be negative");
+    if (cents < 0n) throw invalidInput("estimatedBudget: must not be negative");
     budget = formatMoney(cents);
   }
   const priority = input.priority ?? 2;
-  if (!(priority in PRIORITY_LABELS)) throw invalidInput("priority must be 1 (low), 2 (medium) or 3 (high)");
+  if (!(priority in PRIORITY_LABELS)) throw invalidInput("priority: must be 1 (low), 2 (medium) or 3 (high)");
   let companyId = input.companyId ?? null;
   if (input.clientId) {
     const client = await requireClient(db, s, input.clientId);
     if (companyId && client.companyId && companyId !== client.companyId) {
-      throw invalidInput(`client ${input.clientId} belongs to another company than companyId`);
+      throw invalidInput(`clientId: client ${input.clientId} belongs to another company than companyId`);
     }
     companyId ??= client.companyId;
   }

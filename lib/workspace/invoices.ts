@@ -1,5 +1,9 @@
 // Invoices and credit notes: server-computed totals, one gapless number sequence per workspace and year, and
 // invoicing an offer's payment-plan tranche exactly once.
+import { isoColumn } from "../db/sql.ts";
+import { withTx } from "../db/tx.ts";
+import { type Page, pageOf } from "./page.ts";
+import { todayUtc } from "../dates.ts";
 import type { Db } from "../db/client.ts";
 import { conflict, invalidInput, notFound } from "../errors.ts";
 import {
@@ -15,14 +19,12 @@ import {
 } from "../money.ts";
 import { type ClientRef, requireClient } from "./clients.ts";
 import {
-  atomically,
   type Line,
   LINE_COLUMNS,
   type LineInput,
   lineRecords,
   type LineRow,
   parseLines,
-  todayUtc,
   toLine,
 } from "./line_items.ts";
 import { toTranche, type Tranche, type TrancheRow } from "./offers.ts";
@@ -177,7 +179,7 @@ function columns(db: Db, s: Scope) {
     i.due_date::text as due_date, i.currency, i.vat_rate::text as vat_rate, i.subtotal::text as subtotal,
     i.vat_amount::text as vat_amount, i.rounding_adjustment::text as rounding_adjustment, i.total::text as total,
     i.collected_amount::text as collected_amount, i.description, i.notes, i.payment_method, i.created_by,
-    to_char(i.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at`;
+    ${isoColumn(db, "i.created_at")} as created_at`;
 }
 
 async function fetchInvoice(db: Db, s: Scope, id: string): Promise<Invoice | null> {
@@ -206,7 +208,7 @@ async function fetchInvoice(db: Db, s: Scope, id: string): Promise<Invoice | nul
 
 export async function getInvoice(db: Db, caller: ScopedCaller, id: string): Promise<Invoice> {
   const inv = await fetchInvoice(db, scopeOf(caller), id);
-  if (!inv) throw notFound(`no invoice ${id}`);
+  if (!inv) throw notFound(`invoiceId: no invoice ${id}`);
   return inv;
 }
 
@@ -215,6 +217,7 @@ export interface InvoiceFilter {
   type?: InvoiceType;
   clientId?: string;
   limit: number;
+  offset?: number;
 }
 
 /** Sums per currency over every matching invoice (not only the returned page); credit notes count negative. */
@@ -228,14 +231,8 @@ export interface InvoiceTotals {
   outstanding: string;
 }
 
-/** The shape of the workspace's list tools (as list_contacts): a page of items and the count of all matches. */
-export interface InvoiceList {
-  items: InvoiceSummary[];
-  /** how many invoices match the filter (items holds at most `limit` of them) */
-  total: number;
-  limit: number;
-  hasMore: boolean;
-  /** money sums per currency over every match; credit notes count negative */
+/** The page every list tool answers, plus money sums per currency over every match (credit notes negative). */
+export interface InvoiceList extends Page<InvoiceSummary> {
   sums: InvoiceTotals[];
 }
 
@@ -258,7 +255,7 @@ export async function listInvoices(
       left join clients c on c.workspace_id = i.workspace_id and c.id = i.client_id
      where ${where}
      order by i.invoice_date desc, i.year desc, i.sequence desc
-     limit ${filter.limit}`;
+     limit ${filter.limit} offset ${filter.offset ?? 0}`;
   // Sums in numeric (exact); the sign of a credit note applied per row.
   const sums = await db<
     { currency: string; n: number; subtotal: string; vat: string; total: string; collected: string }[]
@@ -274,10 +271,7 @@ export async function listInvoices(
      order by i.currency`;
   const total = sums.reduce((a, t) => a + t.n, 0);
   return {
-    items: rows.map(summary),
-    total,
-    limit: filter.limit,
-    hasMore: total > rows.length,
+    ...pageOf(rows.map(summary), total, filter),
     sums: sums.map((t) => {
       const total = parseMoney(t.total, "total");
       const collected = parseMoney(t.collected, "collected");
@@ -302,13 +296,13 @@ interface Origin {
 
 function percentBp(value: string | number, field: string): bigint {
   const bp = parseDecimal(value, PERCENT_SCALE, field);
-  if (bp < 0n || bp > 10_000n) throw invalidInput(`${field} must be between 0 and 100`);
+  if (bp < 0n || bp > 10_000n) throw invalidInput(`${field}: must be between 0 and 100`);
   return bp;
 }
 
 function text(v: string | undefined, field: string, max: number): string {
   const t = (v ?? "").trim();
-  if (t.length > max) throw invalidInput(`${field} must be at most ${max} characters`);
+  if (t.length > max) throw invalidInput(`${field}: must be at most ${max} characters`);
   return t;
 }
 
@@ -349,14 +343,11 @@ async function insertInvoice(
 ): Promise<string> {
   const creditNote = input.isCreditNote === true;
   if (input.originalInvoiceId && !creditNote) {
-    throw invalidInput("originalInvoiceId is only for credit notes (isCreditNote: true)");
-  }
-  if (creditNote && !input.originalInvoiceId) {
-    throw invalidInput("a credit note needs originalInvoiceId: the invoice it credits");
+    throw invalidInput("originalInvoiceId: is only for credit notes (isCreditNote: true)");
   }
   const invoiceDate = input.invoiceDate ?? todayUtc();
   if (input.dueDate && input.dueDate < invoiceDate) {
-    throw invalidInput("dueDate must not be before invoiceDate");
+    throw invalidInput("dueDate: must not be before invoiceDate");
   }
 
   // Defaults come from what the invoice refers to: the credited invoice, the project, the client.
@@ -365,9 +356,11 @@ async function insertInvoice(
     const [o] = await tx<OriginalRow[]>`
       select client_id, company_id, project_id, currency, vat_rate::text as vat_rate, is_credit_note
         from invoices where workspace_id = ${s.workspaceId} and id = ${input.originalInvoiceId}`;
-    if (!o || !inScope(s, o.company_id)) throw notFound(`no invoice ${input.originalInvoiceId}`);
+    if (!o || !inScope(s, o.company_id)) {
+      throw notFound(`originalInvoiceId: no invoice ${input.originalInvoiceId}`);
+    }
     if (o.is_credit_note) {
-      throw invalidInput(`originalInvoiceId ${input.originalInvoiceId} is a credit note: credit an invoice`);
+      throw invalidInput(`originalInvoiceId: ${input.originalInvoiceId} is a credit note: credit an invoice`);
     }
     original = o;
   }
@@ -376,7 +369,7 @@ async function insertInvoice(
   if (projectId) {
     [project] = await tx<{ company_id: string | null; client_id: string | null }[]>`
       select company_id, client_id from projects where workspace_id = ${s.workspaceId} and id = ${projectId}`;
-    if (!project || !inScope(s, project.company_id)) throw notFound(`no project ${projectId}`);
+    if (!project || !inScope(s, project.company_id)) throw notFound(`projectId: no project ${projectId}`);
   }
   const clientId = input.clientId ?? original?.client_id ?? project?.client_id ?? null;
   let client: ClientRef | undefined;
@@ -392,7 +385,9 @@ async function insertInvoice(
     if (!theirs) continue;
     if (companyId && companyId !== theirs) {
       throw invalidInput(
-        `${what} ${id} belongs to another company than ${input.companyId ? "companyId" : "the invoice"}`,
+        `${what}Id: ${what} ${id} belongs to another company than ${
+          input.companyId ? "companyId" : "the invoice"
+        }`,
       );
     }
     companyId = theirs;
@@ -411,18 +406,18 @@ async function insertInvoice(
   const { lines, negative } = parseLines(input.rows ?? [], { normaliseSign: creditNote });
   let adjustment = parseMoney(input.roundingAdjustment ?? 0, "roundingAdjustment");
   if (abs(adjustment) > MAX_ROUNDING_ADJUSTMENT) {
-    throw invalidInput("roundingAdjustment must be between -1.00 and 1.00");
+    throw invalidInput("roundingAdjustment: must be between -1.00 and 1.00");
   }
   if (negative) adjustment = -adjustment;
   let totals = computeTotals(lines, vatRateBp, adjustment);
   if (totals.total < 0n) {
-    if (!creditNote) throw invalidInput("roundingAdjustment would make the total negative");
+    if (!creditNote) throw invalidInput("roundingAdjustment: would make the total negative");
     totals = computeTotals(lines, vatRateBp, -adjustment);
   }
   checkTotals(totals);
   let collected = parseMoney(input.collectedAmount ?? 0, "collectedAmount");
   if (collected < 0n) {
-    if (!creditNote) throw invalidInput("collectedAmount must not be negative");
+    if (!creditNote) throw invalidInput("collectedAmount: must not be negative");
     collected = -collected;
   }
   if (collected > totals.total) {
@@ -470,7 +465,7 @@ export async function createInvoice(
   origin: Origin = {},
 ): Promise<Invoice> {
   const s = scopeOf(caller);
-  const id = await atomically(db, (tx) => insertInvoice(tx, caller, s, input, origin));
+  const id = await withTx(db, (tx) => insertInvoice(tx, caller, s, input, origin));
   return (await fetchInvoice(db, s, id))!;
 }
 
@@ -509,14 +504,14 @@ export async function invoiceOfferTranche(
   input: TrancheInvoiceInput,
 ): Promise<{ invoice: Invoice; tranche: Tranche }> {
   const s = scopeOf(caller);
-  const id = await atomically(db, async (tx) => {
+  const id = await withTx(db, async (tx) => {
     const [offer] = await tx<
       { title: string; client_id: string | null; company_id: string | null; currency: string }[]
     >`
       select title, client_id, company_id, currency from offers
        where workspace_id = ${s.workspaceId} and id = ${input.offerId}
          and ${companyFilter(tx, s, "company_id")}`;
-    if (!offer) throw notFound(`no offer ${input.offerId}`);
+    if (!offer) throw notFound(`offerId: no offer ${input.offerId}`);
     const [claim] = await tx<TrancheClaim[]>`
       update offer_tranches set status = 'invoiced', invoiced_at = now()
        where workspace_id = ${s.workspaceId} and offer_id = ${input.offerId} and id = ${input.trancheId}
@@ -527,7 +522,7 @@ export async function invoiceOfferTranche(
         select t.status, i.number from offer_tranches t
           left join invoices i on i.workspace_id = t.workspace_id and i.id = t.invoice_id
          where t.workspace_id = ${s.workspaceId} and t.offer_id = ${input.offerId} and t.id = ${input.trancheId}`;
-      if (!t) throw notFound(`no tranche ${input.trancheId} in offer ${input.offerId}`);
+      if (!t) throw notFound(`trancheId: no tranche ${input.trancheId} in offer ${input.offerId}`);
       throw conflict(
         `tranche ${input.trancheId} is ${t.status}${
           t.number ? ` (invoice ${t.number})` : ""

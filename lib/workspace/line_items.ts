@@ -1,6 +1,4 @@
 // Line items of offers and invoices: exact parsing of the input, the stored form, and the answer form.
-import type { Db, Sql } from "../db/client.ts";
-import type { TransactionSql } from "postgres";
 import { invalidInput } from "../errors.ts";
 import {
   abs,
@@ -63,7 +61,7 @@ export function parseLines(
     const f = (name: string) => `rows.${i}.${name}`;
     const description = r.description.trim();
     if (description.length < 1 || description.length > 1000) {
-      throw invalidInput(`${f("description")} must be 1-1000 characters`);
+      throw invalidInput(`${f("description")}: must be 1-1000 characters`);
     }
     let quantity = parseDecimal(r.quantity ?? 1, QUANTITY_SCALE, f("quantity"));
     let unitPrice = parseMoney(r.unitPrice, f("unitPrice"));
@@ -73,7 +71,7 @@ export function parseLines(
         throw invalidInput(
           `${
             f(quantity < 0n ? "quantity" : "unitPrice")
-          } must not be negative (a discount is discountPercent; ` +
+          }: must not be negative (a discount is discountPercent; ` +
             "money going back is a credit note)",
         );
       }
@@ -81,14 +79,14 @@ export function parseLines(
       quantity = abs(quantity);
       unitPrice = abs(unitPrice);
     }
-    if (quantity === 0n) throw invalidInput(`${f("quantity")} must be greater than 0`);
-    if (quantity > MAX_QUANTITY) throw invalidInput(`${f("quantity")} must be at most 1000000`);
-    if (unitPrice > MAX_CENTS) throw invalidInput(`${f("unitPrice")} must be at most 999999999999.99`);
+    if (quantity === 0n) throw invalidInput(`${f("quantity")}: must be greater than 0`);
+    if (quantity > MAX_QUANTITY) throw invalidInput(`${f("quantity")}: must be at most 1000000`);
+    if (unitPrice > MAX_CENTS) throw invalidInput(`${f("unitPrice")}: must be at most 999999999999.99`);
     if (discountPercent < 0n || discountPercent > 10_000n) {
-      throw invalidInput(`${f("discountPercent")} must be between 0 and 100`);
+      throw invalidInput(`${f("discountPercent")}: must be between 0 and 100`);
     }
     const unit = r.unit?.trim() || null;
-    if (unit && unit.length > 20) throw invalidInput(`${f("unit")} must be at most 20 characters`);
+    if (unit && unit.length > 20) throw invalidInput(`${f("unit")}: must be at most 20 characters`);
     return { description, quantity, unit, unitPrice, discountPercent };
   });
   return { lines, negative };
@@ -146,18 +144,4 @@ export function toLine(r: LineRow): Line {
     discountPercent: r.discount_percent,
     amount: r.amount,
   };
-}
-
-/**
- * Runs `fn` in a transaction: a new one on a pool, a savepoint inside a caller's transaction (the demo seeder
- * and generate_invoice_from_offer_tranche call in with one open).
- */
-export async function atomically<T>(db: Db, fn: (tx: TransactionSql) => Promise<T>): Promise<T> {
-  if ("savepoint" in db) return await db.savepoint(fn) as T;
-  return await (db as Sql).begin(fn) as T;
-}
-
-/** Today's date in UTC, YYYY-MM-DD: the default offer and invoice date. */
-export function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
 }

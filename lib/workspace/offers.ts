@@ -1,4 +1,7 @@
 // Offers: line items, a net total computed by the server, and a payment plan of tranches (percentage or amount).
+import { isoColumn } from "../db/sql.ts";
+import { withTx } from "../db/tx.ts";
+import { todayUtc } from "../dates.ts";
 import type { Db } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import {
@@ -14,14 +17,12 @@ import {
 } from "../money.ts";
 import { requireClient } from "./clients.ts";
 import {
-  atomically,
   type Line,
   LINE_COLUMNS,
   type LineInput,
   lineRecords,
   type LineRow,
   parseLines,
-  todayUtc,
   toLine,
 } from "./line_items.ts";
 import {
@@ -107,7 +108,7 @@ interface ParsedTranche {
 export function planTranches(total: Cents, tranches: readonly TrancheInput[]): ParsedTranche[] {
   if (tranches.length === 0) return [];
   if (tranches.length > MAX_TRANCHES) throw invalidInput(`tranches: at most ${MAX_TRANCHES} tranches`);
-  if (total === 0n) throw invalidInput("tranches need an offer total above 0: give rows with the offer");
+  if (total === 0n) throw invalidInput("tranches: need an offer total above 0: give rows with the offer");
   const parsed = tranches.map((t, i) => {
     const f = (name: string) => `tranches.${i}.${name}`;
     const hasPct = t.percentage !== undefined;
@@ -118,17 +119,17 @@ export function planTranches(total: Cents, tranches: readonly TrancheInput[]): P
       );
     }
     const label = (t.label ?? "").trim();
-    if (label.length > 200) throw invalidInput(`${f("label")} must be at most 200 characters`);
+    if (label.length > 200) throw invalidInput(`${f("label")}: must be at most 200 characters`);
     let percentageBp: bigint | null = null;
     let fixedAmount: Cents | null = null;
     if (hasPct) {
       percentageBp = parseDecimal(t.percentage!, PERCENT_SCALE, f("percentage"));
       if (percentageBp <= 0n || percentageBp > 10_000n) {
-        throw invalidInput(`${f("percentage")} must be greater than 0 and at most 100`);
+        throw invalidInput(`${f("percentage")}: must be greater than 0 and at most 100`);
       }
     } else {
       fixedAmount = parseMoney(t.amount!, f("amount"));
-      if (fixedAmount <= 0n) throw invalidInput(`${f("amount")} must be greater than 0`);
+      if (fixedAmount <= 0n) throw invalidInput(`${f("amount")}: must be greater than 0`);
     }
     return { label, percentageBp, fixedAmount, amount: 0n, dueDate: t.dueDate ?? null };
   });
@@ -205,7 +206,7 @@ async function fetchOffer(db: Db, s: Scope, id: string): Promise<Offer | null> {
            case when ${companyFilter(db, s, "c.company_id")} then c.name end as client_name, o.company_id,
            o.offer_date::text as offer_date, o.valid_until::text as valid_until, o.currency, o.notes,
            o.total::text as total, o.created_by,
-           to_char(o.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at
+           ${isoColumn(db, "o.created_at")} as created_at
       from offers o
       left join clients c on c.workspace_id = o.workspace_id and c.id = o.client_id
      where o.workspace_id = ${s.workspaceId} and o.id = ${id} and ${companyFilter(db, s, "o.company_id")}`;
@@ -239,7 +240,7 @@ async function fetchOffer(db: Db, s: Scope, id: string): Promise<Offer | null> {
 
 function text(v: string | undefined, field: string, max: number): string {
   const t = (v ?? "").trim();
-  if (t.length > max) throw invalidInput(`${field} must be at most ${max} characters`);
+  if (t.length > max) throw invalidInput(`${field}: must be at most ${max} characters`);
   return t;
 }
 
@@ -251,7 +252,7 @@ export async function createOffer(db: Db, caller: ScopedCaller, input: NewOffer)
   const s = scopeOf(caller);
   const offerDate = input.offerDate ?? todayUtc();
   if (input.validUntil && input.validUntil < offerDate) {
-    throw invalidInput("validUntil must not be before offerDate");
+    throw invalidInput("validUntil: must not be before offerDate");
   }
   const subject = text(input.subject, "subject", 200) || `Offer of ${offerDate}`;
   const description = text(input.description, "description", 10000);
@@ -265,14 +266,14 @@ export async function createOffer(db: Db, caller: ScopedCaller, input: NewOffer)
   if (input.clientId) {
     const client = await requireClient(db, s, input.clientId);
     if (companyId && client.companyId && companyId !== client.companyId) {
-      throw invalidInput(`client ${input.clientId} belongs to another company than companyId`);
+      throw invalidInput(`clientId: client ${input.clientId} belongs to another company than companyId`);
     }
     companyId ??= client.companyId;
   }
   companyId = companyForWrite(s, companyId);
   if (companyId) await requireCompany(db, s, companyId);
 
-  const id = await atomically(db, async (tx) => {
+  const id = await withTx(db, async (tx) => {
     const [{ id }] = await tx<{ id: string }[]>`
       insert into offers (workspace_id, company_id, client_id, title, description, offer_date, valid_until,
                           currency, notes, total, created_by)
@@ -306,6 +307,6 @@ export async function createOffer(db: Db, caller: ScopedCaller, input: NewOffer)
 
 export async function getOffer(db: Db, caller: ScopedCaller, id: string): Promise<Offer> {
   const offer = await fetchOffer(db, scopeOf(caller), id);
-  if (!offer) throw notFound(`no offer ${id}`);
+  if (!offer) throw notFound(`offerId: no offer ${id}`);
   return offer;
 }

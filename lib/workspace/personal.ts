@@ -17,8 +17,8 @@ export function actingUser(caller: ScopedCaller): string {
 }
 
 /** Minutes since midnight of an HH:MM time. */
-export function minutesOf(time: string): number {
-  if (!HHMM.test(time)) throw invalidInput(`${time} is not a time HH:MM (00:00-23:59)`);
+export function minutesOf(time: string, field = "time"): number {
+  if (!HHMM.test(time)) throw invalidInput(`${field}: ${time} is not a time HH:MM (00:00-23:59)`);
   return Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
 }
 
@@ -29,7 +29,9 @@ export function hoursOf(minutes: number): number {
 
 /** Refuses a date range whose end lies before its start. */
 export function checkRange(startDate: string | undefined, endDate: string | undefined): void {
-  if (startDate && endDate && endDate < startDate) throw invalidInput("endDate must not be before startDate");
+  if (startDate && endDate && endDate < startDate) {
+    throw invalidInput("endDate: must not be before startDate");
+  }
 }
 
 /** A project of the caller's workspace and companies (not_found otherwise) and its company. */
@@ -40,7 +42,7 @@ export async function projectInScope(
 ): Promise<{ id: string; companyId: string | null }> {
   const [row] = await db<{ id: string; company_id: string | null }[]>`
     select id, company_id from projects where workspace_id = ${s.workspaceId} and id = ${projectId}`;
-  if (!row || !inScope(s, row.company_id)) throw notFound(`no project ${projectId}`);
+  if (!row || !inScope(s, row.company_id)) throw notFound(`projectId: no project ${projectId}`);
   return { id: row.id, companyId: row.company_id };
 }
 
@@ -55,9 +57,7 @@ export function personalCompany(s: Scope, what: string): string | null {
   throw invalidInput(
     s.companyIds.length === 0
       ? "this key may not reach any company"
-      : `projectId is required: this key is limited to several companies, and the ${what}'s company comes ` +
+      : `projectId: is required: this key is limited to several companies, and the ${what}'s company comes ` +
         "from its project",
   );
 }
-
-export { isoColumn } from "../db/format.ts";

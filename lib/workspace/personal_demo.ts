@@ -1,7 +1,7 @@
 // Demo data of the personal-work domains: recordings, timesheet categories, time logs, calendars, appointments and
 // the demo user's booking page, dated around today so "this week" questions have answers.
 import type { Db } from "../db/client.ts";
-import type { DemoContext } from "../demo.ts";
+import type { DemoContext } from "./demo_context.ts";
 import { createAppointment } from "./appointments.ts";
 import { updateBookingSettings } from "./booking.ts";
 import { insertCalendar } from "./calendars.ts";

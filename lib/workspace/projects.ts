@@ -1,7 +1,9 @@
 // Projects: SQL and business rules, always within the caller's workspace and companies.
+import { allOf, type ConstraintAnswers, isoColumn, throwMapped } from "../db/sql.ts";
+import { type Page, pageOf } from "./page.ts";
 import type { Db } from "../db/client.ts";
-import type { DemoContext } from "../demo.ts";
-import { conflict, invalidInput, notFound, pgCode } from "../errors.ts";
+import { conflict, invalidInput, notFound } from "../errors.ts";
+import { formatMoney, parseMoney } from "../money.ts";
 import {
   companyFilter,
   companyForWrite,
@@ -20,7 +22,8 @@ export interface ProjectSummary {
   id: string;
   name: string;
   status: ProjectStatus;
-  budget: number | null;
+  /** decimal string with 2 decimals ("24000.00"), or null */
+  budget: string | null;
   currency: string;
   clientId: string | null;
   clientName: string | null;
@@ -54,7 +57,8 @@ export interface NewProject {
   description?: string;
   startDate?: string;
   endDate?: string;
-  budget?: number;
+  /** a JSON number or a decimal string; at most 2 decimals */
+  budget?: string | number;
   estimatedHours?: number;
   notes?: string;
   currency?: string;
@@ -68,7 +72,7 @@ export interface ProjectPatch {
   status?: ProjectStatus;
   startDate?: string | null;
   endDate?: string | null;
-  budget?: number | null;
+  budget?: string | number | null;
   estimatedHours?: number | null;
   notes?: string;
   taskPrefix?: string | null;
@@ -78,7 +82,7 @@ interface Row {
   id: string;
   name: string;
   status: ProjectStatus;
-  budget: number | null;
+  budget: string | null;
   currency: string;
   client_id: string | null;
   client_name: string | null;
@@ -132,13 +136,13 @@ function full(r: Row): Project {
 function columns(db: Db, s: Scope) {
   const clientReadable = companyFilter(db, s, "c.company_id");
   return db`
-    p.id, p.name, p.status, p.budget::float8 as budget, p.currency,
+    p.id, p.name, p.status, p.budget::text as budget, p.currency,
     p.client_id, case when ${clientReadable} then c.name end as client_name, p.company_id,
     p.start_date::text as start_date, p.end_date::text as end_date,
     p.estimated_hours::float8 as estimated_hours, p.task_prefix,
     p.description, p.notes, p.offer_id, p.created_by,
-    to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at,
-    to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as updated_at`;
+    ${isoColumn(db, "p.created_at")} as created_at,
+    ${isoColumn(db, "p.updated_at")} as updated_at`;
 }
 
 /** Projects the caller may see, newest first. */
@@ -146,18 +150,22 @@ export async function listProjects(
   db: Db,
   caller: ScopedCaller,
   filter: ProjectFilter,
-): Promise<ProjectSummary[]> {
+): Promise<Page<ProjectSummary>> {
   const s = scopeOf(caller);
-  const rows = await db<Row[]>`
-    select ${columns(db, s)}
-      from projects p
-      left join clients c on c.workspace_id = p.workspace_id and c.id = p.client_id
-     where p.workspace_id = ${s.workspaceId}
-       and ${companyFilter(db, s, "p.company_id")}
-       and (${filter.status ?? null}::text is null or p.status = ${filter.status ?? null})
-     order by p.created_at desc, p.id
-     limit ${filter.limit} offset ${filter.offset ?? 0}`;
-  return rows.map(summary);
+  const parts = [db`p.workspace_id = ${s.workspaceId}`, companyFilter(db, s, "p.company_id")];
+  if (filter.status) parts.push(db`p.status = ${filter.status}`);
+  const where = allOf(db, parts);
+  const [rows, [{ total }]] = await Promise.all([
+    db<Row[]>`
+      select ${columns(db, s)}
+        from projects p
+        left join clients c on c.workspace_id = p.workspace_id and c.id = p.client_id
+       where ${where}
+       order by p.created_at desc, p.id
+       limit ${filter.limit} offset ${filter.offset ?? 0}`,
+    db<{ total: number }[]>`select count(*)::int as total from projects p where ${where}`,
+  ]);
+  return pageOf(rows.map(summary), total, filter);
 }
 
 async function fetchProject(db: Db, s: Scope, id: string): Promise<Project | null> {
@@ -173,45 +181,49 @@ async function fetchProject(db: Db, s: Scope, id: string): Promise<Project | nul
 /** One project; not_found for an id of another workspace or company, exactly as for an unknown id. */
 export async function getProject(db: Db, caller: ScopedCaller, id: string): Promise<Project> {
   const p = await fetchProject(db, scopeOf(caller), id);
-  if (!p) throw notFound(`no project ${id}`);
+  if (!p) throw notFound(`projectId: no project ${id}`);
   return p;
 }
 
-/** Maps constraint violations to answers the caller can act on. */
-function translate(err: unknown, taskPrefix: string | null | undefined): never {
-  const code = pgCode(err);
-  const constraint = (err as { constraint_name?: string }).constraint_name;
-  if (code === "23505" && constraint === "projects_task_prefix") {
-    throw conflict(`task prefix ${taskPrefix} is already used by another project in this workspace`);
-  }
-  if (code === "23514" && constraint === "projects_dates") {
-    throw invalidInput("endDate must not be before startDate");
-  }
-  throw err;
+/** A budget as the exact decimal string stored in numeric(14,2); null stays null. */
+function budgetOf(value: string | number | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  const cents = parseMoney(value, "budget");
+  if (cents < 0n) throw invalidInput("budget: must not be negative");
+  return formatMoney(cents);
+}
+
+/** Constraint violations as answers naming the field. */
+function projectErrors(taskPrefix: string | null | undefined): ConstraintAnswers {
+  return {
+    projects_task_prefix: () =>
+      conflict(`taskPrefix: ${taskPrefix} is already used by another project in this workspace`),
+    projects_dates: () => invalidInput("endDate: must not be before startDate"),
+  };
 }
 
 export async function createProject(db: Db, caller: ScopedCaller, input: NewProject): Promise<Project> {
   const s = scopeOf(caller);
   if (input.startDate && input.endDate && input.endDate < input.startDate) {
-    throw invalidInput("endDate must not be before startDate");
+    throw invalidInput("endDate: must not be before startDate");
   }
   if (input.taskPrefix !== undefined && !TASK_PREFIX.test(input.taskPrefix)) {
-    throw invalidInput("taskPrefix must be 2-10 capital letters or digits, starting with a letter");
+    throw invalidInput("taskPrefix: must be 2-10 capital letters or digits, starting with a letter");
   }
   let companyId = input.companyId ?? null;
   if (input.clientId) {
     const [client] = await db<{ company_id: string | null }[]>`
       select company_id from clients where workspace_id = ${s.workspaceId} and id = ${input.clientId}`;
-    if (!client || !inScope(s, client.company_id)) throw notFound(`no client ${input.clientId}`);
+    if (!client || !inScope(s, client.company_id)) throw notFound(`clientId: no client ${input.clientId}`);
     if (companyId && client.company_id && companyId !== client.company_id) {
-      throw invalidInput(`client ${input.clientId} belongs to another company than companyId`);
+      throw invalidInput(`clientId: client ${input.clientId} belongs to another company than companyId`);
     }
     companyId ??= client.company_id;
   }
   if (input.offerId) {
     const [offer] = await db<{ company_id: string | null }[]>`
       select company_id from offers where workspace_id = ${s.workspaceId} and id = ${input.offerId}`;
-    if (!offer || !inScope(s, offer.company_id)) throw notFound(`no offer ${input.offerId}`);
+    if (!offer || !inScope(s, offer.company_id)) throw notFound(`offerId: no offer ${input.offerId}`);
   }
   companyId = companyForWrite(s, companyId);
   if (companyId) await requireCompany(db, s, companyId);
@@ -224,11 +236,11 @@ export async function createProject(db: Db, caller: ScopedCaller, input: NewProj
       input.offerId ?? null
     }, ${input.name},
               ${input.description ?? ""}, ${input.startDate ?? null}, ${input.endDate ?? null},
-              ${input.budget ?? null}, ${input.estimatedHours ?? null}, ${input.notes ?? ""},
+              ${budgetOf(input.budget)}, ${input.estimatedHours ?? null}, ${input.notes ?? ""},
               ${input.currency ?? "EUR"}, ${input.taskPrefix ?? null}, ${caller.userId ?? null})
       returning id`;
   } catch (err) {
-    translate(err, input.taskPrefix);
+    throwMapped(err, projectErrors(input.taskPrefix));
   }
   return (await fetchProject(db, s, id))!;
 }
@@ -256,11 +268,11 @@ export async function updateProject(
   const set: Record<string, unknown> = {};
   for (const [field, column] of Object.entries(PATCH_COLUMNS)) {
     const v = patch[field as keyof ProjectPatch];
-    if (v !== undefined) set[column] = v;
+    if (v !== undefined) set[column] = field === "budget" ? budgetOf(v as ProjectPatch["budget"]) : v;
   }
   if (Object.keys(set).length === 0) throw invalidInput("nothing to change: give at least one field");
   if (typeof patch.taskPrefix === "string" && !TASK_PREFIX.test(patch.taskPrefix)) {
-    throw invalidInput("taskPrefix must be 2-10 capital letters or digits, starting with a letter");
+    throw invalidInput("taskPrefix: must be 2-10 capital letters or digits, starting with a letter");
   }
   let rows: { id: string }[];
   try {
@@ -270,9 +282,9 @@ export async function updateProject(
          and ${companyFilter(db, s, "p.company_id")}
       returning p.id`;
   } catch (err) {
-    translate(err, patch.taskPrefix);
+    throwMapped(err, projectErrors(patch.taskPrefix));
   }
-  if (rows.length === 0) throw notFound(`no project ${id}`);
+  if (rows.length === 0) throw notFound(`projectId: no project ${id}`);
   return (await fetchProject(db, s, id))!;
 }
 
@@ -283,43 +295,4 @@ export function setProjectStatus(
   status: ProjectStatus,
 ): Promise<Project> {
   return updateProject(db, caller, id, { status });
-}
-
-/** Demo projects for the demo workspace (appended to DEMO_SEEDERS). */
-export async function seedDemoProjects(db: Db, ctx: DemoContext): Promise<void> {
-  const [north, south] = ctx.companyIds;
-  const [acme] = await db<{ id: string }[]>`
-    insert into clients (workspace_id, company_id, name) values (${ctx.workspaceId}, ${north}, 'Acme Corp')
-    returning id`;
-  const [globex] = await db<{ id: string }[]>`
-    insert into clients (workspace_id, company_id, name) values (${ctx.workspaceId}, ${south}, 'Globex GmbH')
-    returning id`;
-  const owner = { workspaceId: ctx.workspaceId, userId: ctx.users.owner };
-  await createProject(db, owner, {
-    name: "Website relaunch",
-    clientId: acme.id,
-    description: "New marketing site with a booking flow.",
-    startDate: "2026-01-12",
-    endDate: "2026-04-30",
-    budget: 24000,
-    estimatedHours: 180,
-    currency: "EUR",
-    taskPrefix: "WEB",
-  });
-  await createProject(db, owner, {
-    name: "Quarterly reporting",
-    clientId: globex.id,
-    startDate: "2026-02-01",
-    budget: 6500.5,
-    estimatedHours: 40,
-    currency: "EUR",
-    taskPrefix: "REP",
-  });
-  const done = await createProject(db, owner, {
-    name: "Brand workshop",
-    companyId: north,
-    budget: 3200,
-    currency: "EUR",
-  });
-  await setProjectStatus(db, owner, done.id, "completed");
 }

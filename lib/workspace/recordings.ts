@@ -1,8 +1,10 @@
 // Recordings: the key user's own audio recordings with summary, action items, notes and transcription (read-only).
+import { isoColumn } from "../db/sql.ts";
 import type { Db } from "../db/client.ts";
 import { notFound } from "../errors.ts";
-import { actingUser, isoColumn } from "./personal.ts";
+import { actingUser } from "./personal.ts";
 import { companyFilter, type ScopedCaller, scopeOf } from "./scope.ts";
+import { type Page, pageOf } from "./page.ts";
 
 export type ActionItem = { text: string; done: boolean };
 
@@ -50,8 +52,8 @@ interface SummaryRow {
 export async function listRecordings(
   db: Db,
   caller: ScopedCaller,
-  opts: { limit: number },
-): Promise<RecordingSummary[]> {
+  opts: { limit: number; offset?: number },
+): Promise<Page<RecordingSummary>> {
   const s = scopeOf(caller);
   const userId = actingUser(caller);
   const limit = Math.min(Math.max(1, Math.trunc(opts.limit)), RECORDINGS_MAX_LIMIT);
@@ -64,17 +66,26 @@ export async function listRecordings(
      where r.workspace_id = ${s.workspaceId} and r.user_id = ${userId}
        and ${companyFilter(db, s, "r.company_id")}
      order by r.recorded_at desc, r.id
-     limit ${limit}`;
-  return rows.map((r) => ({
-    id: r.id,
-    title: r.title,
-    recordedAt: r.recorded_at,
-    durationSeconds: r.duration_seconds,
-    companyId: r.company_id,
-    summaryPreview: r.summary_length > PREVIEW ? `${r.summary_preview}…` : r.summary_preview,
-    actionItemCount: r.action_item_count,
-    hasTranscription: r.has_transcription,
-  }));
+     limit ${limit} offset ${opts.offset ?? 0}`;
+  const [{ total }] = await db<{ total: number }[]>`
+    select count(*)::int as total from recordings r
+     where r.workspace_id = ${s.workspaceId} and r.user_id = ${userId} and ${
+    companyFilter(db, s, "r.company_id")
+  }`;
+  return pageOf(
+    rows.map((r) => ({
+      id: r.id,
+      title: r.title,
+      recordedAt: r.recorded_at,
+      durationSeconds: r.duration_seconds,
+      companyId: r.company_id,
+      summaryPreview: r.summary_length > PREVIEW ? `${r.summary_preview}…` : r.summary_preview,
+      actionItemCount: r.action_item_count,
+      hasTranscription: r.has_transcription,
+    })),
+    total,
+    { limit, offset: opts.offset },
+  );
 }
 
 interface Row {
@@ -100,7 +111,7 @@ export async function getRecording(db: Db, caller: ScopedCaller, id: string): Pr
       from recordings r
      where r.workspace_id = ${s.workspaceId} and r.user_id = ${userId} and r.id = ${id}
        and ${companyFilter(db, s, "r.company_id")}`;
-  if (!r) throw notFound(`no recording ${id}`);
+  if (!r) throw notFound(`recordingId: no recording ${id}`);
   return {
     id: r.id,
     title: r.title,

@@ -53,7 +53,7 @@ export function inScope(scope: Scope, companyId: string | null): boolean {
  */
 export function companyForWrite(scope: Scope, requested: string | null | undefined): string | null {
   if (requested) {
-    if (!inScope(scope, requested)) throw notFound(`no company ${requested}`);
+    if (!inScope(scope, requested)) throw notFound(`companyId: no company ${requested}`);
     return requested;
   }
   if (scope.companyIds === null) return null;
@@ -61,14 +61,14 @@ export function companyForWrite(scope: Scope, requested: string | null | undefin
   throw invalidInput(
     scope.companyIds.length === 0
       ? "this key may not reach any company"
-      : `companyId is required: this key is limited to the companies ${scope.companyIds.join(", ")}`,
+      : `companyId: is required: this key is limited to the companies ${scope.companyIds.join(", ")}`,
   );
 }
 
 /** Checks that a company exists in the caller's workspace and scope (not_found otherwise). */
 export async function requireCompany(db: Db, scope: Scope, companyId: string): Promise<void> {
-  if (!inScope(scope, companyId)) throw notFound(`no company ${companyId}`);
+  if (!inScope(scope, companyId)) throw notFound(`companyId: no company ${companyId}`);
   const [row] = await db`
     select 1 from companies where workspace_id = ${scope.workspaceId} and id = ${companyId}`;
-  if (!row) throw notFound(`no company ${companyId}`);
+  if (!row) throw notFound(`companyId: no company ${companyId}`);
 }

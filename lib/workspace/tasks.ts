@@ -1,6 +1,16 @@
 // Tasks: SQL and rules — numbering, subtasks, privacy, assignees, the workload queue, focus, and the Gantt plan.
-import type { Db, Sql } from "../db/client.ts";
-import { AppError, invalidInput, notFound, pgCode } from "../errors.ts";
+import {
+  type ConstraintAnswers,
+  isoColumn,
+  likePattern,
+  sortableTimeColumn,
+  throwMapped,
+} from "../db/sql.ts";
+import { withTx } from "../db/tx.ts";
+import { type Page, pageOf } from "./page.ts";
+import { todayUtc } from "../dates.ts";
+import type { Db } from "../db/client.ts";
+import { AppError, invalidInput, notFound } from "../errors.ts";
 import { errorFields, type Logger } from "../log.ts";
 import { clipBars, dayNumber, lateTaskIds, type PlanTask, planWorkloads } from "./gantt.ts";
 import {
@@ -132,26 +142,6 @@ export function taskReadOptions(
   return { variantA: ctx.variant === "A", log: ctx.log, requestId: ctx.requestId };
 }
 
-export function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
-/**
- * Runs `fn` in a transaction (or in the caller's one when `db` already is a transaction). A transaction Postgres
- * aborted as a deadlock victim is run again, up to twice: the rare queue re-spacing (placeInQueue) updates many rows
- * and may meet another writer; everything else takes its locks in a fixed order.
- */
-async function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
-  if (!("begin" in db)) return await fn(db);
-  for (let attempt = 1;; attempt++) {
-    try {
-      return (await (db as Sql).begin((tx) => fn(tx))) as T;
-    } catch (err) {
-      if (pgCode(err) !== "40P01" || attempt >= 3) throw err;
-    }
-  }
-}
-
 function userOf(caller: ScopedCaller): string | null {
   return caller.userId ?? null;
 }
@@ -213,8 +203,8 @@ function columns(db: Db, s: Scope, userId: string | null, today: string) {
       as child_task_count,
     (t.due_date is not null and t.due_date < ${today}::date and t.status <> 'done') as is_overdue,
     t.created_by,
-    to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at,
-    to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as updated_at`;
+    ${isoColumn(db, "t.created_at")} as created_at,
+    ${isoColumn(db, "t.updated_at")} as updated_at`;
 }
 
 function summary(r: Row, opts: ReadOptions): TaskSummary {
@@ -309,14 +299,10 @@ async function fetchRows(
      where ${visible(db, s, userId, "t")} and ${where}`;
 }
 
-/** Maps constraint violations to answers naming the field. */
-function translate(err: unknown): never {
-  const constraint = (err as { constraint_name?: string }).constraint_name;
-  if (pgCode(err) === "23514" && constraint === "tasks_dates") {
-    throw invalidInput("dueDate: must not be before startDate");
-  }
-  throw err;
-}
+/** Constraint violations as answers naming the field. */
+const ERRORS: ConstraintAnswers = {
+  tasks_dates: invalidInput("dueDate: must not be before startDate"),
+};
 
 // ---------------------------------------------------------------------------------------------------------
 // Reading
@@ -327,7 +313,7 @@ export async function listTasks(
   caller: ScopedCaller,
   filter: TaskFilter,
   opts: ReadOptions,
-): Promise<TaskSummary[]> {
+): Promise<Page<TaskSummary>> {
   const s = scopeOf(caller);
   const uid = userOf(caller);
   const today = opts.today ?? todayUtc();
@@ -335,11 +321,13 @@ export async function listTasks(
   if (scope !== "all" && !uid) throw invalidInput(`taskScope: ${scope} needs an API key bound to a user`);
   if (filter.targetUserId) await requireMember(db, s, filter.targetUserId, "targetUserId");
   const q = filter.query?.trim() ? filter.query.trim() : null;
-  const like = q ? `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const like = q ? likePattern(q) : null;
   // "WEB-42" in the query also matches the task with that display id.
   const display = q?.match(/^([A-Za-z][A-Za-z0-9]{1,9})-(\d{1,9})$/);
-  const rows = await db<Row[]>`
-    select ${columns(db, s, uid, today)}
+  // The count of every match rides along as a window column: one statement for the page and the total.
+  const page = (limit: number, offset: number) =>
+    db<(Row & { full_count: number })[]>`
+    select ${columns(db, s, uid, today)}, count(*) over ()::int as full_count
       from tasks t
       left join projects p on p.workspace_id = t.workspace_id and p.id = t.project_id
      where ${visible(db, s, uid, "t")}
@@ -347,13 +335,13 @@ export async function listTasks(
        and (${filter.projectIds ? [...filter.projectIds] : null}::uuid[] is null
             or t.project_id = any(${filter.projectIds ? [...filter.projectIds] : null}::uuid[]))
        and ${
-    scope === "me"
-      ? db`exists (select 1 from task_assignees a where a.task_id = t.id and a.user_id = ${uid})`
-      : scope === "my_team"
-      ? db`exists (select 1 from task_assignees a where a.task_id = t.id
+      scope === "me"
+        ? db`exists (select 1 from task_assignees a where a.task_id = t.id and a.user_id = ${uid})`
+        : scope === "my_team"
+        ? db`exists (select 1 from task_assignees a where a.task_id = t.id
                      and a.user_id in ${teamOf(db, s.workspaceId, uid!)})`
-      : db`true`
-  }
+        : db`true`
+    }
        and (${filter.targetUserId ?? null}::uuid is null
             or exists (select 1 from task_assignees a
                         where a.task_id = t.id and a.user_id = ${filter.targetUserId ?? null}::uuid))
@@ -369,10 +357,14 @@ export async function listTasks(
             or (t.due_date is not null and t.due_date < ${today}::date and t.status <> 'done')
                = ${filter.overdue ?? null}::boolean)
      order by t.created_at desc, t.id
-     limit ${filter.limit} offset ${filter.offset ?? 0}`;
+     limit ${limit} offset ${offset}`;
+  const offset = filter.offset ?? 0;
+  const rows = await page(filter.limit, offset);
+  // Past the end a page has no row to carry the count: ask for the first row instead.
+  const total = rows.length ? rows[0].full_count : offset === 0 ? 0 : (await page(1, 0))[0]?.full_count ?? 0;
   const out = rows.map((r) => summary(r, opts));
   if (opts.variantA) await markForecastLate(db, s, uid, today, out);
-  return out;
+  return pageOf(out, total, filter);
 }
 
 /** Sets isForecastLate on `tasks` from the plan of their assignees' workloads. */
@@ -422,7 +414,7 @@ async function fetchTask(
      order by u.name, u.id`;
   const comments = await db<Task["comments"]>`
     select c.id, c.author_id as "authorId", u.name as "authorName", c.body,
-           to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "createdAt"
+           ${isoColumn(db, "c.created_at")} as "createdAt"
       from task_comments c left join users u on u.id = c.author_id
      where c.workspace_id = ${s.workspaceId} and c.task_id = ${id}
      order by c.created_at, c.id`;
@@ -558,7 +550,7 @@ export async function createTask(
   checkDates(input.startDate, input.dueDate);
   let id: string;
   try {
-    id = await inTransaction(db, async (tx) => {
+    id = await withTx(db, async (tx) => {
       let projectId = input.projectId ?? null;
       let companyId: string | null = null;
       let number: number | null = null;
@@ -624,7 +616,7 @@ export async function createTask(
       return row.id;
     });
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
   return await readBack(db, s, uid, id, opts, { ...input });
 }
@@ -683,7 +675,7 @@ export async function updateTask(
   }
   checkDates(patch.startDate, patch.dueDate);
   try {
-    await inTransaction(db, async (tx) => {
+    await withTx(db, async (tx) => {
       const t = await lockTask(tx, s, uid, id);
       let companyId = t.company_id;
       const target = patch.projectId;
@@ -749,7 +741,7 @@ export async function updateTask(
       }
     });
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
   return await readBack(db, s, uid, id, opts, { ...patch });
 }
@@ -879,7 +871,7 @@ export async function setQueuePosition(
 ): Promise<QueuePlacement> {
   const s = scopeOf(caller);
   const uid = userOf(caller);
-  const placed = await inTransaction(db, async (tx) => {
+  const placed = await withTx(db, async (tx) => {
     // The person's queue lock first, then rows: every queue change takes locks in this order (no deadlocks).
     await lockQueue(tx, s.workspaceId, userId);
     const t = await lockTask(tx, s, uid, taskId);
@@ -913,7 +905,8 @@ export interface FocusChange {
 
 /**
  * move_task_to_focus: the task becomes in_progress, assigned to `userId`, and that user's focus; the task that was
- * in focus for them before (if another) goes back to todo at slot 1 of their queue, right after the new focus.
+ * in focus for them before (if another) goes back to todo at slot 1 of their queue, right after the new focus,
+ * and loses its start date (as with set_task_queue_position: a queued task is undated; its due date stays).
  */
 export async function moveToFocus(
   db: Db,
@@ -924,7 +917,7 @@ export async function moveToFocus(
 ): Promise<FocusChange> {
   const s = scopeOf(caller);
   const uid = userOf(caller);
-  const demoted = await inTransaction(db, async (tx) => {
+  const demoted = await withTx(db, async (tx) => {
     // The person's queue lock first, then rows: every queue change takes locks in this order (no deadlocks).
     await lockQueue(tx, s.workspaceId, userId);
     // Both rows this change writes (the task and the current focus), locked in id order: two people swapping
@@ -945,7 +938,8 @@ export async function moveToFocus(
       on conflict (workspace_id, user_id) do update set task_id = excluded.task_id, set_at = now()`;
     if (!old || old === taskId) return null;
     const p = await placeInQueue(tx, s, userId, old, 1, taskId);
-    await tx`update tasks set status = 'todo', sort_order = ${p.sortOrder}, updated_at = now()
+    // Slot 1 of the queue means undated: a start date would keep it on the timeline as a solid bar instead.
+    await tx`update tasks set status = 'todo', start_date = null, sort_order = ${p.sortOrder}, updated_at = now()
               where workspace_id = ${s.workspaceId} and id = ${old}`;
     return old;
   });
@@ -983,7 +977,7 @@ async function loadPlanTasks(
   const rows = await db<Omit<PlanRow, "assignee_ids">[]>`
     select t.id, t.title, t.status, t.start_date::text as start_date, t.due_date::text as due_date,
            t.estimated_hours::float8 as estimated_hours, t.sort_order,
-           to_char(t.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as created_at, t.project_id,
+           ${sortableTimeColumn(db, "t.created_at")} as created_at, t.project_id,
            case when p.task_prefix is not null and t.number is not null then p.task_prefix || '-' || t.number end
              as display_id
       from tasks t

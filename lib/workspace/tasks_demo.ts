@@ -1,8 +1,9 @@
 // Demo tasks: a planned team (solid work, queues, a focus task each, a late forecast), subtasks and a comment.
 import type { Db } from "../db/client.ts";
-import type { DemoContext } from "../demo.ts";
+import type { DemoContext } from "./demo_context.ts";
 import { addWorkingDays, dayNumber, dayString, nextWorkingDay } from "./gantt.ts";
-import { createTask, moveToFocus, type NewTask, todayUtc } from "./tasks.ts";
+import { todayUtc } from "../dates.ts";
+import { createTask, moveToFocus, type NewTask } from "./tasks.ts";
 
 /** Appended to DEMO_SEEDERS after the projects seeder (it looks the demo projects up by task prefix). */
 export async function seedDemoTasks(db: Db, ctx: DemoContext): Promise<void> {

@@ -1,25 +1,20 @@
 // Time logs and timesheet categories: the key user's own time entries, their link rules, hours and summaries.
+import { allOf, clockColumn, type ConstraintAnswers, isoColumn, throwMapped } from "../db/sql.ts";
 import type { Db } from "../db/client.ts";
-import { invalidInput, notFound, pgCode } from "../errors.ts";
-import {
-  actingUser,
-  checkRange,
-  hoursOf,
-  isoColumn,
-  minutesOf,
-  personalCompany,
-  projectInScope,
-} from "./personal.ts";
+import { invalidInput, notFound } from "../errors.ts";
+import { divRound, formatMoney, parseMoney } from "../money.ts";
+import { actingUser, checkRange, hoursOf, minutesOf, personalCompany, projectInScope } from "./personal.ts";
 import { companyFilter, inScope, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
 import { visible as visibleTask } from "./tasks.ts";
+import { type Page, pageOf } from "./page.ts";
 
 export const EXCLUSIVE_LINK_RULE =
-  "exactly one of taskId and categoryId is required (exclusive choice: a time " +
+  "taskId: exactly one of taskId and categoryId is required (exclusive choice: a time " +
   "log is for a task or for a timesheet category, never both or neither)";
 export const PROJECT_LINK_RULE =
-  "projectId is allowed only on category-linked time logs (a task log counts its " +
+  "projectId: allowed only on category-linked time logs (a task log counts its " +
   "task's project)";
-export const TIMES_RULE = "endTime must be after startTime (a time log does not cross midnight)";
+export const TIMES_RULE = "endTime: must be after startTime (a time log does not cross midnight)";
 
 export interface TimeCategory {
   id: string;
@@ -45,9 +40,10 @@ export interface TimeLog {
   projectId: string | null;
   projectName: string | null;
   isBillable: boolean;
-  hourlyRate: number | null;
-  /** minutes / 60 × hourlyRate rounded to cents, for billable logs with a rate; else null */
-  amount: number | null;
+  /** decimal string with 2 decimals ("85.00"), or null */
+  hourlyRate: string | null;
+  /** minutes / 60 × hourlyRate rounded half away from zero to the cent, for billable logs with a rate; else null */
+  amount: string | null;
   companyId: string | null;
   createdAt: string;
   updatedAt: string;
@@ -62,7 +58,8 @@ export interface NewTimeLog {
   projectId?: string;
   description?: string;
   isBillable?: boolean;
-  hourlyRate?: number | null;
+  /** a JSON number or a decimal string; at most 2 decimals */
+  hourlyRate?: string | number | null;
 }
 
 /** Fields to change; undefined = unchanged, null = cleared. */
@@ -75,7 +72,7 @@ export interface TimeLogPatch {
   categoryId?: string;
   projectId?: string | null;
   isBillable?: boolean;
-  hourlyRate?: number | null;
+  hourlyRate?: string | number | null;
 }
 
 export interface TimeLogFilter {
@@ -94,9 +91,17 @@ export interface Link {
 
 // ---- pure rules -------------------------------------------------------------------------------------------
 
+/** An hourly rate as the exact decimal string stored in numeric(14,2); null stays null. */
+function rate(value: string | number | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  const cents = parseMoney(value, "hourlyRate");
+  if (cents < 0n) throw invalidInput("hourlyRate: must not be negative");
+  return formatMoney(cents);
+}
+
 /** Whole minutes of a log; refuses an end that is not after the start. */
 export function logMinutes(startTime: string, endTime: string): number {
-  const m = minutesOf(endTime) - minutesOf(startTime);
+  const m = minutesOf(endTime, "endTime") - minutesOf(startTime, "startTime");
   if (m <= 0) throw invalidInput(TIMES_RULE);
   return m;
 }
@@ -115,8 +120,9 @@ export function newLink(input: { taskId?: string; categoryId?: string; projectId
 }
 
 /**
- * The link after an update: setting taskId clears categoryId and any direct projectId; setting categoryId clears
- * taskId (keeping or setting a direct projectId); both at once is the exclusive-choice error.
+ * The link after an update (the seed's rule): setting taskId or categoryId replaces the old link and clears any
+ * direct projectId — a category log keeps a project only when projectId comes in the same call; both at once is
+ * the exclusive-choice error. Without either, projectId alone changes the project of a category log.
  */
 export function patchedLink(
   current: Link,
@@ -131,7 +137,7 @@ export function patchedLink(
     return {
       taskId: null,
       categoryId: patch.categoryId,
-      projectId: patch.projectId !== undefined ? patch.projectId : current.projectId,
+      projectId: patch.projectId ?? null,
     };
   }
   if (patch.projectId !== undefined) {
@@ -141,10 +147,13 @@ export function patchedLink(
   return current;
 }
 
-/** Amount of a billable log with a rate: exact minutes × rate / 60, rounded to cents. */
-export function logAmount(minutes: number, isBillable: boolean, hourlyRate: number | null): number | null {
+/**
+ * Amount of a billable log with a rate: minutes × rate / 60, exact, rounded once half away from zero to the cent
+ * (40 minutes at 1.00 is 0.67, not 0.66). `hourlyRate` is a decimal string as stored.
+ */
+export function logAmount(minutes: number, isBillable: boolean, hourlyRate: string | null): string | null {
   if (!isBillable || hourlyRate === null) return null;
-  return Math.round((minutes * hourlyRate * 100) / 60) / 100;
+  return formatMoney(divRound(BigInt(minutes) * parseMoney(hourlyRate, "hourlyRate"), 60n));
 }
 
 export interface SummaryEntry {
@@ -234,7 +243,7 @@ export async function listTimeCategories(db: Db, caller: ScopedCaller): Promise<
 async function requireCategory(db: Db, s: Scope, categoryId: string): Promise<void> {
   const [row] = await db<{ is_active: boolean }[]>`
     select is_active from time_categories where workspace_id = ${s.workspaceId} and id = ${categoryId}`;
-  if (!row) throw notFound(`no time category ${categoryId}`);
+  if (!row) throw notFound(`categoryId: no time category ${categoryId}`);
   if (!row.is_active) throw invalidInput(`categoryId: time category ${categoryId} is no longer active`);
 }
 
@@ -254,7 +263,7 @@ async function taskInScope(
      where t.workspace_id = ${s.workspaceId} and t.id = ${taskId}
        and (not t.is_private or t.created_by = ${userId}
             or exists (select 1 from task_assignees a where a.task_id = t.id and a.user_id = ${userId}))`;
-  if (!row || !inScope(s, row.company_id)) throw notFound(`no task ${taskId}`);
+  if (!row || !inScope(s, row.company_id)) throw notFound(`taskId: no task ${taskId}`);
   return { projectId: row.project_id, companyId: row.company_id };
 }
 
@@ -297,7 +306,7 @@ interface Row {
   project_id: string | null;
   project_name: string | null;
   is_billable: boolean;
-  hourly_rate: number | null;
+  hourly_rate: string | null;
   company_id: string | null;
   created_at: string;
   updated_at: string;
@@ -310,14 +319,14 @@ interface Row {
  */
 function columns(db: Db, s: Scope, userId: string) {
   return db`
-    l.id, l.date::text as date, to_char(l.start_time, 'HH24:MI') as start_time,
-    to_char(l.end_time, 'HH24:MI') as end_time,
+    l.id, l.date::text as date, ${clockColumn(db, "l.start_time")} as start_time,
+    ${clockColumn(db, "l.end_time")} as end_time,
     (extract(epoch from (l.end_time - l.start_time)) / 60)::int as minutes,
     l.description, l.task_id, case when ${visibleTask(db, s, userId, "t")} then t.title end as task_title,
     l.category_id, c.name as category_name,
     coalesce(t.project_id, l.project_id) as project_id,
     case when ${companyFilter(db, s, "p.company_id")} then p.name end as project_name,
-    l.is_billable, l.hourly_rate::float8 as hourly_rate, l.company_id,
+    l.is_billable, l.hourly_rate::text as hourly_rate, l.company_id,
     ${isoColumn(db, "l.created_at")} as created_at, ${isoColumn(db, "l.updated_at")} as updated_at`;
 }
 
@@ -354,19 +363,30 @@ function toLog(r: Row): TimeLog {
 }
 
 /** The caller's own time logs in scope, newest day first, earliest start first within a day. */
-export async function listTimeLogs(db: Db, caller: ScopedCaller, filter: TimeLogFilter): Promise<TimeLog[]> {
+export async function listTimeLogs(
+  db: Db,
+  caller: ScopedCaller,
+  filter: TimeLogFilter,
+): Promise<Page<TimeLog>> {
   const s = scopeOf(caller);
   const userId = actingUser(caller);
   checkRange(filter.startDate, filter.endDate);
-  const rows = await db<Row[]>`
-    select ${columns(db, s, userId)} ${joins(db)}
-     where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId}
-       and ${companyFilter(db, s, "l.company_id")}
-       and (${filter.startDate ?? null}::date is null or l.date >= ${filter.startDate ?? null}::date)
-       and (${filter.endDate ?? null}::date is null or l.date <= ${filter.endDate ?? null}::date)
-     order by l.date desc, l.start_time, l.id
-     limit ${filter.limit} offset ${filter.offset ?? 0}`;
-  return rows.map(toLog);
+  const parts = [
+    db`l.workspace_id = ${s.workspaceId}`,
+    db`l.user_id = ${userId}`,
+    companyFilter(db, s, "l.company_id"),
+  ];
+  if (filter.startDate) parts.push(db`l.date >= ${filter.startDate}::date`);
+  if (filter.endDate) parts.push(db`l.date <= ${filter.endDate}::date`);
+  const where = allOf(db, parts);
+  const [rows, [{ total }]] = await Promise.all([
+    db<Row[]>`
+      select ${columns(db, s, userId)} ${joins(db)} where ${where}
+       order by l.date desc, l.start_time, l.id
+       limit ${filter.limit} offset ${filter.offset ?? 0}`,
+    db<{ total: number }[]>`select count(*)::int as total from time_logs l where ${where}`,
+  ]);
+  return pageOf(rows.map(toLog), total, filter);
 }
 
 async function fetchLog(db: Db, s: Scope, userId: string, id: string): Promise<TimeLog | null> {
@@ -380,7 +400,7 @@ async function fetchLog(db: Db, s: Scope, userId: string, id: string): Promise<T
 /** One of the caller's own logs; another person's, workspace's or company's → not_found. */
 export async function getTimeLog(db: Db, caller: ScopedCaller, id: string): Promise<TimeLog> {
   const log = await fetchLog(db, scopeOf(caller), actingUser(caller), id);
-  if (!log) throw notFound(`no time log ${id}`);
+  if (!log) throw notFound(`timeLogId: no time log ${id}`);
   return log;
 }
 
@@ -431,16 +451,13 @@ export async function timeLogSummary(
 
 // ---- writes -----------------------------------------------------------------------------------------------
 
-/** Constraint violations that slipped past the checks above (e.g. a concurrent change) as answers. */
-function translate(err: unknown): never {
-  const code = pgCode(err);
-  const constraint = (err as { constraint_name?: string }).constraint_name;
-  if (code === "23514" && constraint === "time_logs_times") throw invalidInput(TIMES_RULE);
-  if (code === "23514" && constraint === "time_logs_link") throw invalidInput(EXCLUSIVE_LINK_RULE);
-  if (code === "23514" && constraint === "time_logs_project") throw invalidInput(PROJECT_LINK_RULE);
-  if (code === "23503") throw notFound("a linked task, category or project no longer exists");
-  throw err;
-}
+/** Constraint violations as answers naming the field. */
+const ERRORS: ConstraintAnswers = {
+  time_logs_times: () => invalidInput(TIMES_RULE),
+  time_logs_link: () => invalidInput(EXCLUSIVE_LINK_RULE),
+  time_logs_project: () => invalidInput(PROJECT_LINK_RULE),
+  "23503": () => notFound("taskId: a linked task, category or project no longer exists"),
+};
 
 /** Logs time for the caller. */
 export async function createTimeLog(db: Db, caller: ScopedCaller, input: NewTimeLog): Promise<TimeLog> {
@@ -456,10 +473,10 @@ export async function createTimeLog(db: Db, caller: ScopedCaller, input: NewTime
                              project_id, description, is_billable, hourly_rate)
       values (${s.workspaceId}, ${companyId}, ${userId}, ${input.date}, ${input.startTime}, ${input.endTime},
               ${link.taskId}, ${link.categoryId}, ${link.projectId}, ${input.description ?? ""},
-              ${input.isBillable ?? false}, ${input.hourlyRate ?? null})
+              ${input.isBillable ?? false}, ${rate(input.hourlyRate)})
       returning id`;
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
   return (await fetchLog(db, s, userId, id))!;
 }
@@ -480,7 +497,7 @@ export async function updateTimeLog(
     throw invalidInput("nothing to change: give at least one field");
   }
   const current = await fetchLog(db, s, userId, id);
-  if (!current) throw notFound(`no time log ${id}`);
+  if (!current) throw notFound(`timeLogId: no time log ${id}`);
   logMinutes(patch.startTime ?? current.startTime, patch.endTime ?? current.endTime);
   // A task log's projectId is the task's project (read-only); its direct project column is null.
   const stored: Link = {
@@ -505,7 +522,7 @@ export async function updateTimeLog(
   if (patch.endTime !== undefined) set.end_time = patch.endTime;
   if (patch.description !== undefined) set.description = patch.description;
   if (patch.isBillable !== undefined) set.is_billable = patch.isBillable;
-  if (patch.hourlyRate !== undefined) set.hourly_rate = patch.hourlyRate;
+  if (patch.hourlyRate !== undefined) set.hourly_rate = rate(patch.hourlyRate);
   let rows: { id: string }[];
   try {
     rows = await db<{ id: string }[]>`
@@ -514,9 +531,9 @@ export async function updateTimeLog(
          and ${companyFilter(db, s, "l.company_id")}
       returning l.id`;
   } catch (err) {
-    translate(err);
+    throwMapped(err, ERRORS);
   }
-  if (rows.length === 0) throw notFound(`no time log ${id}`);
+  if (rows.length === 0) throw notFound(`timeLogId: no time log ${id}`);
   return (await fetchLog(db, s, userId, id))!;
 }
 
@@ -533,7 +550,7 @@ export async function deleteTimeLog(
      where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId} and l.id = ${id}
        and ${companyFilter(db, s, "l.company_id")}
     returning l.id`;
-  if (rows.length === 0) throw notFound(`no time log ${id}`);
+  if (rows.length === 0) throw notFound(`timeLogId: no time log ${id}`);
   return { deleted: true, id };
 }
 

@@ -5,7 +5,7 @@ import { isModule, isRole, MODULES, type Role } from "./modules.ts";
 
 function checkName(name: string): string {
   const n = name.trim();
-  if (n.length === 0 || n.length > 200) throw invalidInput("name must be 1-200 characters");
+  if (n.length === 0 || n.length > 200) throw invalidInput("name: must be 1-200 characters");
   return n;
 }
 
@@ -47,7 +47,7 @@ export async function addMember(
   companyIds: readonly string[] | null,
 ): Promise<void> {
   if (!isRole(role)) {
-    throw invalidInput(`role must be one of owner, admin, manager, accounting, member, guest`);
+    throw invalidInput(`role: must be one of owner, admin, manager, accounting, member, guest`);
   }
   await requireWorkspace(db, workspaceId);
   requireUuid(userId, "user");

@@ -63,7 +63,7 @@ Deno.test("estimatedHours above the documented maximum is invalid_input naming i
     const text = await callFails(A, f.keys.guest, tool, args, "invalid_input");
     assert.equal(text, `invalid_input: estimatedHours: must be at most ${MAX_TASK_ESTIMATE_HOURS}`);
   }
-  const [t] = (await callOk(A, f.keys.owner, "list_tasks", { limit: 1 })) as { id: string }[];
+  const [t] = ((await callOk(A, f.keys.owner, "list_tasks", { limit: 1 })).items) as { id: string }[];
   const text = await callFails(A, f.keys.owner, "update_task", {
     taskId: t.id,
     estimatedHours: 1e6,
@@ -86,7 +86,7 @@ Deno.test("after the attack every task tool answers, for every role, in both var
   ] as const;
   for (const [variant, app, key] of callers) {
     const what = `${variant} ${key === f.keys.owner ? "owner" : key.slice(0, 8)}`;
-    const listed = await callOk(app, key, "list_tasks", { limit: 50 });
+    const listed = (await callOk(app, key, "list_tasks", { limit: 50 })).items;
     assert.equal(listed.length, 50, what);
     const target = listed.find((t: { title: string }) => t.title.startsWith("flood"));
     assert.ok(target, what);

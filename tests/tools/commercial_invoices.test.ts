@@ -147,7 +147,7 @@ Deno.test("create_invoice B: bad input, not_found and workspace isolation", asyn
     { invoiceDate: "2027-02-02", dueDate: "2027-02-01" },
     "invalid_input",
   );
-  assert.match(t, /dueDate must not be before invoiceDate/);
+  assert.match(t, /dueDate: must not be before invoiceDate/);
   await callFails(B, w, "create_invoice", { clientId: MISSING }, "not_found");
   await callFails(B, w, "create_invoice", { clientId: foreign.id }, "not_found");
   await callFails(B, w, "create_invoice", { projectId: MISSING }, "not_found");
@@ -160,24 +160,26 @@ Deno.test("create_invoice: bad input names the field and rule", async () => {
     [{ clientId: "x" }, /clientId: must be a UUID/],
     [{ status: "void" }, /status/],
     [{ invoiceDate: "2026-13-01" }, /invoiceDate: must be a date/],
-    [{ invoiceDate: "2026-03-02", dueDate: "2026-03-01" }, /dueDate must not be before invoiceDate/],
+    [{ invoiceDate: "2026-03-02", dueDate: "2026-03-01" }, /dueDate: must not be before invoiceDate/],
     [{ vatRate: 101 }, /vatRate: must be at most 100/],
     [{ vatRate: "7.777" }, /vatRate: must have at most 2 decimals/],
     [{ roundingAdjustment: 1.5 }, /roundingAdjustment: must be between -1 and 1/],
     [{ roundingAdjustment: "0.001" }, /roundingAdjustment: must have at most 2 decimals/],
-    [{ roundingAdjustment: -0.05 }, /roundingAdjustment would make the total negative/],
+    [{ roundingAdjustment: -0.05 }, /roundingAdjustment: would make the total negative/],
     [{ collectedAmount: 0.01 }, /collectedAmount 0\.01 exceeds the total 0\.00/],
-    [{ collectedAmount: -1 }, /collectedAmount must not be negative/],
+    [{ collectedAmount: -1 }, /collectedAmount: must not be negative/],
     [
       { rows: [{ description: "x", unitPrice: "1.234" }] },
       /rows\.0\.unitPrice: must have at most 2 decimals/,
     ],
-    [{ rows: [{ description: "x", unitPrice: -5 }] }, /rows\.0\.unitPrice must not be negative/],
-    [{ rows: [{ description: "x", unitPrice: 5, quantity: -1 }] }, /rows\.0\.quantity must not be negative/],
-    [{ rows: [{ description: "x", unitPrice: 5, quantity: 0 }] }, /rows\.0\.quantity must be greater than 0/],
+    [{ rows: [{ description: "x", unitPrice: -5 }] }, /rows\.0\.unitPrice: must not be negative/],
+    [{ rows: [{ description: "x", unitPrice: 5, quantity: -1 }] }, /rows\.0\.quantity: must not be negative/],
+    [
+      { rows: [{ description: "x", unitPrice: 5, quantity: 0 }] },
+      /rows\.0\.quantity: must be greater than 0/,
+    ],
     [{ rows: [{ description: "x", unitPrice: 1e21 }] }, /rows\.0\.unitPrice: must be a decimal number/],
-    [{ isCreditNote: true }, /a credit note needs originalInvoiceId/],
-    [{ originalInvoiceId: MISSING }, /originalInvoiceId is only for credit notes/],
+    [{ originalInvoiceId: MISSING }, /originalInvoiceId: is only for credit notes/],
     [{ total: "100.00" }, /unknown field total/],
   ];
   for (const [args, re] of cases) {
@@ -291,6 +293,19 @@ Deno.test("credit notes: negative input normalised, stored positive, shown negat
     "invalid_input",
   );
   assert.match(t, /is a credit note: credit an invoice/);
+  // the seed lists isCreditNote and originalInvoiceId as separately optional: a credit note may stand alone
+  const alone = await callOk(A, owner, "create_invoice", {
+    isCreditNote: true,
+    invoiceDate: "2028-02-12",
+    rows: [{ description: "Goodwill", unitPrice: "20.00" }],
+  });
+  assert.equal(alone.type, "credit_note");
+  assert.equal(alone.isCreditNote, true);
+  assert.equal(alone.originalInvoiceId, null);
+  assert.equal(alone.subtotal, "-20.00");
+  const [stored] = await db.sql`
+    select is_credit_note, original_invoice_id, subtotal::text from invoices where id = ${alone.id}`;
+  assert.deepEqual({ ...stored }, { is_credit_note: true, original_invoice_id: null, subtotal: "20.00" });
 
   const list = await callOk(A, owner, "list_invoices", { clientId: clientA.id });
   const byId = new Map(list.items.map((i: { id: string }) => [i.id, i]));

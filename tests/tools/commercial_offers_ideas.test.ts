@@ -161,7 +161,7 @@ Deno.test("create_offer: bad input names the field and rule (zod and payment-pla
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ clientId: "nope" }, /clientId: must be a UUID/],
     [{ offerDate: "2026-02-30" }, /offerDate: must be a date/],
-    [{ offerDate: "2026-03-02", validUntil: "2026-03-01" }, /validUntil must not be before offerDate/],
+    [{ offerDate: "2026-03-02", validUntil: "2026-03-01" }, /validUntil: must not be before offerDate/],
     [{ currency: "eur" }, /currency/],
     [
       { rows: [{ description: "x", unitPrice: "1.234" }] },
@@ -202,7 +202,7 @@ Deno.test("create_offer: bad input names the field and rule (zod and payment-pla
       { rows: [row], tranches: [{ percentage: 50 }, { amount: "50.01" }] },
       /percentages and amounts together come to 100\.01, more than the offer total 100\.00/,
     ],
-    [{ tranches: [{ percentage: 50 }] }, /tranches need an offer total above 0/],
+    [{ tranches: [{ percentage: 50 }] }, /tranches: need an offer total above 0/],
     [{ subject: "x".repeat(201) }, /subject: must be at most 200/],
     [{ total: 5 }, /unknown field total/],
   ];
@@ -343,6 +343,6 @@ Deno.test("variant B: bad input, not_found and company scope for create_offer an
     offerDate: "2026-05-02",
     validUntil: "2026-05-01",
   }, "invalid_input");
-  assert.match(t, /validUntil must not be before offerDate/);
+  assert.match(t, /validUntil: must not be before offerDate/);
   assert.match(await callFails(B, f.keys.internal, "create_idea", { title: "" }, "invalid_input"), /title/);
 });

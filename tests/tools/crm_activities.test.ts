@@ -135,13 +135,13 @@ Deno.test("create_activity: bad input and records out of reach", async () => {
     [{ ...base, contactId: "c-1" }, /contactId: must be a UUID/],
     [
       { ...base, startDate: "2026-03-02T10:00:00Z", endDate: "2026-03-02T09:00:00Z" },
-      /endDate must not be before startDate/,
+      /endDate: must not be before startDate/,
     ],
     [{ ...base, durationMinutes: -1 }, /durationMinutes: must not be negative/],
     [{ ...base, durationMinutes: 1.5 }, /durationMinutes: must be an integer/],
     [{ ...base, activityDate: "yesterday" }, /activityDate/],
     [{ ...base, activityDate: "2026-03-02T10:00:00" }, /activityDate/],
-    [{ ...base, isCompleted: false, completedAt: "2026-01-01" }, /completedAt needs isCompleted true/],
+    [{ ...base, isCompleted: false, completedAt: "2026-01-01" }, /completedAt: needs isCompleted true/],
     [{ ...base, extra: 1 }, /unknown field extra/],
   ];
   for (const [args, re] of cases) {
@@ -155,7 +155,7 @@ Deno.test("create_activity: bad input and records out of reach", async () => {
     { title: "x", contactId: MISSING },
     "not_found",
   );
-  assert.equal(t, `not_found: no contact ${MISSING} (contactId)`);
+  assert.equal(t, `not_found: contactId: no contact ${MISSING}`);
   t = await callFails(
     appA,
     f.keys.owner,
@@ -165,7 +165,7 @@ Deno.test("create_activity: bad input and records out of reach", async () => {
   );
   assert.equal(
     t,
-    `not_found: no contact ${otherContact} (contactId)`,
+    `not_found: contactId: no contact ${otherContact}`,
     "another workspace's contact is unknown",
   );
   await callFails(appA, f.keys.owner, "create_activity", { title: "x", clientId: contact }, "not_found");
@@ -232,7 +232,7 @@ Deno.test("update_activity: changes fields, moves between records, completion, r
     activityId: a.id,
     endDate: "2026-03-01T00:00:00Z",
   }, "invalid_input");
-  assert.match(t, /endDate must not be before startDate/, "checked against the stored startDate");
+  assert.match(t, /endDate: must not be before startDate/, "checked against the stored startDate");
   await callFails(appA, f.keys.owner, "update_activity", { activityId: a.id }, "invalid_input");
   await callFails(
     appA,
@@ -251,7 +251,7 @@ Deno.test("update_activity: changes fields, moves between records, completion, r
     "not_found",
   );
   t = await callFails(appA, f.other.key, "update_activity", { activityId: a.id, title: "x" }, "not_found");
-  assert.equal(t, `not_found: no activity ${a.id}`);
+  assert.equal(t, `not_found: activityId: no activity ${a.id}`);
   const [row] = await sql`select title from activities where id = ${a.id}`;
   assert.equal(row.title, "Final");
 });

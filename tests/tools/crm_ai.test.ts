@@ -104,7 +104,7 @@ Deno.test("track_ai_activity: bad input and companies out of reach", async () =>
       kind: "other",
       title: "x",
       phases: [{ name: "a", startedAt: "2026-01-02T00:00:00Z", finishedAt: "2026-01-01T00:00:00Z" }],
-    }, /finishedAt must not be before startedAt/],
+    }, /finishedAt: must not be before startedAt/],
   ];
   for (const [args, re] of cases) {
     const t = await callFails(appA, f.keys.owner, "track_ai_activity", args, "invalid_input");
@@ -251,7 +251,7 @@ Deno.test("update_ai_activity_phase: resultMarkdown appends, or replaces with re
     phaseStatus: "running",
     replaceResultMarkdown: true,
   }, "invalid_input");
-  assert.match(t, /replaceResultMarkdown needs resultMarkdown/);
+  assert.match(t, /replaceResultMarkdown: needs resultMarkdown/);
 });
 
 Deno.test("update_ai_activity_phase: a result growing past 1 MiB is refused and nothing changes", async () => {
@@ -355,11 +355,11 @@ Deno.test("update_ai_activity_phase and get_ai_activity: bad input, not_found, s
     "not_found",
   );
   let t = await callFails(appA, f.other.key, "update_ai_activity_phase", base, "not_found");
-  assert.equal(t, `not_found: no AI activity ${mine.id}`);
+  assert.equal(t, `not_found: activityId: no AI activity ${mine.id}`);
   await callFails(appA, f.keys.limited, "update_ai_activity_phase", base, "not_found");
   await callFails(appA, f.keys.ownerCompanyA, "get_ai_activity", { activityId: mine.id }, "not_found");
   t = await callFails(appA, f.other.key, "get_ai_activity", { activityId: mine.id }, "not_found");
-  assert.equal(t, `not_found: no AI activity ${mine.id}`);
+  assert.equal(t, `not_found: activityId: no AI activity ${mine.id}`);
   await callFails(appA, f.keys.owner, "get_ai_activity", { activityId: MISSING }, "not_found");
   await callFails(appA, f.keys.owner, "get_ai_activity", { activityId: "nope" }, "invalid_input");
   const [{ n }] = await db
@@ -477,11 +477,11 @@ Deno.test("create_workspace_document: bad input, storage rules and things out of
     [{ kind: "notes" }, /title/],
     [{ title: "t", kind: "memo" }, /kind/],
     [{ ...base, source: "web" }, /source/],
-    [{ ...base, relationship: "output" }, /relationship needs activityId/],
+    [{ ...base, relationship: "output" }, /relationship: needs activityId/],
     [{ ...base, activityId: MISSING, relationship: "parent" }, /relationship/],
     [{ ...base, mimeType: "pdf" }, /mimeType: must be a media type/],
-    [{ ...base, storagePath: "a/b" }, /storageProvider is required with storagePath or storageUrl/],
-    [{ ...base, storageProvider: "url" }, /storageUrl is required when storageProvider is url/],
+    [{ ...base, storagePath: "a/b" }, /storageProvider: is required with storagePath or storageUrl/],
+    [{ ...base, storageProvider: "url" }, /storageUrl: is required when storageProvider is url/],
     [{ ...base, storageProvider: "ftp" }, /storageProvider/],
     [
       { ...base, storageProvider: "url", storageUrl: "ftp://x.test/a" },
@@ -502,7 +502,7 @@ Deno.test("create_workspace_document: bad input, storage rules and things out of
     { ...base, activityId: MISSING },
     "not_found",
   );
-  assert.equal(t, `not_found: no AI activity ${MISSING} (activityId)`);
+  assert.equal(t, `not_found: activityId: no AI activity ${MISSING}`);
   const foreign = await callOk(appA, f.other.key, "track_ai_activity", { kind: "other", title: "theirs" });
   await callFails(
     appA,
@@ -571,7 +571,7 @@ Deno.test("update_workspace_document: fields, clearing, metadata replace, storag
     documentId: d.id,
     storageUrl: null,
   }, "invalid_input");
-  assert.match(t, /storageUrl is required when storageProvider is url/);
+  assert.match(t, /storageUrl: is required when storageProvider is url/);
   u = await callOk(appA, f.keys.owner, "update_workspace_document", {
     documentId: d.id,
     storageProvider: null,
@@ -628,7 +628,7 @@ Deno.test("update_workspace_document: fields, clearing, metadata replace, storag
     { documentId: d.id, title: "x" },
     "not_found",
   );
-  assert.equal(t, `not_found: no document ${d.id}`);
+  assert.equal(t, `not_found: documentId: no document ${d.id}`);
   await callFails(
     appA,
     f.keys.limited,

@@ -115,9 +115,25 @@ Deno.test("create_contact: bad input is refused with invalid_input naming the fi
     "invalid_input",
   );
   assert.match(t, /nextFollowUp/);
-  t = await callFails(appA, f.keys.owner, "create_contact", { city: "Bern" }, "invalid_input");
-  assert.match(t, /at least one of companyName, contactName, firstName, lastName, email, phone/);
-  t = await callFails(appA, f.keys.owner, "create_contact", {}, "invalid_input");
+});
+
+Deno.test("create_contact: every field is optional — an empty, a notes-only and a city-only contact are created", async () => {
+  const empty = await callOk(appA, f.keys.owner, "create_contact", {});
+  assert.match(empty.id, /^[0-9a-f-]{36}$/);
+  assert.equal(empty.status, "new");
+  assert.equal(empty.contactName, null);
+  assert.equal(empty.notes, null);
+  const notes = await callOk(appB, f.keys.workspace, "create_contact", { notes: "met at the fair" });
+  assert.equal(notes.notes, "met at the fair");
+  assert.equal(notes.companyName, null);
+  const city = await callOk(appA, f.keys.owner, "create_contact", { city: "Bern" });
+  assert.equal(city.city, "Bern");
+  const [row] = await db.sql`select count(*)::int as n from contacts where id = any(${[
+    empty.id,
+    notes.id,
+    city.id,
+  ]})`;
+  assert.equal(row.n, 3);
 });
 
 Deno.test("update_contact: changes given fields, clears with null, refuses bad input, not_found for foreign ids", async () => {
@@ -177,7 +193,7 @@ Deno.test("update_contact: changes given fields, clears with null, refuses bad i
     { contactId: c.id, city: "x" },
     "not_found",
   );
-  assert.equal(other, `not_found: no contact ${c.id}`);
+  assert.equal(other, `not_found: contactId: no contact ${c.id}`);
   // a key limited to company a cannot reach the company-less contact
   await callFails(appA, f.keys.limited, "update_contact", { contactId: c.id, city: "x" }, "not_found");
 });
@@ -232,7 +248,7 @@ Deno.test("list_contacts: search spans name, company, email and phone; filters c
   const and = await callOk(appA, fx.keys.owner, "list_contacts", { search: "find", city: "oslo" });
   assert.deepEqual(and.items.map((c: { id: string }) => c.id), [byFirst]);
   const none = await callOk(appA, fx.keys.owner, "list_contacts", { search: "findme", city: "oslo" });
-  assert.deepEqual(none, { items: [], total: 0, limit: 50, offset: 0, hasMore: false });
+  assert.deepEqual(none, { items: [], total: 0, limit: 50, offset: 0, hasMore: false, nextOffset: null });
   assert.ok(other);
 
   const [pct, under] = await seed(fx, [{ contactName: "100% sure" }, { contactName: "snake_case" }]);
@@ -335,7 +351,7 @@ Deno.test("list_contacts: every sortField in both directions, default most recen
 
   for (const bad of ["password", "id; drop table contacts", "created_at desc", "CreatedAt", ""]) {
     const t = await callFails(appA, fx.keys.owner, "list_contacts", { sortField: bad }, "invalid_input");
-    assert.match(t, /sortField must be one of createdAt, updatedAt, companyName/);
+    assert.match(t, /sortField: must be one of createdAt, updatedAt, companyName/);
   }
   await callFails(appA, fx.keys.owner, "list_contacts", { sortDirection: "up" }, "invalid_input");
   const [{ n }] = await db

@@ -1,6 +1,7 @@
 // lib/workspace/contacts.ts pieces without HTTP: LIKE escaping, the sort whitelist, the export cap and snapshot.
 import assert from "node:assert/strict";
-import { createContact, exportContacts, likePattern, sortColumn } from "../../lib/workspace/contacts.ts";
+import { createContact, exportContacts, sortColumn } from "../../lib/workspace/contacts.ts";
+import { likePattern } from "../../lib/db/sql.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, callOk, mcpApp } from "../helpers/mcp.ts";
 
@@ -19,7 +20,7 @@ Deno.test("sortColumn maps whitelisted names (camelCase or column) and refuses e
   for (const bad of ["notes", "id", "company_name desc", "1", "created_at; select 1"]) {
     assert.throws(
       () => sortColumn(bad),
-      (e: Error) => e.toString().startsWith("invalid_input: sortField must be"),
+      (e: Error) => e.toString().startsWith("invalid_input: sortField: must be"),
     );
   }
 });

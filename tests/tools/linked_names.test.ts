@@ -33,7 +33,7 @@ Deno.test("time logs: the title of a task that moved to another company is null 
   await callOk(A, owner, "update_task", { taskId: task.id, projectId: projB.id });
   const limitedAssistant = await f.key({ kind: "internal", user: f.users.limited });
   for (const [app, key] of [[A, f.keys.limited], [B, limitedAssistant]] as const) {
-    const [listed] = (await callOk(app, key, "list_time_logs", {})).filter((l: { id: string }) =>
+    const [listed] = (await callOk(app, key, "list_time_logs", {})).items.filter((l: { id: string }) =>
       l.id === log.id
     );
     // The log is still the limited member's own (company a); what it links to is not readable for them.
@@ -67,13 +67,15 @@ Deno.test("time logs: the title of a task that became private is null until its 
   });
   assert.equal(log.taskTitle, "Quarterly review");
   const titleOf = async () =>
-    (await callOk(A, f.keys.member, "list_time_logs", {})).find((l: { id: string }) => l.id === log.id)
+    (await callOk(A, f.keys.member, "list_time_logs", {})).items.find((l: { id: string }) => l.id === log.id)
       .taskTitle;
 
   await callOk(A, owner, "update_task", { taskId: task.id, isPrivate: true });
   assert.equal(await titleOf(), null);
   assert.ok(
-    !JSON.stringify(await callOk(A, f.keys.member, "list_time_logs", {})).includes("Quarterly review"),
+    !JSON.stringify((await callOk(A, f.keys.member, "list_time_logs", {})).items).includes(
+      "Quarterly review",
+    ),
   );
   // The owner (its creator) still reads it on their own logs.
   const ownLog = await callOk(A, owner, "create_time_log", {
@@ -154,4 +156,28 @@ Deno.test("projects, invoices and CRM activities: a client that moved company is
   const ownerActs = (await callOk(A, owner, "list_activities", {})).items;
   assert.equal(ownerActs.find((a: { id: string }) => a.id === activity.id).entity.name, "Wandering Ltd");
   assert.equal(ownerActs.find((a: { id: string }) => a.id === contactActivity.id).entity.name, "Mira Mover");
+});
+
+Deno.test("appointments: the name of a linked project is null where the caller could not read the project", async () => {
+  const projA = await callOk(A, owner, "create_project", { name: "Harbour site", companyId: f.companies.a });
+  const loose = await callOk(A, owner, "create_project", { name: "Secret company-less plan" });
+  // The owner's key limited to company a books it with a project of company a: the appointment is company a's.
+  const appt = await callOk(A, ownerA, "create_appointment", {
+    date: "2026-04-02",
+    startTime: "10:00",
+    endTime: "11:00",
+    projectId: projA.id,
+  });
+  assert.deepEqual([appt.companyId, appt.projectName], [f.companies.a, "Harbour site"]);
+  // With the unlimited key the owner links a company-less project; the appointment keeps company a.
+  const moved = await callOk(A, owner, "update_appointment", { appointmentId: appt.id, projectId: loose.id });
+  assert.deepEqual([moved.companyId, moved.projectName], [f.companies.a, "Secret company-less plan"]);
+  // The company-a key sees the appointment (company a) but may not read a company-less project.
+  const listed = (await callOk(A, ownerA, "list_appointments", {})).items.find((a: { id: string }) =>
+    a.id === appt.id
+  );
+  assert.deepEqual([listed.projectId, listed.projectName, listed.companyId], [loose.id, null, f.companies.a]);
+  const touched = await callOk(A, ownerA, "update_appointment", { appointmentId: appt.id, notes: "n" });
+  assert.equal(touched.projectName, null);
+  assert.ok(!JSON.stringify(touched).includes("Secret company-less plan"));
 });

@@ -280,7 +280,7 @@ Deno.test("booking settings: company scope of creation, reads and updates", asyn
     { isActive: true },
     "invalid_input",
   );
-  assert.match(many, /companyId is required/);
+  assert.match(many, /companyId: is required/);
   const chosen = await callOk(appA, f.keys.member, "update_booking_settings", { companyId: f.companies.b });
   assert.equal(chosen.companyId, f.companies.b);
 });

@@ -54,7 +54,7 @@ const adminRecording = (await insertRecording(db.sql, {
 })).id;
 
 Deno.test("list_recordings: own, newest first, at most 10, in scope", async () => {
-  const list = await callOk(appA, f.keys.owner, "list_recordings");
+  const list = (await callOk(appA, f.keys.owner, "list_recordings")).items;
   assert.equal(list.length, 10);
   assert.deepEqual(list.map((r: { title: string }) => r.title), [
     "Call 12",
@@ -78,19 +78,19 @@ Deno.test("list_recordings: own, newest first, at most 10, in scope", async () =
     actionItemCount: 0,
     hasTranscription: false,
   });
-  const three = await callOk(appA, f.keys.owner, "list_recordings", { limit: 3 });
+  const three = (await callOk(appA, f.keys.owner, "list_recordings", { limit: 3 })).items;
   assert.equal(three.length, 3);
-  const all = await callOk(appB, f.keys.internal, "list_recordings", { limit: 10 });
+  const all = (await callOk(appB, f.keys.internal, "list_recordings", { limit: 10 })).items;
   assert.equal(all.length, 10);
   await callFails(appA, f.keys.owner, "list_recordings", { limit: 11 }, "invalid_input");
   await callFails(appA, f.keys.owner, "list_recordings", { limit: 0 }, "invalid_input");
 
   // A key of the owner scoped to company a sees only company a's recordings; others see none of the owner's.
-  const scoped = await callOk(appA, f.keys.ownerCompanyA, "list_recordings");
+  const scoped = (await callOk(appA, f.keys.ownerCompanyA, "list_recordings")).items;
   assert.deepEqual(scoped.map((r: { id: string }) => r.id), [recIds[10]]);
-  const adminList = await callOk(appA, f.keys.admin, "list_recordings");
+  const adminList = (await callOk(appA, f.keys.admin, "list_recordings")).items;
   assert.deepEqual(adminList.map((r: { id: string }) => r.id), [adminRecording]);
-  assert.deepEqual(await callOk(appA, f.other.key, "list_recordings"), []);
+  assert.deepEqual((await callOk(appA, f.other.key, "list_recordings")).items, []);
 });
 
 Deno.test("get_recording: summary, action items, notes, transcription; others' â†’ not_found", async () => {
@@ -100,7 +100,7 @@ Deno.test("get_recording: summary, action items, notes, transcription; others' â
   assert.equal(r.notes, "n");
   assert.equal(r.transcription, "Hello, this is call one.");
   assert.equal(r.recordedAt, "2026-02-01T10:00:00Z");
-  const list = await callOk(appA, f.keys.owner, "list_recordings", { limit: 10 });
+  const list = (await callOk(appA, f.keys.owner, "list_recordings", { limit: 10 })).items;
   assert.ok(list.every((x: { id: string }) => x.id !== recIds[0]), "call 1 is beyond the 10 most recent");
   const b = await callOk(appB, f.keys.internal, "get_recording", { recordingId: recIds[0] });
   assert.equal(b.id, recIds[0]);
@@ -227,7 +227,7 @@ Deno.test("create_appointment: every field, defaults, default calendar and proje
 Deno.test("create_appointment: bad input names the field or rule", async () => {
   const cases: Array<[Record<string, unknown>, RegExp]> = [
     [{ ...base, endTime: "10:00" }, new RegExp(APPOINTMENT_TIMES_RULE)],
-    [{ ...base, endTime: "09:00" }, /endTime must be after startTime unless isAllDay/],
+    [{ ...base, endTime: "09:00" }, /endTime: must be after startTime unless isAllDay/],
     [{ ...base, date: "2026-13-01" }, /date: must be a date YYYY-MM-DD/],
     [{ ...base, startTime: "25:00" }, /startTime: must be a time HH:MM/],
     [{ ...base, endTime: "10:60" }, /endTime: must be a time HH:MM/],
@@ -279,7 +279,7 @@ Deno.test("list_appointments: own, in date order, filtered, in scope", async () 
   const first = await mk("2026-04-01", "12:00", "13:00", { projectId: projB });
   const later = await mk("2026-04-09", "12:00", "13:00");
   const ids = (list: Array<{ id: string }>) => list.map((a) => a.id);
-  assert.deepEqual(ids(await callOk(appA, key, "list_appointments")), [
+  assert.deepEqual(ids((await callOk(appA, key, "list_appointments")).items), [
     first.id,
     allDay.id,
     early.id,
@@ -287,11 +287,18 @@ Deno.test("list_appointments: own, in date order, filtered, in scope", async () 
     later.id,
   ]);
   assert.deepEqual(
-    ids(await callOk(appA, key, "list_appointments", { startDate: "2026-04-02", endDate: "2026-04-08" })),
+    ids(
+      (await callOk(appA, key, "list_appointments", { startDate: "2026-04-02", endDate: "2026-04-08" }))
+        .items,
+    ),
     [allDay.id, early.id, late.id],
   );
-  assert.deepEqual(ids(await callOk(appA, key, "list_appointments", { endDate: "2026-04-01" })), [first.id]);
-  assert.deepEqual(ids(await callOk(appA, key, "list_appointments", { limit: 1, offset: 4 })), [later.id]);
+  assert.deepEqual(ids((await callOk(appA, key, "list_appointments", { endDate: "2026-04-01" })).items), [
+    first.id,
+  ]);
+  assert.deepEqual(ids((await callOk(appA, key, "list_appointments", { limit: 1, offset: 4 })).items), [
+    later.id,
+  ]);
   await callFails(
     appA,
     key,
@@ -302,15 +309,16 @@ Deno.test("list_appointments: own, in date order, filtered, in scope", async () 
   await callFails(appA, key, "list_appointments", { endDate: "tomorrow" }, "invalid_input");
 
   const scoped = await f.key({ user: f.users.manager, companyId: f.companies.b });
-  assert.deepEqual(ids(await callOk(appA, scoped, "list_appointments")), [first.id]);
-  const ownerList = await callOk(appA, f.keys.owner, "list_appointments", { startDate: "2026-04-01" });
+  assert.deepEqual(ids((await callOk(appA, scoped, "list_appointments")).items), [first.id]);
+  const ownerList =
+    (await callOk(appA, f.keys.owner, "list_appointments", { startDate: "2026-04-01" })).items;
   assert.deepEqual(ownerList, []);
-  assert.deepEqual(await callOk(appA, f.other.key, "list_appointments"), []);
+  assert.deepEqual((await callOk(appA, f.other.key, "list_appointments")).items, []);
   await callFails(appB, f.keys.workspace, "list_appointments", {}, "access_denied");
-  const viaB = await callOk(appB, f.keys.internal, "list_appointments", {
+  const viaB = (await callOk(appB, f.keys.internal, "list_appointments", {
     startDate: "2026-03-10",
     endDate: "2026-03-10",
-  });
+  })).items;
   assert.ok(viaB.length >= 1);
 });
 
@@ -473,7 +481,7 @@ Deno.test("variant B (internal key): appointments' bad input, not_found, another
     { appointmentId: adminAppt.id, status: "gone" },
     "invalid_input",
   );
-  const listed = await callOk(appB, k, "list_appointments");
+  const listed = (await callOk(appB, k, "list_appointments")).items;
   assert.ok(listed.every((a: { id: string }) => a.id !== adminAppt.id));
 
   const scopedInternal = await f.key({ kind: "internal", user: owner, companyId: f.companies.a });
@@ -483,6 +491,6 @@ Deno.test("variant B (internal key): appointments' bad input, not_found, another
   assert.equal(inA.calendarId, north, "the default calendar is out of scope: the first one in scope is used");
   const calendars = await callOk(appB, scopedInternal, "list_calendars");
   assert.deepEqual(calendars.map((c: { id: string }) => c.id), [north]);
-  const recs = await callOk(appB, scopedInternal, "list_recordings");
+  const recs = (await callOk(appB, scopedInternal, "list_recordings")).items;
   assert.deepEqual(recs.map((r: { id: string }) => r.id), [recIds[10]]);
 });

@@ -9,7 +9,7 @@ Deno.test("demo data: recordings, time logs, categories, calendars, appointments
   try {
     const demo = await seedDemo(db.sql);
     const app = mcpApp(db.sql, "A");
-    const recordings = await callOk(app, demo.apiKey, "list_recordings");
+    const recordings = (await callOk(app, demo.apiKey, "list_recordings")).items;
     assert.equal(recordings.length, 3);
     const kickoff = recordings.find((r: { title: string }) => r.title === "Kick-off with Acme");
     const full = await callOk(app, demo.apiKey, "get_recording", { recordingId: kickoff.id });
@@ -19,7 +19,7 @@ Deno.test("demo data: recordings, time logs, categories, calendars, appointments
 
     const cats = await callOk(app, demo.apiKey, "list_time_categories");
     assert.deepEqual(cats.map((c: { name: string }) => c.name), ["Meeting", "Admin", "Training", "Travel"]);
-    const logs = await callOk(app, demo.apiKey, "list_time_logs");
+    const logs = (await callOk(app, demo.apiKey, "list_time_logs")).items;
     assert.ok(logs.length >= 4);
     const summary = await callOk(app, demo.apiKey, "time_log_summary");
     assert.equal(summary.entryCount, logs.length);
@@ -27,7 +27,7 @@ Deno.test("demo data: recordings, time logs, categories, calendars, appointments
 
     const calendars = await callOk(app, demo.apiKey, "list_calendars");
     assert.deepEqual(calendars.map((c: { name: string }) => c.name), ["Work", "Demo North clients"]);
-    const appointments = await callOk(app, demo.apiKey, "list_appointments");
+    const appointments = (await callOk(app, demo.apiKey, "list_appointments")).items;
     assert.equal(appointments.length, 3);
     assert.ok(appointments.every((a: { calendarId: string }) => a.calendarId === calendars[0].id));
 

@@ -48,11 +48,14 @@ Deno.test("minutes and hours: exact minutes, hours rounded half-up to 2 decimals
   refused(() => minutesOf("9:00"), /not a time HH:MM/);
 });
 
-Deno.test("logAmount: billable logs with a rate, from exact minutes", () => {
-  assert.equal(logAmount(90, true, 80), 120);
-  assert.equal(logAmount(20, true, 100), 33.33);
-  assert.equal(logAmount(50, true, 95.5), 79.58); // 50 × 95.5 / 60 = 79.5833…
-  assert.equal(logAmount(90, false, 80), null);
+Deno.test("logAmount: billable logs with a rate, from exact minutes, rounded half away from zero", () => {
+  assert.equal(logAmount(90, true, "80.00"), "120.00");
+  assert.equal(logAmount(20, true, "100.00"), "33.33"); // 33.333…
+  assert.equal(logAmount(50, true, "95.50"), "79.58"); // 50 × 95.5 / 60 = 79.5833…
+  assert.equal(logAmount(40, true, "1.00"), "0.67", "0.666… rounds up, not down to 0.66");
+  assert.equal(logAmount(30, true, "0.01"), "0.01", "0.005 rounds half away from zero");
+  assert.equal(logAmount(1, true, "0.29"), "0.00", "0.00483… rounds down");
+  assert.equal(logAmount(90, false, "80.00"), null);
   assert.equal(logAmount(90, true, null), null);
 });
 
@@ -90,10 +93,16 @@ Deno.test("patchedLink: taskId clears category and project; categoryId clears ta
     categoryId: "c2",
     projectId: "p2",
   });
+  // The seed: setting categoryId clears the old link and any direct projectId.
   assert.deepEqual(patchedLink(catLog, { categoryId: "c2" }), {
     taskId: null,
     categoryId: "c2",
-    projectId: "p1",
+    projectId: null,
+  });
+  assert.deepEqual(patchedLink(catLog, { categoryId: "c2", projectId: "p2" }), {
+    taskId: null,
+    categoryId: "c2",
+    projectId: "p2",
   });
   assert.deepEqual(patchedLink(catLog, { projectId: "p9" }), { ...catLog, projectId: "p9" });
   assert.deepEqual(patchedLink(catLog, { projectId: null }), { ...catLog, projectId: null });

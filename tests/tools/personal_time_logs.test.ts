@@ -81,7 +81,8 @@ Deno.test("create_time_log A: task log takes the task's project and company; hou
   assert.equal(log.endTime, "10:30");
   assert.equal(log.minutes, 90);
   assert.equal(log.hours, 1.5);
-  assert.equal(log.amount, 120);
+  assert.equal(log.hourlyRate, "80.00");
+  assert.equal(log.amount, "120.00");
   assert.equal(log.taskId, taskA);
   assert.equal(log.taskTitle, "Task A");
   assert.equal(log.categoryId, null);
@@ -161,13 +162,13 @@ Deno.test("create_time_log A: the exclusive-choice and project link rules", asyn
 
 Deno.test("create_time_log: bad input names the field", async () => {
   const cases: Array<[Record<string, unknown>, RegExp]> = [
-    [{ ...day, endTime: "09:00", taskId: taskA }, /endTime must be after startTime/],
+    [{ ...day, endTime: "09:00", taskId: taskA }, /endTime: must be after startTime/],
     [{ ...day, endTime: "08:00", taskId: taskA }, /does not cross midnight/],
     [{ ...day, startTime: "9:00", taskId: taskA }, /startTime: must be a time HH:MM/],
     [{ ...day, endTime: "24:00", taskId: taskA }, /endTime: must be a time HH:MM/],
     [{ ...day, date: "2026-02-30", taskId: taskA }, /date: must be a date YYYY-MM-DD/],
     [{ ...day, taskId: "not-a-uuid" }, /taskId: must be a UUID/],
-    [{ ...day, taskId: taskA, hourlyRate: -1 }, /hourlyRate: must not be negative/],
+    [{ ...day, taskId: taskA, hourlyRate: -1 }, /hourlyRate: must be at least 0/],
     [{ ...day, taskId: taskA, hourlyRate: 1.234 }, /hourlyRate: must have at most 2 decimals/],
     [{ ...day, taskId: taskA, description: "x".repeat(2001) }, /description: must be at most 2000/],
     [{ ...day, taskId: taskA, isBillable: "yes" }, /isBillable: must be true or false/],
@@ -214,13 +215,14 @@ Deno.test("list_time_logs: own logs only, in scope, filtered by dates, newest da
   const l3 = await mk("2026-04-02", "08:00", "08:45", { categoryId: admin });
   const l4 = await mk("2026-04-05", "10:00", "11:00", { taskId: taskB });
 
-  const all = await callOk(appA, key, "list_time_logs");
+  const all = (await callOk(appA, key, "list_time_logs")).items;
   assert.deepEqual(all.map((l: { id: string }) => l.id), [l4.id, l3.id, l2.id, l1.id]);
-  const range = await callOk(appA, key, "list_time_logs", { startDate: "2026-04-02", endDate: "2026-04-04" });
+  const range =
+    (await callOk(appA, key, "list_time_logs", { startDate: "2026-04-02", endDate: "2026-04-04" })).items;
   assert.deepEqual(range.map((l: { id: string }) => l.id), [l3.id, l2.id]);
-  const from = await callOk(appA, key, "list_time_logs", { startDate: "2026-04-03" });
+  const from = (await callOk(appA, key, "list_time_logs", { startDate: "2026-04-03" })).items;
   assert.deepEqual(from.map((l: { id: string }) => l.id), [l4.id]);
-  const paged = await callOk(appA, key, "list_time_logs", { limit: 2, offset: 1 });
+  const paged = (await callOk(appA, key, "list_time_logs", { limit: 2, offset: 1 })).items;
   assert.deepEqual(paged.map((l: { id: string }) => l.id), [l3.id, l2.id]);
 
   await callFails(
@@ -234,12 +236,12 @@ Deno.test("list_time_logs: own logs only, in scope, filtered by dates, newest da
   await callFails(appA, key, "list_time_logs", { limit: 501 }, "invalid_input");
 
   // Other people see none of them; a key scoped to company a sees only company a's logs of its own user.
-  const ownerLogs = await callOk(appA, f.keys.owner, "list_time_logs", { startDate: "2026-04-01" });
+  const ownerLogs = (await callOk(appA, f.keys.owner, "list_time_logs", { startDate: "2026-04-01" })).items;
   assert.deepEqual(ownerLogs, []);
   const managerScopedKey = await f.key({ user: u, companyId: f.companies.a });
-  const scoped = await callOk(appA, managerScopedKey, "list_time_logs");
+  const scoped = (await callOk(appA, managerScopedKey, "list_time_logs")).items;
   assert.deepEqual(scoped.map((l: { id: string }) => l.id), [l1.id]);
-  const foreign = await callOk(appA, f.other.key, "list_time_logs");
+  const foreign = (await callOk(appA, f.other.key, "list_time_logs")).items;
   assert.deepEqual(foreign, []);
 });
 
@@ -297,11 +299,22 @@ Deno.test("update_time_log A: switching links clears the other side; the project
   assert.equal(cleared.projectId, null);
   assert.equal(cleared.categoryId, admin);
 
-  // Only a category change, keeping the project.
+  // Setting categoryId replaces the link and clears the old direct project (the seed: "clears the old one and
+  // any direct projectId"); a project given in the same call is kept.
   await callOk(appA, key, "update_time_log", { timeLogId: cat.id, projectId: projA });
   const recat = await callOk(appA, key, "update_time_log", { timeLogId: cat.id, categoryId: meeting });
   assert.equal(recat.categoryId, meeting);
-  assert.equal(recat.projectId, projA);
+  assert.equal(recat.projectId, null, "the old direct project is cleared");
+  assert.equal(recat.projectName, null);
+  const [stored] = await db.sql`select project_id from time_logs where id = ${cat.id}`;
+  assert.equal(stored.project_id, null);
+  const withProject = await callOk(appA, key, "update_time_log", {
+    timeLogId: cat.id,
+    categoryId: admin,
+    projectId: projA,
+  });
+  assert.equal(withProject.categoryId, admin);
+  assert.equal(withProject.projectId, projA);
 });
 
 Deno.test("update_time_log: times, fields, bad input and not_found", async () => {
@@ -319,8 +332,24 @@ Deno.test("update_time_log: times, fields, bad input and not_found", async () =>
   assert.equal(changed.startTime, "09:00");
   assert.equal(changed.endTime, "12:15");
   assert.equal(changed.hours, 3.25);
-  assert.equal(changed.amount, 325);
+  assert.equal(changed.amount, "325.00");
   assert.equal(changed.description, "more");
+  // Amounts are exact and rounded half away from zero, never floored: 40 min at 1.00 is 0.666… → 0.67.
+  const rounded = await callOk(appA, key, "update_time_log", {
+    timeLogId: log.id,
+    startTime: "09:00",
+    endTime: "09:40",
+    hourlyRate: "1.00",
+  });
+  assert.equal(rounded.minutes, 40);
+  assert.equal(rounded.hourlyRate, "1.00");
+  assert.equal(rounded.amount, "0.67");
+  const cent = await callOk(appA, key, "update_time_log", {
+    timeLogId: log.id,
+    endTime: "09:01",
+    hourlyRate: 0.5,
+  });
+  assert.equal(cent.amount, "0.01", "1 min at 0.50 is 0.00833… → 0.01");
   const noRate = await callOk(appA, key, "update_time_log", { timeLogId: log.id, hourlyRate: null });
   assert.equal(noRate.hourlyRate, null);
   assert.equal(noRate.amount, null);
@@ -333,7 +362,7 @@ Deno.test("update_time_log: times, fields, bad input and not_found", async () =>
     { timeLogId: log.id, startTime: "13:00" },
     "invalid_input",
   );
-  assert.match(late, /endTime must be after startTime/);
+  assert.match(late, /endTime: must be after startTime/);
   await callFails(appA, key, "update_time_log", { timeLogId: log.id, endTime: "08:59" }, "invalid_input");
   await callFails(appA, key, "update_time_log", { timeLogId: log.id }, "invalid_input");
   await callFails(appA, key, "update_time_log", { timeLogId: "x" }, "invalid_input");
@@ -497,10 +526,10 @@ Deno.test("variant B: taskId required, no categories; only internal keys; A-only
     taskId: taskLoose,
   });
   assert.equal(moved.projectId, null);
-  const listed = await callOk(appB, f.keys.internal, "list_time_logs", {
+  const listed = (await callOk(appB, f.keys.internal, "list_time_logs", {
     startDate: "2026-03-02",
     endDate: "2026-03-02",
-  });
+  })).items;
   assert.ok(
     listed.some((l: { id: string }) => l.id === log.id),
     "the internal key acts as its user (the owner)",
@@ -575,13 +604,13 @@ Deno.test("variant B (internal key): bad input, not_found, another person's log,
   await callFails(appB, k, "update_time_log", { timeLogId: adminLog.id, description: "x" }, "not_found");
   await callFails(appB, k, "delete_time_log", { timeLogId: adminLog.id }, "not_found");
   await callFails(appB, k, "update_time_log", { timeLogId: MISSING, description: "x" }, "not_found");
-  const listed = await callOk(appB, k, "list_time_logs");
+  const listed = (await callOk(appB, k, "list_time_logs")).items;
   assert.ok(listed.every((l: { id: string }) => l.id !== adminLog.id));
 
   // An internal key scoped to company a sees only company a's logs and cannot reach company b's tasks.
   const scopedInternal = await f.key({ kind: "internal", user: f.users.owner, companyId: f.companies.a });
   await callFails(appB, scopedInternal, "create_time_log", { ...day, taskId: taskB }, "not_found");
-  const inA = await callOk(appB, scopedInternal, "list_time_logs");
+  const inA = (await callOk(appB, scopedInternal, "list_time_logs")).items;
   assert.ok(inA.length > 0);
   assert.ok(inA.every((l: { companyId: string }) => l.companyId === f.companies.a));
   const bLog = await callOk(appB, k, "create_time_log", { ...day, taskId: taskB });

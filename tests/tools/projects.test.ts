@@ -1,7 +1,7 @@
 // Projects tools: happy path, bad input and not_found of each, in both variants.
 import assert from "node:assert/strict";
 import { freshDatabase } from "../helpers/db.ts";
-import { buildFixture, callFails, callOk, callTool, mcpApp, type Variant } from "../helpers/mcp.ts";
+import { buildFixture, callFails, callOk, callTool, mcpApp, rpc, type Variant } from "../helpers/mcp.ts";
 
 const db = await freshDatabase();
 const f = await buildFixture(db.sql);
@@ -44,7 +44,7 @@ Deno.test("create_project: every field, answered as JSON text and structuredCont
     assert.equal(p.companyId, f.companies.b, "inherits the client's company");
     assert.equal(p.startDate, "2026-01-01");
     assert.equal(p.endDate, "2026-03-31");
-    assert.equal(p.budget, 12000.5);
+    assert.equal(p.budget, "12000.50", "money is a decimal string with 2 decimals");
     assert.equal(p.estimatedHours, 80.25);
     assert.equal(p.currency, "USD");
     assert.equal(p.offerId, v === "A" ? offer.id : null);
@@ -68,10 +68,12 @@ Deno.test("create_project: bad input names the rule", async () => {
     [{ name: "x", clientId: "nope" }, /clientId: must be a UUID/],
     [{ name: "x", startDate: "2026-02-30" }, /startDate: must be a date YYYY-MM-DD/],
     [{ name: "x", startDate: "01/02/2026" }, /startDate: must be a date/],
-    [{ name: "x", startDate: "2026-03-01", endDate: "2026-02-01" }, /endDate must not be before startDate/],
-    [{ name: "x", budget: -1 }, /budget: must not be negative/],
+    [{ name: "x", startDate: "2026-03-01", endDate: "2026-02-01" }, /endDate: must not be before startDate/],
+    [{ name: "x", budget: -1 }, /budget: must be at least 0/],
     [{ name: "x", budget: 1.234 }, /budget: must have at most 2 decimals/],
-    [{ name: "x", budget: "100" }, /budget: must be a number/],
+    [{ name: "x", budget: "12,50" }, /budget: must be a decimal number like 12.50/],
+    // 0.1 + 0.2 is refused, never stored as 0.30 nor as 0.30000000000000004
+    [{ name: "x", budget: 0.1 + 0.2 }, /budget: must have at most 2 decimals/],
     [{ name: "x", estimatedHours: -0.5 }, /estimatedHours: must not be negative/],
     [{ name: "x", currency: "eur" }, /currency: must be a three-letter ISO 4217/],
     [{ name: "x", currency: "XYZ" }, /currency: is not an ISO 4217/],
@@ -105,7 +107,7 @@ Deno.test("create_project: unknown client, offer or company → not_found; dupli
   await callFails(apps.A, key, "create_project", { name: "x", offerId: MISSING }, "not_found");
   await callOk(apps.A, key, "create_project", { name: "p1", taskPrefix: "DUP" });
   const msg = await callFails(apps.A, key, "create_project", { name: "p2", taskPrefix: "DUP" }, "conflict");
-  assert.match(msg, /task prefix DUP is already used/);
+  assert.match(msg, /^conflict: taskPrefix: DUP is already used/);
 });
 
 Deno.test("list_projects: summaries as a JSON array, status filter, paging", async () => {
@@ -164,7 +166,7 @@ Deno.test("get_project: the full project; bad id → invalid_input; unknown → 
       "invalid_input: projectId: is required",
     );
     const msg = await callFails(apps[v], key, "get_project", { projectId: MISSING }, "not_found");
-    assert.equal(msg, `not_found: no project ${MISSING}`);
+    assert.equal(msg, `not_found: projectId: no project ${MISSING}`);
   }
 });
 
@@ -188,7 +190,7 @@ Deno.test("update_project: changes given fields only, clears with null, keeps th
     });
     assert.equal(u.name, "Renamed");
     assert.equal(u.description, "keep me");
-    assert.equal(u.budget, 250.75);
+    assert.equal(u.budget, "250.75");
     assert.equal(u.estimatedHours, 12);
     assert.equal(u.status, "completed");
     assert.equal(u.taskPrefix, `U${v}X`);
@@ -209,7 +211,7 @@ Deno.test("update_project: changes given fields only, clears with null, keeps th
       { projectId: p.id, endDate: "2025-12-31" },
       "invalid_input",
     );
-    assert.match(msg, /endDate must not be before startDate/);
+    assert.match(msg, /endDate: must not be before startDate/);
     await callFails(apps[v], key, "update_project", { projectId: p.id }, "invalid_input");
     await callFails(apps[v], key, "update_project", { projectId: p.id, budget: -5 }, "invalid_input");
     await callFails(apps[v], key, "update_project", { projectId: p.id, status: "done" }, "invalid_input");
@@ -247,4 +249,47 @@ Deno.test("update_project_status: each status; bad status → invalid_input; unk
       "not_found",
     );
   }
+});
+
+Deno.test("list_projects: the array stays the first block; a cut page adds a note with the next offset", async () => {
+  const page = async (args: Record<string, unknown>) => {
+    const r = await rpc(apps.A, key, "tools/call", { name: "list_projects", arguments: args });
+    return r.body.result as { content: { type: string; text: string }[]; structuredContent?: unknown };
+  };
+  const all = JSON.parse((await page({ limit: 500 })).content[0].text);
+  assert.ok(all.length >= 3);
+  const whole = await page({ limit: 500 });
+  assert.equal(whole.content.length, 1, "an uncut list is the array alone");
+  assert.equal(whole.structuredContent, undefined);
+  const cut = await page({ limit: 2, offset: 1 });
+  assert.equal(cut.content.length, 2);
+  const items = JSON.parse(cut.content[0].text);
+  assert.ok(Array.isArray(items), "the first block is still the seed's JSON array");
+  assert.deepEqual(items.map((p: { id: string }) => p.id), all.slice(1, 3).map((p: { id: string }) => p.id));
+  assert.equal(
+    cut.content[1].text,
+    `More projects: 2 of ${all.length} shown (offset 1). Call list_projects again with offset 3 for the next page.`,
+  );
+  const last = await page({ limit: 2, offset: all.length - 2 });
+  assert.equal(last.content.length, 1, "the last page has no note");
+});
+
+Deno.test("list_clients and list_tasks: one page shape; nextOffset leads to the next page", async () => {
+  for (let i = 0; i < 3; i++) await callOk(apps.A, key, "create_task", { title: `paged ${i}` });
+  const first = await callOk(apps.A, key, "list_tasks", { limit: 2 });
+  assert.deepEqual(Object.keys(first).sort(), ["hasMore", "items", "limit", "nextOffset", "offset", "total"]);
+  assert.equal(first.items.length, 2);
+  assert.equal(first.hasMore, true);
+  assert.equal(first.nextOffset, 2);
+  const rest = await callOk(apps.A, key, "list_tasks", { limit: 500, offset: first.nextOffset });
+  assert.equal(rest.total, first.total);
+  assert.equal(rest.items.length, first.total - 2);
+  assert.equal(rest.hasMore, false);
+  assert.equal(rest.nextOffset, null);
+  const beyond = await callOk(apps.A, key, "list_tasks", { limit: 5, offset: 10_000 });
+  assert.deepEqual([beyond.items.length, beyond.total, beyond.hasMore], [0, first.total, false]);
+  const clients = await callOk(apps.A, key, "list_clients", { limit: 1 });
+  assert.equal(clients.items.length, 1);
+  assert.equal(clients.hasMore, clients.total > 1);
+  assert.equal(clients.nextOffset, clients.total > 1 ? 1 : null);
 });

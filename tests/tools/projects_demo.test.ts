@@ -24,7 +24,7 @@ Deno.test("demo data: projects with clients, one completed, visible through the 
       const web = byName.get("Website relaunch") as { id: string; clientName: string; taskPrefix: string };
       assert.equal(web.clientName, "Acme Corp");
       const full = await callOk(app, demo.apiKey, "get_project", { projectId: web.id });
-      assert.equal(full.budget, 24000);
+      assert.equal(full.budget, "24000.00");
     }
     // The demo member is limited to the first company and sees only its projects.
     const { key } = await createApiKey(db.sql, {

@@ -316,14 +316,14 @@ Deno.test("subtasks: inherit the project, one level only, listed by list_subtask
     assert.deepEqual(subs.map((s: { id: string }) => s.id), [s1.id, s2.id]);
     await callFails(apps[v], writer[v], "list_subtasks", { parentTaskId: MISSING }, "not_found");
     await callFails(apps[v], writer[v], "list_subtasks", { parentTaskId: "nope" }, "invalid_input");
-    const listed = await callOk(
+    const listed = (await callOk(
       apps[v],
       writer[v],
       "list_tasks",
       v === "A" ? { projectIds: [projA2.id] } : {
         projectId: projA2.id,
       },
-    );
+    )).items;
     assert.ok(
       listed.every((t: { parentTaskId: string | null }) => t.parentTaskId === null),
       "top-level only",
@@ -354,7 +354,7 @@ Deno.test("private tasks: only their creator and assignees see them (and their s
       false,
     ]] as const
   ) {
-    const list = await callOk(apps.A, k, "list_tasks", { projectIds: [projA.id] });
+    const list = (await callOk(apps.A, k, "list_tasks", { projectIds: [projA.id] })).items;
     assert.equal(list.some((t: { id: string }) => t.id === priv.id), sees);
     const r = await callTool(apps.A, k, "get_task", { taskId: priv.id });
     assert.equal(r.isError, !sees, r.text);
@@ -362,7 +362,7 @@ Deno.test("private tasks: only their creator and assignees see them (and their s
     assert.equal(p.childTaskCount, k === key ? 1 : 0);
   }
   // Workspace keys (variant B) act for nobody: they see no private task.
-  const bList = await callOk(apps.B, f.keys.workspace, "list_tasks", { projectId: projA.id });
+  const bList = (await callOk(apps.B, f.keys.workspace, "list_tasks", { projectId: projA.id })).items;
   assert.ok(!bList.some((t: { id: string }) => t.id === priv.id));
   await callFails(apps.A, f.keys.owner, "update_task", { taskId: priv.id, title: "x" }, "not_found");
 
@@ -426,7 +426,7 @@ Deno.test("list_tasks (A): scope me / my_team / all, targetUserId, query, number
   await db.sql`insert into team_members (workspace_id, team_id, user_id)
                values (${f.workspaceId}, ${team.id}, ${f.users.owner}), (${f.workspaceId}, ${team.id}, ${f.users.admin})`;
   const ids = async (args: Record<string, unknown>) =>
-    (await callOk(apps.A, f.keys.owner, "list_tasks", { projectIds: [p.id], ...args }))
+    (await callOk(apps.A, f.keys.owner, "list_tasks", { projectIds: [p.id], ...args })).items
       .map((t: { id: string }) => t.id).sort();
   assert.deepEqual(await ids({ taskScope: "me" }), [mine.id]);
   assert.deepEqual(await ids({ taskScope: "my_team" }), [mine.id, mates.id].sort());
@@ -440,12 +440,13 @@ Deno.test("list_tasks (A): scope me / my_team / all, targetUserId, query, number
   assert.deepEqual(await ids({ taskNumber: mates.number }), [mates.id]);
   assert.deepEqual(
     (await callOk(apps.A, f.keys.owner, "list_tasks", { projectPrefix: "flt", taskNumber: mine.number }))
+      .items
       .map((t: { id: string }) => t.id),
     [mine.id],
   );
   assert.deepEqual(await ids({ overdue: true }), [stranger.id], "done tasks are never overdue");
   assert.equal((await ids({ overdue: false })).length, 3);
-  const row = (await callOk(apps.A, f.keys.owner, "list_tasks", { projectIds: [p.id] }))
+  const row = (await callOk(apps.A, f.keys.owner, "list_tasks", { projectIds: [p.id] })).items
     .find((t: { id: string }) => t.id === stranger.id);
   assert.equal(row.isOverdue, true);
   assert.equal(row.displayId, `FLT-${stranger.number}`);
@@ -476,14 +477,14 @@ Deno.test("list_tasks (A): scope me / my_team / all, targetUserId, query, number
 });
 
 Deno.test("list_tasks (B): projectId filter, limits, and the B shape", async () => {
-  const list = await callOk(apps.B, f.keys.workspace, "list_tasks", { projectId: projB.id });
+  const list = (await callOk(apps.B, f.keys.workspace, "list_tasks", { projectId: projB.id })).items;
   assert.ok(list.length >= 1);
   assert.ok(list.every((t: { projectId: string }) => t.projectId === projB.id));
   assert.ok(list.every((t: Record<string, unknown>) => !("displayId" in t) && !("isForecastLate" in t)));
-  assert.equal((await callOk(apps.B, f.keys.workspace, "list_tasks", { limit: 1 })).length, 1);
+  assert.equal((await callOk(apps.B, f.keys.workspace, "list_tasks", { limit: 1 })).items.length, 1);
   await callFails(apps.B, f.keys.workspace, "list_tasks", { taskScope: "me" }, "invalid_input");
   await callFails(apps.B, f.keys.workspace, "list_tasks", { projectId: "x" }, "invalid_input");
-  assert.deepEqual(await callOk(apps.B, f.keys.workspace, "list_tasks", { projectId: MISSING }), []);
+  assert.deepEqual((await callOk(apps.B, f.keys.workspace, "list_tasks", { projectId: MISSING })).items, []);
 });
 
 Deno.test("list_tasks: company scope and workspace isolation", async () => {
@@ -495,7 +496,7 @@ Deno.test("list_tasks: company scope and workspace isolation", async () => {
       f.keys.workspaceCompanyA,
     ]] as const
   ) {
-    const list = await callOk(apps[v], key, "list_tasks", { limit: 500 });
+    const list = (await callOk(apps[v], key, "list_tasks", { limit: 500 })).items;
     assert.ok(
       !list.some((t: { id: string }) => t.id === inB.id),
       `${v} ${key.slice(0, 8)} must not see company b`,
@@ -503,7 +504,7 @@ Deno.test("list_tasks: company scope and workspace isolation", async () => {
     assert.ok(list.some((t: { id: string }) => t.id === inA.id));
     assert.ok(list.every((t: { companyId: string | null }) => t.companyId === f.companies.a));
   }
-  const others = await callOk(apps.A, f.other.key, "list_tasks", {});
+  const others = (await callOk(apps.A, f.other.key, "list_tasks", {})).items;
   assert.deepEqual(others, [], "another workspace sees none of these");
 });
 
@@ -671,7 +672,7 @@ Deno.test("permissions: user-context creation, role areas, the tasks module, var
   );
   // A: accounting may not use the tasks area by default; guests may.
   await callFails(apps.A, f.keys.accounting, "list_tasks", {}, "access_denied");
-  await callOk(apps.A, f.keys.guest, "list_tasks", {});
+  (await callOk(apps.A, f.keys.guest, "list_tasks", {})).items;
   const b = await listedTools(apps.B, f.keys.workspace);
   for (const name of ["list_tasks", "get_task", "list_subtasks", "update_task", "update_task_status"]) {
     assert.ok(b.includes(name), name);
@@ -701,7 +702,7 @@ Deno.test("the tasks module switched off: the tools are unavailable in A", async
   for (const name of ["list_tasks", "create_task", "gantt_plan"]) {
     assert.match(await callFails(apps.A, off.keys.owner, name, {}, "unavailable"), /tasks module/);
   }
-  await callOk(apps.B, off.keys.workspace, "list_tasks", {});
+  (await callOk(apps.B, off.keys.workspace, "list_tasks", {})).items;
 });
 
 Deno.test("every task tool in both variants: other companies and other workspaces answer not_found", async () => {
@@ -743,7 +744,7 @@ Deno.test("every task tool in both variants: other companies and other workspace
       await fails("update_task_status", keys.read, { taskId: target.id, status: "done" });
       await fails("create_subtask", keys.write, { parentTaskId: target.id, title: "x" });
       await fails("create_task", keys.write, { title: "x", projectId: target.projectId });
-      const list = await callOk(apps[v], keys.read, "list_tasks", {});
+      const list = (await callOk(apps[v], keys.read, "list_tasks", {})).items;
       assert.ok(!list.some((t: { id: string }) => t.id === target.id), `${label} list_tasks`);
       if (v === "A") {
         await fails("set_task_queue_position", keys.read, {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { freshDatabase } from "../helpers/db.ts";
 import { callOk, mcpApp } from "../helpers/mcp.ts";
 import { seedDemo } from "../../lib/demo.ts";
-import { todayUtc } from "../../lib/workspace/tasks.ts";
+import { todayUtc } from "../../lib/dates.ts";
 
 Deno.test("demo data: a planned team with solid work, queues, focus tasks, subtasks and a late forecast", async () => {
   const db = await freshDatabase();
@@ -33,7 +33,7 @@ Deno.test("demo data: a planned team with solid work, queues, focus tasks, subta
     assert.equal(firstGhost.title, "Design system: colours, type, components");
     assert.equal(firstGhost.status, "in_progress");
 
-    const tasks = await callOk(app, demo.apiKey, "list_tasks", { projectPrefix: "WEB" });
+    const tasks = (await callOk(app, demo.apiKey, "list_tasks", { projectPrefix: "WEB" })).items;
     assert.ok(tasks.length >= 6);
     const build = tasks.find((t: { title: string }) => t.title === "Build page templates");
     assert.equal(build.childTaskCount, 3);

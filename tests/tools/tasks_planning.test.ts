@@ -372,7 +372,7 @@ Deno.test("gantt_plan: solid work, ghosts after it, missing estimate, late forec
   ]);
 
   // The list tools show the same forecast.
-  const listed = await callOk(A, owner, "list_tasks", { targetUserId: user });
+  const listed = (await callOk(A, owner, "list_tasks", { targetUserId: user })).items;
   const late = Object.fromEntries(
     listed.map((t: { id: string; isForecastLate: boolean }) => [t.id, t.isForecastLate]),
   );
@@ -554,4 +554,30 @@ Deno.test("a slot means the person's real queue, including tasks the caller cann
   assert.deepEqual(mine.bars.map((b: { taskId: string }) => b.taskId), [x.id, hidden.id, visibleOne.id]);
   const theirs = await callOk(A, owner, "gantt_plan", { from, to, targetUserId: user });
   assert.deepEqual(theirs.bars.map((b: { taskId: string }) => b.taskId), [x.id, visibleOne.id]);
+});
+
+Deno.test("move_task_to_focus: a dated focus task is demoted to slot 1 of the queue, without its start date", async () => {
+  const user = f.users.manager;
+  const queued = (await task("queued", { assigneeIds: [user] })).id;
+  const dated =
+    (await task("dated focus", { assigneeIds: [user], startDate: "2026-05-04", dueDate: "2026-05-08" }))
+      .id;
+  await callOk(A, owner, "move_task_to_focus", { taskId: dated, userId: user });
+  const next = (await task("next focus", { assigneeIds: [user] })).id;
+  const r = await callOk(A, owner, "move_task_to_focus", { taskId: next, userId: user });
+  assert.equal(r.demotedTaskId, dated);
+  const demoted = await callOk(A, owner, "get_task", { taskId: dated });
+  assert.equal(demoted.status, "todo");
+  assert.equal(demoted.startDate, null, "a queued task is undated, so it leaves the timeline");
+  assert.equal(demoted.dueDate, "2026-05-08", "the due date stays");
+  const queue = await queueOf(user);
+  assert.deepEqual(queue.slice(0, 2), [next, dated], "slot 1, right after the new focus");
+  assert.ok(queue.indexOf(queued) > 1);
+  const plan = await callOk(A, owner, "gantt_plan", {
+    from: "2026-01-01",
+    to: "2026-12-31",
+    targetUserId: user,
+  });
+  const bars = plan.bars.filter((b: { taskId: string }) => b.taskId === dated);
+  assert.ok(bars.every((b: { kind: string }) => b.kind === "ghost"), "no solid bar for the demoted task");
 });
