@@ -27,6 +27,12 @@ export interface Config {
   keyRotationDays: number;
   /** resource servers for introspection: client_id → the resources (token audiences) it may introspect */
   resourceServers: Record<string, string[]>;
+  /** the product name every page shows (BRAND_NAME) */
+  brandName: string;
+  /** the pages' accent colour as #rrggbb (BRAND_ACCENT); undefined keeps Portico's own */
+  brandAccent: string | undefined;
+  /** a local PNG or SVG file shown on every page (BRAND_LOGO), read once at start by lib/branding.ts */
+  brandLogo: string | undefined;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -99,6 +105,14 @@ const schema = z.object({
     }
     return out;
   }),
+  BRAND_NAME: z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters")
+    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must not contain control characters")
+    .default("Portico"),
+  // #rgb is widened to #rrggbb so the contrast arithmetic in lib/branding.ts sees one form.
+  BRAND_ACCENT: z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, "must be a hex colour like #2557d6")
+    .transform((s) => (s.length === 4 ? `#${s[1]}${s[1]}${s[2]}${s[2]}${s[3]}${s[3]}` : s).toLowerCase())
+    .optional(),
+  BRAND_LOGO: z.string().regex(/\.(png|svg)$/i, "must be the path of a .png or .svg file").optional(),
 });
 
 /** Parses a plain record of environment variables (empty strings count as unset). */
@@ -134,6 +148,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     keyRotationDays: e.KEY_ROTATION_DAYS,
     resourceServers: e.RESOURCE_SERVERS,
+    brandName: e.BRAND_NAME,
+    brandAccent: e.BRAND_ACCENT,
+    brandLogo: e.BRAND_LOGO,
   };
 }
 
@@ -151,6 +168,9 @@ const NAMES = [
   "LOG_LEVEL",
   "KEY_ROTATION_DAYS",
   "RESOURCE_SERVERS",
+  "BRAND_NAME",
+  "BRAND_ACCENT",
+  "BRAND_LOGO",
 ] as const;
 
 /** Reads the process environment. The only caller of Deno.env in the project. */

@@ -6,6 +6,7 @@ import { isDatabaseUnavailable } from "../lib/db/errors.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
 import { render } from "../lib/http/render.ts";
+import { redirectMismatch } from "../lib/page_errors.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import {
   nextStep,
@@ -33,7 +34,7 @@ import {
 import { readDevice, signIn, writeDevice } from "../lib/oauth/sign_in.ts";
 import { ChooseAccountPage } from "../views/choose_account.tsx";
 import { ConsentPage } from "../views/consent.tsx";
-import { ErrorPage } from "../views/error_page.tsx";
+import { ErrorPage, type ErrorPageProps } from "../views/error_page.tsx";
 import { SignInPage } from "../views/sign_in.tsx";
 import { STYLESHEET, STYLESHEET_PATH } from "../views/style.ts";
 import type { OAuthRouteDeps } from "./oauth.ts";
@@ -72,8 +73,14 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     return c.body(STYLESHEET);
   });
 
-  function errorPage(c: Context<AppEnv>, title: string, message: string, status = 400): Response {
-    return render(c, ErrorPage({ title, message }), status);
+  function errorPage(
+    c: Context<AppEnv>,
+    title: string,
+    message: string,
+    status = 400,
+    redirect?: ErrorPageProps["redirect"],
+  ): Response {
+    return render(c, ErrorPage({ title, message, redirect }), status);
   }
 
   const expired = (c: Context<AppEnv>) =>
@@ -222,8 +229,11 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   }
 
   app.get("/oauth/authorize", async (c) => {
-    const parsed = await parseAuthorizeRequest(sql, deps.clients, new URL(c.req.url).searchParams, issuer);
-    if (parsed.kind === "page_error") return errorPage(c, parsed.title, parsed.message);
+    const params = new URL(c.req.url).searchParams;
+    const parsed = await parseAuthorizeRequest(sql, deps.clients, params, issuer);
+    if (parsed.kind === "page_error") {
+      return errorPage(c, parsed.title, parsed.message, 400, await redirectMismatch(deps.clients, params));
+    }
     if (parsed.kind === "redirect_error") {
       return c.redirect(
         redirectWith(parsed.redirectUri, {
@@ -275,6 +285,18 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       }
       return c.redirect(await resumePath({ req }), 303);
     });
+  });
+
+  // Consent's "Not you? Use another account": signs the account the consent page was for out of this browser
+  // and returns to the same request's sign-in (the account comes from the sealed ticket, not from the form).
+  app.post("/oauth/authorize/switch", async (c) => {
+    const form = await readPageForm(c);
+    if (!form || !verifyCsrf(c, deps, form.csrf)) return csrfRefused(c);
+    const ticket = await openTicket(deps.secretKey, form.ticket);
+    if (!ticket) return expired(c);
+    const session = await readBrowserSession(sql, c, issuer);
+    if (session && ticket.userId) await removeAccount(sql, session.sessionId, ticket.userId);
+    return c.redirect(await resumePath({ req: ticket.req, addAccount: true }), 303);
   });
 
   app.post("/oauth/authorize/consent", async (c) => {
