@@ -9,6 +9,8 @@ export const STYLESHEET = `
     --accent: #7aa2ff; --accent-fg: #0d1117; --link: #7aa2ff; --danger: #ff8a80; --ok: #7bd88f; }
 }
 * { box-sizing: border-box; }
+/* button's display below would otherwise show elements the markup hides (copy buttons without JS). */
+[hidden] { display: none !important; }
 html { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 body { margin: 0; background: var(--bg); color: var(--fg); }
 main { max-width: 32rem; margin: 2rem auto; padding: 0 1rem; }
