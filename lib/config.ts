@@ -106,7 +106,7 @@ const schema = z.object({
     return out;
   }),
   BRAND_NAME: z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters")
-    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must not contain control characters")
+    .refine((s) => ![...s].some((ch) => ch < " " || ch === "\u007f"), "must not contain control characters")
     .default("Portico"),
   // #rgb is widened to #rrggbb so the contrast arithmetic in lib/branding.ts sees one form.
   BRAND_ACCENT: z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, "must be a hex colour like #2557d6")

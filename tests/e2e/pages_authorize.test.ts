@@ -129,7 +129,9 @@ Deno.test({
       grantTypes: ["authorization_code", "refresh_token"],
       selfRegistered: false,
     })).clientId;
-    const scope = ["openid", "profile", "offline_access", "agent.purchase", "workspace", ...agentScopes].join(" ");
+    const scope = ["openid", "profile", "offline_access", "agent.purchase", "workspace", ...agentScopes].join(
+      " ",
+    );
     const authorizeUrl = async (state: string, extra: Record<string, string> = {}) =>
       `${issuer}/oauth/authorize?${new URLSearchParams({
         response_type: "code",

@@ -41,6 +41,14 @@ export const VIEWPORTS = {
 /** axe-core's tags for WCAG 2.0, 2.1 and 2.2, levels A and AA. */
 export const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
 
+/** The part of an axe-core result the assertion reports. */
+interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: Array<{ target: unknown }>;
+}
+
 /**
  * Runs axe-core (test-only: imported here, never from main.ts's graph) in the page and throws with every
  * violation's rule, impact and first targets unless there are none. The page's context needs `bypassCSP: true`:
@@ -52,20 +60,19 @@ export async function assertNoAxeViolations(page: Page, label: string): Promise<
   const violations: Array<{ id: string; impact: string; help: string; targets: string[] }> = await page
     .evaluate(
       async (tags) => {
-        // deno-lint-ignore no-explicit-any
-        const win = globalThis as any;
-        const run = win.axe.run as (ctx: unknown, opts: unknown) => Promise<any>;
-        const result = await run(win.document, {
+        const win = globalThis as unknown as {
+          document: unknown;
+          axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: AxeViolation[] }> };
+        };
+        const result = await win.axe.run(win.document, {
           runOnly: { type: "tag", values: tags },
           resultTypes: ["violations"],
         });
-        // deno-lint-ignore no-explicit-any
-        return result.violations.map((v: any) => ({
-          id: v.id as string,
-          impact: v.impact as string,
-          help: v.help as string,
-          // deno-lint-ignore no-explicit-any
-          targets: v.nodes.slice(0, 3).map((n: any) => JSON.stringify(n.target)),
+        return result.violations.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          help: v.help,
+          targets: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)),
         }));
       },
       WCAG_22_AA,
