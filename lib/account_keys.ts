@@ -26,10 +26,10 @@ export interface KeyWorkspace {
   role: string;
   /** companies a new key of this person may be limited to */
   companies: Array<{ id: string; name: string }>;
-  /** this person's own keys */
-  own: KeyListing[];
-  /** every key of the workspace, for owners and admins; null otherwise */
-  all: KeyListing[] | null;
+  /** owners and admins: every key of the workspace; others: their own keys. Each key once (`mine` marks own). */
+  keys: KeyListing[];
+  /** whether `keys` is every key of the workspace (owners and admins) */
+  seesAll: boolean;
 }
 
 interface KeyRow {
@@ -90,8 +90,9 @@ export async function keysPageData(db: Db, userId: string): Promise<KeyWorkspace
       companies: companies
         .filter((c) => c.workspace_id === m.id && (m.company_ids === null || m.company_ids.includes(c.id)))
         .map((c) => ({ id: c.id, name: c.name })),
-      own: inWs.filter((k) => k.user_id === userId).map(listing),
-      all: adminWs.includes(m.id) ? inWs.map(listing) : null,
+      // The query already returns only own keys outside admin workspaces; one list, so nothing shows twice.
+      keys: inWs.map(listing),
+      seesAll: adminWs.includes(m.id),
     };
   });
 }
@@ -137,6 +138,52 @@ export async function createOwnKey(
     companyId: input.companyId || undefined,
     name,
   });
+}
+
+export interface KeyToRevoke {
+  id: string;
+  name: string;
+  prefix: string;
+  workspaceName: string;
+  /** the person the key acts as; null for workspace keys */
+  userEmail: string | null;
+  mine: boolean;
+}
+
+/**
+ * The key the revocation page asks about, under the rule revokeKeyAs applies (own key, or an owner or admin
+ * of its workspace); null when there is no such live key this person may revoke.
+ */
+export async function keyToRevoke(db: Db, userId: string, keyId: string): Promise<KeyToRevoke | null> {
+  if (!isUuid(keyId)) return null;
+  const [row] = await db<
+    {
+      id: string;
+      name: string;
+      key_prefix: string;
+      workspace_name: string;
+      email: string | null;
+      mine: boolean;
+    }[]
+  >`
+    select k.id, k.name, k.key_prefix, w.name as workspace_name, u.email, k.user_id is not distinct from ${userId} as mine
+      from api_keys k
+      join workspaces w on w.id = k.workspace_id
+      left join users u on u.id = k.user_id
+     where k.id = ${keyId} and k.revoked_at is null
+       and (k.user_id = ${userId}
+            or exists (select 1 from workspace_members m
+                        where m.workspace_id = k.workspace_id and m.user_id = ${userId}
+                          and m.role = any(${KEY_ADMIN_ROLES as string[]}::text[])))`;
+  if (!row) return null;
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.key_prefix,
+    workspaceName: row.workspace_name,
+    userEmail: row.email,
+    mine: row.mine,
+  };
 }
 
 /**

@@ -53,6 +53,12 @@ export interface Config {
   signer: "auto" | "openssl" | "webcrypto";
   /** the libcrypto to load instead of the platform's default name (`libcrypto.so.3` on Linux) */
   libcryptoPath: string | undefined;
+  /** the product name every page shows (BRAND_NAME) */
+  brandName: string;
+  /** the pages' accent colour as #rrggbb (BRAND_ACCENT); undefined keeps Portico's own */
+  brandAccent: string | undefined;
+  /** a local PNG or SVG file shown on every page (BRAND_LOGO), read once at start by lib/branding.ts */
+  brandLogo: string | undefined;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -164,6 +170,14 @@ const schema = z.object({
     "auto",
   ),
   LIBCRYPTO_PATH: z.string().min(1, "must not be empty").optional(),
+  BRAND_NAME: z.string().trim().min(1, "must not be empty").max(60, "must be at most 60 characters")
+    .refine((s) => ![...s].some((ch) => ch < " " || ch === "\u007f"), "must not contain control characters")
+    .default("Portico"),
+  // #rgb is widened to #rrggbb so the contrast arithmetic in lib/branding.ts sees one form.
+  BRAND_ACCENT: z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, "must be a hex colour like #2557d6")
+    .transform((s) => (s.length === 4 ? `#${s[1]}${s[1]}${s[2]}${s[2]}${s[3]}${s[3]}` : s).toLowerCase())
+    .optional(),
+  BRAND_LOGO: z.string().regex(/\.(png|svg)$/i, "must be the path of a .png or .svg file").optional(),
 });
 
 /** Parses a plain record of environment variables (empty strings count as unset). */
@@ -212,6 +226,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     unusedClientDays: e.UNUSED_CLIENT_DAYS,
     signer: e.SIGNER,
     libcryptoPath: e.LIBCRYPTO_PATH,
+    brandName: e.BRAND_NAME,
+    brandAccent: e.BRAND_ACCENT,
+    brandLogo: e.BRAND_LOGO,
   };
 }
 
@@ -242,6 +259,9 @@ const NAMES = [
   "UNUSED_CLIENT_DAYS",
   "SIGNER",
   "LIBCRYPTO_PATH",
+  "BRAND_NAME",
+  "BRAND_ACCENT",
+  "BRAND_LOGO",
 ] as const;
 
 /** Reads the process environment. The only caller of Deno.env in the project. */

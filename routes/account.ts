@@ -1,43 +1,65 @@
-// /account/apps: the applications the current account approved, and disconnecting one.
-import { Hono } from "hono";
+// /account/apps: the applications the current account approved, and disconnecting one (confirmation page, then
+// a POST with CSRF).
+import { type Context, Hono } from "hono";
 import { z } from "zod";
+import { type ConnectedAppDetail, listConnectedAppDetails } from "../lib/account_apps.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { render } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
-import { disconnectApp, listConnectedApps } from "../lib/oauth/consent.ts";
+import { disconnectApp } from "../lib/oauth/consent.ts";
 import { describeScopes } from "../lib/oauth/scopes.ts";
 import { requireAccount } from "../lib/oauth/sessions.ts";
-import { ConnectedAppsPage } from "../views/connected_apps.tsx";
+import { ConnectedAppsPage, type ConnectedAppView, DisconnectConfirmPage } from "../views/connected_apps.tsx";
 import { ErrorPage } from "../views/error_page.tsx";
 import type { OAuthRouteDeps } from "./oauth.ts";
 
 const RevokeForm = z.object({ csrf: z.string().max(200), client_id: z.string().max(200) });
+const ClientQuery = z.string().min(1).max(2000);
 
 export function createAccountRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const issuer = deps.config.issuer;
 
+  const describe = async (a: ConnectedAppDetail): Promise<ConnectedAppView> => ({
+    ...a,
+    scopes: await describeScopes(deps.sql, a.scopes),
+  });
+
+  const notConnected = (c: Context<AppEnv>) =>
+    render(
+      c,
+      ErrorPage({
+        title: "Not connected",
+        code: "not_found",
+        message: "That application is not connected to your account (any more). Go back to Connected apps.",
+      }),
+      404,
+    );
+
   app.get("/account/apps", async (c) => {
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;
-    const apps = await listConnectedApps(deps.sql, who.account.userId);
-    const described = await Promise.all(apps.map(async (a) => ({
-      clientId: a.clientId,
-      name: a.name,
-      redirectHost: a.redirectHost,
-      selfRegistered: a.selfRegistered,
-      scopes: await describeScopes(deps.sql, a.scopes),
-      grantedAt: a.grantedAt.toISOString().slice(0, 10),
-    })));
+    const apps = await listConnectedAppDetails(deps.sql, who.account.userId);
     return render(
       c,
       ConnectedAppsPage({
         csrf: csrfToken(c, deps),
         account: who.account,
-        apps: described,
+        apps: await Promise.all(apps.map(describe)),
         notice: c.req.query("disconnected") === "1" ? "The application was disconnected." : undefined,
       }),
     );
+  });
+
+  // Disconnect's first step: a page that says what will end; nothing changes on a GET.
+  app.get("/account/apps/disconnect", async (c) => {
+    const who = await requireAccount(deps.sql, c, issuer);
+    if (who instanceof Response) return who;
+    const clientId = ClientQuery.safeParse(c.req.query("client_id"));
+    if (!clientId.success) return notConnected(c);
+    const [found] = await listConnectedAppDetails(deps.sql, who.account.userId, clientId.data);
+    if (!found) return notConnected(c);
+    return render(c, DisconnectConfirmPage({ csrf: csrfToken(c, deps), app: await describe(found) }));
   });
 
   app.post("/account/apps/revoke", async (c) => {

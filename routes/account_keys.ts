@@ -1,9 +1,11 @@
-// /account/keys: the signed-in person's API keys for the MCP server — create (shown once), list, revoke.
+// /account/keys: the signed-in person's API keys for the MCP server — create (shown once), list, revoke (after a
+// confirmation page).
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
-import { createOwnKey, keysPageData, revokeKeyAs } from "../lib/account_keys.ts";
+import { createOwnKey, keysPageData, keyToRevoke, revokeKeyAs } from "../lib/account_keys.ts";
+import { clientConfigs } from "../lib/client_configs.ts";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { AppError } from "../lib/errors.ts";
@@ -13,7 +15,8 @@ import type { AppEnv } from "../lib/http/types.ts";
 import { isHttps, requireAccount } from "../lib/oauth/sessions.ts";
 import { open, seal } from "../lib/secret_box.ts";
 import { ErrorPage } from "../views/error_page.tsx";
-import { KeysPage } from "../views/keys.tsx";
+import { KeysPage, RevokeKeyConfirmPage } from "../views/keys.tsx";
+import { SCRIPT_CSP } from "../views/script.ts";
 
 export interface AccountKeysDeps {
   config: Config;
@@ -56,6 +59,7 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const issuer = deps.config.issuer;
   const mcpUrl = `${issuer}/mcp`;
+  const configs = clientConfigs(mcpUrl);
   const cookieOpts = (maxAge: number) => ({
     path: PATH,
     httpOnly: true,
@@ -95,6 +99,8 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
       ? "The key was revoked. It stops working on the next request."
       : undefined;
     const error = ERRORS[c.req.query("error") ?? ""];
+    // The one page with a script (copy buttons, /assets/pages.js): same-origin scripts only.
+    c.header("Content-Security-Policy", SCRIPT_CSP);
     return render(
       c,
       KeysPage({
@@ -105,6 +111,7 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
         notice,
         error,
         mcpUrl,
+        configs,
         workspaceKeys: deps.config.mcpVariant === "B",
       }),
     );
@@ -145,6 +152,15 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
       }
       throw err;
     }
+  });
+
+  // Revoke's first step: a page naming the key; nothing changes on a GET.
+  app.get(`${PATH}/revoke`, async (c) => {
+    const who = await requireAccount(deps.sql, c, issuer);
+    if (who instanceof Response) return who;
+    const key = await keyToRevoke(deps.sql, who.account.userId, c.req.query("key_id") ?? "");
+    if (!key) return c.redirect(`${PATH}?error=no_key`, 303);
+    return render(c, RevokeKeyConfirmPage({ csrf: csrfToken(c, deps), key }));
   });
 
   app.post(`${PATH}/revoke`, async (c) => {

@@ -22,6 +22,8 @@ import { createHealthRoutes } from "./health.ts";
 import { createOAuthRoutes } from "./oauth.ts";
 import { createMcpRoutes } from "./mcp.ts";
 import { createAccountKeysRoutes } from "./account_keys.ts";
+import { loadBranding } from "../lib/branding.ts";
+import { brandingContext, createPageAssetRoutes } from "./page_assets.ts";
 
 export interface AppDeps {
   config: Config;
@@ -47,7 +49,10 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Read once per app (the logo file too): a bad BRAND_LOGO stops start-up with a ConfigError.
+  const branding = loadBranding(deps.config);
   app.use("*", requestContext(deps.log));
+  app.use("*", brandingContext(branding));
   app.use("*", securityHeaders({ https: deps.config.issuer.startsWith("https:") }));
   app.use("*", limitBody());
   app.use("*", refuseUnsafeText());
@@ -64,5 +69,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", createOAuthRoutes({ ...deps, keys }));
   app.route("/", createMcpRoutes({ ...deps, keys }));
   app.route("/", createAccountKeysRoutes(deps));
+  app.route("/", createPageAssetRoutes(branding));
   return app;
 }

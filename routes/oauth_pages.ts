@@ -6,6 +6,7 @@ import { isDatabaseUnavailable } from "../lib/db/errors.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
 import { render } from "../lib/http/render.ts";
+import { redirectMismatch } from "../lib/page_errors.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import {
   errorsMayRedirect,
@@ -36,7 +37,7 @@ import {
 import { readDevice, signIn, writeDevice } from "../lib/oauth/sign_in.ts";
 import { ChooseAccountPage } from "../views/choose_account.tsx";
 import { ConsentPage } from "../views/consent.tsx";
-import { ErrorPage } from "../views/error_page.tsx";
+import { ErrorPage, type ErrorPageProps } from "../views/error_page.tsx";
 import { SignInPage } from "../views/sign_in.tsx";
 import { STYLESHEET, STYLESHEET_PATH } from "../views/style.ts";
 import type { OAuthRouteDeps } from "./oauth.ts";
@@ -81,8 +82,9 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     message: string,
     status = 400,
     code?: string,
+    redirect?: ErrorPageProps["redirect"],
   ): Response {
-    return render(c, ErrorPage({ title, message, code }), status);
+    return render(c, ErrorPage({ title, message, code, redirect }), status);
   }
 
   const expired = (c: Context<AppEnv>) =>
@@ -243,7 +245,16 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
    */
   async function authorize(c: Context<AppEnv>, params: URLSearchParams): Promise<Response> {
     const parsed = await parseAuthorizeRequest(sql, deps.clients, params, issuer);
-    if (parsed.kind === "page_error") return errorPage(c, parsed.title, parsed.message, 400, parsed.code);
+    if (parsed.kind === "page_error") {
+      return errorPage(
+        c,
+        parsed.title,
+        parsed.message,
+        400,
+        parsed.code,
+        await redirectMismatch(deps.clients, params),
+      );
+    }
     if (parsed.kind === "redirect_error") {
       return c.redirect(
         redirectWith(parsed.redirectUri, {
@@ -310,6 +321,18 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       }
       return c.redirect(await resumePath({ req }), 303);
     });
+  });
+
+  // Consent's "Not you? Use another account": signs the account the consent page was for out of this browser
+  // and returns to the same request's sign-in (the account comes from the sealed ticket, not from the form).
+  app.post("/oauth/authorize/switch", async (c) => {
+    const form = await readPageForm(c);
+    if (!form || !verifyCsrf(c, deps, form.csrf)) return csrfRefused(c);
+    const ticket = await openTicket(deps.secretKey, form.ticket);
+    if (!ticket) return expired(c);
+    const session = await readBrowserSession(sql, c, issuer);
+    if (session && ticket.userId) await removeAccount(sql, session.sessionId, ticket.userId);
+    return c.redirect(await resumePath({ req: ticket.req, addAccount: true }), 303);
   });
 
   app.post("/oauth/authorize/consent", async (c) => {

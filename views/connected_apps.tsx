@@ -1,18 +1,51 @@
-// /account/apps: the applications a person has approved, each with a Disconnect button.
+// /account/apps: the applications a person has approved — each with its client id, registration, last use,
+// granted scopes and who registered it, so two registrations of one app are told apart — and Disconnect,
+// which leads to a confirmation page (GET) before anything happens.
+import type { ConnectedAppDetail } from "../lib/account_apps.ts";
+import { pageTime } from "../lib/account_apps.ts";
+import { ConfirmPage } from "./confirm.tsx";
 import { Layout } from "./layout.tsx";
+
+export type ConnectedAppView = Omit<ConnectedAppDetail, "scopes"> & {
+  scopes: Array<{ scope: string; text: string }>;
+};
 
 export interface ConnectedAppsProps {
   csrf: string;
   account: { email: string; name: string };
-  apps: Array<{
-    clientId: string;
-    name: string;
-    redirectHost: string;
-    selfRegistered: boolean;
-    scopes: Array<{ scope: string; text: string }>;
-    grantedAt: string;
-  }>;
+  apps: ConnectedAppView[];
   notice?: string;
+}
+
+const REGISTERED_BY: Record<ConnectedAppDetail["registeredBy"], string> = {
+  itself: "registered itself",
+  operator: "registered by the operator",
+  metadata_document: "described by its own website",
+};
+
+function AppFacts({ app }: { app: ConnectedAppView }) {
+  return (
+    <dl class="facts">
+      <dt>Client id</dt>
+      <dd>
+        <code data-client-id={app.clientId}>{app.shortId}</code>
+      </dd>
+      <dt>Returns to</dt>
+      <dd>{app.redirectHost}</dd>
+      <dt>Registered</dt>
+      <dd>{pageTime(app.registeredAt)}</dd>
+      <dt>Approved</dt>
+      <dd>{pageTime(app.grantedAt)}</dd>
+      <dt>Last used</dt>
+      <dd data-last-used>{app.lastUsedAt ? pageTime(app.lastUsedAt) : "never"}</dd>
+      {app.workspaceName && (
+        <>
+          <dt>Acts in</dt>
+          <dd>{app.companyName ? `${app.workspaceName}, only ${app.companyName}` : app.workspaceName}</dd>
+        </>
+      )}
+    </dl>
+  );
 }
 
 export function ConnectedAppsPage(props: ConnectedAppsProps) {
@@ -24,17 +57,17 @@ export function ConnectedAppsPage(props: ConnectedAppsProps) {
       {props.apps.length === 0 ? <p>No application has access to your account.</p> : (
         <ul class="apps">
           {props.apps.map((app) => (
-            <li key={app.clientId}>
+            <li key={app.clientId} data-client-id={app.clientId}>
               <strong>{app.name}</strong>{" "}
-              <span class="muted">
-                ({app.redirectHost}
-                {app.selfRegistered ? ", self-registered" : ""}, approved {app.grantedAt})
+              <span class="badge" data-registered-by={app.registeredBy}>
+                {REGISTERED_BY[app.registeredBy]}
               </span>
+              <AppFacts app={app} />
+              <p class="muted">It may:</p>
               <ul>
-                {app.scopes.map((s) => <li key={s.scope}>{s.text}</li>)}
+                {app.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{s.text}</li>)}
               </ul>
-              <form method="post" action="/account/apps/revoke">
-                <input type="hidden" name="csrf" value={props.csrf} />
+              <form method="get" action="/account/apps/disconnect">
                 <input type="hidden" name="client_id" value={app.clientId} />
                 <button type="submit" class="danger">Disconnect {app.name}</button>
               </form>
@@ -53,4 +86,27 @@ export function ConnectedAppsPage(props: ConnectedAppsProps) {
       </footer>
     </Layout>
   );
+}
+
+/** The second step of Disconnect: what ends, and a POST that does it. */
+export function DisconnectConfirmPage(props: { csrf: string; app: ConnectedAppView }) {
+  const { app } = props;
+  return ConfirmPage({
+    title: `Disconnect ${app.name}?`,
+    csrf: props.csrf,
+    action: "/account/apps/revoke",
+    hidden: { client_id: app.clientId },
+    confirmLabel: `Disconnect ${app.name}`,
+    cancelHref: "/account/apps",
+    children: (
+      <>
+        <p>
+          {app.name}{" "}
+          loses access to your account at once: its tokens stop working on their next use, and it has to ask
+          for your approval again to come back.
+        </p>
+        <AppFacts app={app} />
+      </>
+    ),
+  });
 }

@@ -1,6 +1,6 @@
 // The consent page: who is asking (name, redirect host, self-registered or not), what each scope means, where
 // its tokens go, the workspace it will act in (for `workspace`), Allow/Deny.
-import { Layout } from "./layout.tsx";
+import { BrandName, Layout } from "./layout.tsx";
 
 export interface PlaceChoice {
   value: string;
@@ -29,47 +29,68 @@ export interface ConsentProps {
 }
 
 export function ConsentPage(props: ConsentProps) {
+  const canAllow = props.places === undefined || props.places.length > 0;
   return (
     <Layout title={`Allow ${props.clientName}?`}>
       <h1>
         Allow <strong>{props.clientName}</strong> to use your account?
       </h1>
-      <p class="muted">
-        Signed in as{" "}
-        {props.account.name ? `${props.account.name} (${props.account.email})` : props.account.email}
-      </p>
-      <p>
-        {props.clientName} will be sent back to <strong>{props.redirectHost}</strong>. {props.metadataHost
-          ? `This application is described by ${props.metadataHost}; Portico has not reviewed it. `
-          : props.selfRegistered
-          ? "This application registered itself; Portico has not reviewed it. Only allow it if you trust it."
-          : "This application was registered by the operator of this service."}
-        {props.clientUri && (
-          <>
-            {" "}Its website: <code>{props.clientUri}</code>
-          </>
-        )}
-      </p>
-      {props.loopbackOnly && (
-        <p class="error" data-warning="loopback">
-          {props.clientName}{" "}
-          returns to a program on your own computer. Anyone can publish an app description like this one:
-          allow it only if you started this sign-in yourself, from that program, just now.
+      <div class="whoami">
+        <p class="muted">
+          Signed in as{" "}
+          {props.account.name ? `${props.account.name} (${props.account.email})` : props.account.email}
         </p>
-      )}
-      <h2>It will be able to:</h2>
-      <ul class="scopes">
-        {props.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{s.text}</li>)}
-      </ul>
-      {props.audience && (
-        <p data-audience={props.audience}>
-          Its access will be used at <strong>{props.audience}</strong>, a service other than Portico.
-        </p>
-      )}
-      <p class="muted">You can disconnect it at any time under Connected apps.</p>
+        {/* Signs this account out and returns to this request's sign-in (routes/oauth_pages.ts). */}
+        <form method="post" action="/oauth/authorize/switch">
+          <input type="hidden" name="csrf" value={props.csrf} />
+          <input type="hidden" name="ticket" value={props.ticket} />
+          <button type="submit" class="link">Not you? Use another account</button>
+        </form>
+      </div>
+      {
+        /* The form holds the whole explanation so its sticky Allow/Deny bar (views/style.ts) is in view from
+          the top of the page down, on a phone too. */
+      }
       <form method="post" action="/oauth/authorize/consent">
         <input type="hidden" name="csrf" value={props.csrf} />
         <input type="hidden" name="ticket" value={props.ticket} />
+        <p>
+          {props.clientName} will be sent back to <strong>{props.redirectHost}</strong>. {props.metadataHost
+            ? (
+              <>
+                This application is described by {props.metadataHost}; <BrandName /> has not reviewed it.{" "}
+              </>
+            )
+            : props.selfRegistered
+            ? (
+              <>
+                This application registered itself; <BrandName />{" "}
+                has not reviewed it. Only allow it if you trust it.
+              </>
+            )
+            : "This application was registered by the operator of this service."}
+          {props.clientUri && (
+            <>
+              {" "}Its website: <code>{props.clientUri}</code>
+            </>
+          )}
+        </p>
+        {props.loopbackOnly && (
+          <p class="error" data-warning="loopback">
+            {props.clientName}{" "}
+            returns to a program on your own computer. Anyone can publish an app description like this one:
+            allow it only if you started this sign-in yourself, from that program, just now.
+          </p>
+        )}
+        <h2>It will be able to:</h2>
+        <ul class="scopes">
+          {props.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{s.text}</li>)}
+        </ul>
+        {props.audience && (
+          <p data-audience={props.audience}>
+            Its access will be used at <strong>{props.audience}</strong>, a service other than <BrandName />.
+          </p>
+        )}
         {props.places !== undefined && props.places.length > 0 && (
           <fieldset class="places">
             <legend>Where may it act as you?</legend>
@@ -89,11 +110,12 @@ export function ConsentPage(props: ConsentProps) {
             could use. You can only deny this request.
           </p>
         )}
-        <div class="actions">
-          {(props.places === undefined || props.places.length > 0) && (
-            <button type="submit" name="decision" value="allow">Allow</button>
-          )}
-          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+        <p class="muted">You can disconnect it at any time under Connected apps.</p>
+        <div class="sticky-actions">
+          <div class="actions">
+            {canAllow && <button type="submit" name="decision" value="allow">Allow</button>}
+            <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+          </div>
         </div>
       </form>
     </Layout>

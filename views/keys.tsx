@@ -1,5 +1,9 @@
-// /account/keys: create an API key (value shown once), list and revoke own keys; admins see every workspace key.
-import type { KeyListing, KeyWorkspace } from "../lib/account_keys.ts";
+// /account/keys: create an API key (value shown once, with a copy button), ready configurations per MCP client,
+// the keys list (own keys; every workspace key for owners and admins, each once), and Revoke, which leads to a
+// confirmation page (GET) before anything happens.
+import type { KeyListing, KeyToRevoke, KeyWorkspace } from "../lib/account_keys.ts";
+import { type ClientConfig, KEY_VARIABLE } from "../lib/client_configs.ts";
+import { ConfirmPage } from "./confirm.tsx";
 import { Layout } from "./layout.tsx";
 
 export interface KeysPageProps {
@@ -10,24 +14,26 @@ export interface KeysPageProps {
   created?: { name: string; value: string; workspaceName: string };
   notice?: string;
   error?: string;
-  /** the MCP endpoint, for the configuration example */
+  /** the MCP endpoint, for the configuration examples */
   mcpUrl: string;
+  /** lib/client_configs.ts for mcpUrl */
+  configs: ClientConfig[];
   /** variant B: owners and admins may create keys that act for the workspace */
   workspaceKeys: boolean;
 }
 
-function KeyItem({ k, csrf, showOwner }: { k: KeyListing; csrf: string; showOwner: boolean }) {
+function KeyItem({ k, showOwner }: { k: KeyListing; showOwner: boolean }) {
+  const owner = k.mine ? "yours" : k.userEmail ? `acts as ${k.userEmail}` : "workspace key";
   return (
-    <li>
+    <li data-key-id={k.id}>
       <strong>{k.name || "(no name)"}</strong> <code>{k.prefix}…</code>{" "}
       <span class="muted">
-        {showOwner ? (k.userEmail ? `acts as ${k.userEmail}` : "workspace key") + ", " : ""}
+        {showOwner ? `${owner}, ` : ""}
         {k.companyName ? `only ${k.companyName}` : "every company"}, created {k.createdAt},{" "}
         {k.revoked ? "revoked" : k.lastUsedAt ? `last used ${k.lastUsedAt}` : "never used"}
       </span>
       {!k.revoked && (
-        <form method="post" action="/account/keys/revoke">
-          <input type="hidden" name="csrf" value={csrf} />
+        <form method="get" action="/account/keys/revoke">
           <input type="hidden" name="key_id" value={k.id} />
           <button type="submit" class="danger">Revoke {k.name || k.prefix}</button>
         </form>
@@ -36,33 +42,76 @@ function KeyItem({ k, csrf, showOwner }: { k: KeyListing; csrf: string; showOwne
   );
 }
 
+function NewKey({ created, mcpUrl }: { created: NonNullable<KeysPageProps["created"]>; mcpUrl: string }) {
+  return (
+    <section class="notice" aria-labelledby="new-key-title">
+      <h2 id="new-key-title">Your new key</h2>
+      <p>
+        <strong>{created.name}</strong> for {created.workspaceName}. Copy it now: it is shown only this once.
+      </p>
+      {/* Plain selectable text (user-select: all); the copy button only appears with JavaScript. */}
+      <p>
+        <code id="new-key" class="secret">{created.value}</code>
+      </p>
+      <p class="actions">
+        <button type="button" class="secondary" data-copy="new-key" data-status="copy-status" hidden>
+          Copy key
+        </button>
+        <span id="copy-status" role="status"></span>
+      </p>
+      <p class="muted">
+        Send it as the <code>x-api-key</code> header to <code>{mcpUrl}</code>, or set it as{" "}
+        <code>{KEY_VARIABLE}</code> for the configurations below.
+      </p>
+    </section>
+  );
+}
+
+function Configurations({ configs }: { configs: ClientConfig[] }) {
+  return (
+    <section aria-labelledby="configs-title">
+      <h2 id="configs-title">Connect a client</h2>
+      <p class="muted">
+        Each reads the key from <code>{KEY_VARIABLE}</code>, so the files hold no secret:{" "}
+        <code>export {KEY_VARIABLE}=…</code>
+      </p>
+      {configs.map((cfg) => (
+        <details key={cfg.id} data-config={cfg.id}>
+          <summary>{cfg.client}</summary>
+          <p class="muted">{cfg.where}</p>
+          <pre><code id={`config-${cfg.id}`}>{cfg.text}</code></pre>
+          <p class="actions">
+            <button
+              type="button"
+              class="secondary"
+              data-copy={`config-${cfg.id}`}
+              data-status={`config-${cfg.id}-status`}
+              hidden
+            >
+              Copy {cfg.client} configuration
+            </button>
+            <span id={`config-${cfg.id}-status`} role="status"></span>
+          </p>
+        </details>
+      ))}
+    </section>
+  );
+}
+
 export function KeysPage(props: KeysPageProps) {
   return (
-    <Layout title="API keys" wide>
+    <Layout title="API keys" wide script>
       <h1>API keys</h1>
       <p class="muted">Signed in as {props.account.email}</p>
       {props.notice && <p class="notice" role="status">{props.notice}</p>}
       {props.error && <p class="error" role="alert">{props.error}</p>}
-      {props.created && (
-        <div class="notice" role="status">
-          <p>
-            Your new key <strong>{props.created.name}</strong> for{" "}
-            {props.created.workspaceName}. Copy it now: it is shown only this once.
-          </p>
-          <p>
-            <code id="new-key">{props.created.value}</code>
-          </p>
-          <p class="muted">
-            Send it as the <code>x-api-key</code> header to <code>{props.mcpUrl}</code>.
-          </p>
-        </div>
-      )}
+      {props.created && <NewKey created={props.created} mcpUrl={props.mcpUrl} />}
       {props.workspaces.length === 0 && (
         <p>You are not a member of any workspace, so you cannot create keys.</p>
       )}
       {props.workspaces.map((ws) => (
-        <section key={ws.id}>
-          <h2>{ws.name}</h2>
+        <section key={ws.id} aria-labelledby={`ws-${ws.id}`}>
+          <h2 id={`ws-${ws.id}`}>{ws.name}</h2>
           <p class="muted">Your role: {ws.role}. A key acts as you and never reaches more than you can.</p>
           <form method="post" action="/account/keys">
             <input type="hidden" name="csrf" value={props.csrf} />
@@ -94,22 +143,15 @@ export function KeysPage(props: KeysPageProps) {
               <button type="submit">Create key</button>
             </div>
           </form>
-          <h2>Your keys</h2>
-          {ws.own.length === 0 ? <p class="muted">No keys yet.</p> : (
+          <h3>{ws.seesAll ? `Every key of ${ws.name}` : "Your keys"}</h3>
+          {ws.keys.length === 0 ? <p class="muted">No keys yet.</p> : (
             <ul class="apps">
-              {ws.own.map((k) => <KeyItem key={k.id} k={k} csrf={props.csrf} showOwner={false} />)}
+              {ws.keys.map((k) => <KeyItem key={k.id} k={k} showOwner={ws.seesAll} />)}
             </ul>
-          )}
-          {ws.all && (
-            <>
-              <h2>Every key of {ws.name}</h2>
-              <ul class="apps">
-                {ws.all.map((k) => <KeyItem key={k.id} k={k} csrf={props.csrf} showOwner />)}
-              </ul>
-            </>
           )}
         </section>
       ))}
+      {props.workspaces.length > 0 && <Configurations configs={props.configs} />}
       <footer>
         <a href="/account/apps">Connected apps</a>
         <a href="/signin?return_to=%2Faccount%2Fkeys">Switch account</a>
@@ -121,4 +163,27 @@ export function KeysPage(props: KeysPageProps) {
       </footer>
     </Layout>
   );
+}
+
+/** The second step of Revoke: which key, and a POST that revokes it. */
+export function RevokeKeyConfirmPage(props: { csrf: string; key: KeyToRevoke }) {
+  const k = props.key;
+  const label = k.name || k.prefix;
+  return ConfirmPage({
+    title: `Revoke ${label}?`,
+    csrf: props.csrf,
+    action: "/account/keys/revoke",
+    hidden: { key_id: k.id },
+    confirmLabel: `Revoke ${label}`,
+    cancelHref: "/account/keys",
+    children: (
+      <>
+        <p>
+          The key <strong>{label}</strong> <code>{k.prefix}…</code> of {k.workspaceName}
+          {k.mine ? "" : k.userEmail ? ` (acts as ${k.userEmail})` : " (a workspace key)"}{" "}
+          stops working on its next request. This cannot be undone: a client using it needs a new key.
+        </p>
+      </>
+    ),
+  });
 }

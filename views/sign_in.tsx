@@ -49,6 +49,8 @@ export function SignInPage(props: SignInProps) {
           name="email"
           type="email"
           autocomplete="username"
+          // The one field every visitor types first; the page has nothing else to read before it.
+          autofocus
           required
           value={props.email ?? ""}
         />

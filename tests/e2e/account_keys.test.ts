@@ -1,5 +1,6 @@
 // End to end: a real headless Chromium signs in, creates an API key on /account/keys, the key answers on /mcp
-// (through the official SDK client), is shown only once, and stops working when revoked from the page.
+// (through the official SDK client), is shown only once, and stops working when revoked from the page (after
+// its confirmation page).
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -96,6 +97,10 @@ Deno.test({
       // revoke from the page: the next request is refused
       assert.equal(await mcpStatus(mcpUrl, key), 200);
       await page.getByRole("button", { name: "Revoke Browser key" }).first().click();
+      // a confirmation page first: the key still works until it is confirmed
+      await page.getByRole("heading", { name: "Revoke Browser key?" }).waitFor();
+      assert.equal(await mcpStatus(mcpUrl, key), 200);
+      await page.getByRole("button", { name: "Revoke Browser key" }).click();
       await page.getByRole("status").filter({ hasText: "revoked" }).waitFor();
       assert.equal(await mcpStatus(mcpUrl, key), 403);
     } finally {

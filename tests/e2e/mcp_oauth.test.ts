@@ -413,6 +413,9 @@ Deno.test({
 
           await page.goto(`${issuer}/account/apps`);
           await page.getByRole("button", { name: "Disconnect Operator App" }).click();
+          // the confirmation page (issue 18): the same button name confirms
+          await page.getByRole("heading", { name: "Disconnect Operator App?" }).waitFor();
+          await page.getByRole("button", { name: "Disconnect Operator App" }).click();
           await page.getByRole("status").filter({ hasText: "The application was disconnected." }).waitFor();
           await nextCallIs401(again.client, operatorProvider);
         },

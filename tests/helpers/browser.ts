@@ -1,5 +1,5 @@
 // Headless Debian Chromium for the e2e tests: whether it is installed, and one way to launch it.
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -29,5 +29,76 @@ export function launchChromium(): Promise<Browser> {
       "--disable-component-update",
       "--disable-sync",
     ],
+  });
+}
+
+/** The two screens every page is checked on: a laptop and a phone (iPhone 12-15 class). */
+export const VIEWPORTS = {
+  desktop: { width: 1280, height: 800 },
+  phone: { width: 390, height: 844 },
+} as const;
+
+/** axe-core's tags for WCAG 2.0, 2.1 and 2.2, levels A and AA. */
+export const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+
+/** The part of an axe-core result the assertion reports. */
+interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: Array<{ target: unknown }>;
+}
+
+/**
+ * Runs axe-core (test-only: imported here, never from main.ts's graph) in the page and throws with every
+ * violation's rule, impact and first targets unless there are none. The page's context needs `bypassCSP: true`:
+ * the pages allow no inline script, and axe is injected as one (page.addScriptTag({ content })).
+ */
+export async function assertNoAxeViolations(page: Page, label: string): Promise<void> {
+  const { default: axe } = await import("axe-core");
+  await page.addScriptTag({ content: (axe as unknown as { source: string }).source });
+  const violations: Array<{ id: string; impact: string; help: string; targets: string[] }> = await page
+    .evaluate(
+      async (tags) => {
+        const win = globalThis as unknown as {
+          document: unknown;
+          axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: AxeViolation[] }> };
+        };
+        const result = await win.axe.run(win.document, {
+          runOnly: { type: "tag", values: tags },
+          resultTypes: ["violations"],
+        });
+        return result.violations.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          help: v.help,
+          targets: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)),
+        }));
+      },
+      WCAG_22_AA,
+    );
+  if (violations.length > 0) {
+    const lines = violations.map((v) => `  ${v.id} (${v.impact}): ${v.help} — ${v.targets.join(", ")}`);
+    throw new Error(
+      `axe-core: ${violations.length} WCAG 2.2 AA violation(s) on ${label}:\n${lines.join("\n")}`,
+    );
+  }
+}
+
+/** True when the element's whole box lies inside the viewport (visible without scrolling) and is on top there. */
+export async function inViewport(page: Page, selector: string): Promise<boolean> {
+  const locator = page.locator(selector);
+  const box = await locator.boundingBox();
+  const size = page.viewportSize();
+  if (!box || !size) return false;
+  const inside = box.x >= 0 && box.y >= 0 && box.x + box.width <= size.width &&
+    box.y + box.height <= size.height;
+  if (!inside) return false;
+  // Nothing covers its centre (a sticky bar that something else overlaps would not count as visible).
+  return await locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    // deno-lint-ignore no-explicit-any
+    const hit = (globalThis as any).document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    return hit !== null && (hit === el || el.contains(hit));
   });
 }

@@ -1,10 +1,13 @@
 // Sign-in, CSRF, cookies, security headers and /account/apps: the browser-facing rules.
 import assert from "node:assert/strict";
+import { loadBranding, MAX_LOGO_BYTES } from "../../lib/branding.ts";
+import { parseConfig } from "../../lib/config.ts";
 import { SIGN_IN_BRAKE } from "../../lib/oauth/sign_in.ts";
 import {
   authorizeThrough,
   authorizeUrl,
   Browser,
+  consentPageFor,
   exchange,
   field,
   getCode,
@@ -292,4 +295,268 @@ Deno.test("browser pages", async (t) => {
   } finally {
     await ctx.close();
   }
+});
+
+// ---- issue 18, point 7: pages that finish the job ----
+
+Deno.test("branding: name, accent stylesheet and logo served by Portico itself, with a long cache", async () => {
+  const dir = await Deno.makeTempDir();
+  const svg = `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"></svg>`;
+  await Deno.writeTextFile(`${dir}/logo.svg`, svg);
+  const ctx = await setup({ BRAND_NAME: "Acme Access", BRAND_ACCENT: "#FC0", BRAND_LOGO: `${dir}/logo.svg` });
+  const plain = await setup();
+  try {
+    const html = await (await new Browser(ctx.app).get("/signin")).text();
+    assert.match(html, /<title>Sign in · Acme Access<\/title>/);
+    assert.match(
+      html,
+      /<header class="brand"><img src="\/assets\/logo\?v=[0-9a-f]{12}" alt=""><span>Acme Access/,
+    );
+    assert.match(html, /<link rel="stylesheet" href="\/assets\/brand.css\?v=[0-9a-f]{12}">/);
+    assert.doesNotMatch(html, /https?:\/\//, "still nothing from elsewhere");
+
+    const logo = await ctx.app.request("/assets/logo");
+    assert.equal(logo.status, 200);
+    assert.equal(logo.headers.get("content-type"), "image/svg+xml");
+    assert.equal(logo.headers.get("cache-control"), "public, max-age=31536000, immutable");
+    assert.equal(
+      logo.headers.get("content-security-policy"),
+      "default-src 'none'; style-src 'unsafe-inline'; sandbox; frame-ancestors 'none'",
+    );
+    assert.equal(logo.headers.get("x-content-type-options"), "nosniff");
+    assert.equal(await logo.text(), svg);
+
+    // #FC0 is widened to #ffcc00; on white it is too pale for text (links keep Portico's blue), on the dark
+    // card it reads well; buttons get black text.
+    const css = await ctx.app.request("/assets/brand.css");
+    assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
+    assert.equal(
+      await css.text(),
+      ":root { --accent: #ffcc00; --accent-fg: #000000; --link: #2557d6; }\n" +
+        "@media (prefers-color-scheme: dark) {\n" +
+        "  :root { --accent: #ffcc00; --accent-fg: #000000; --link: #ffcc00; }\n}\n",
+    );
+
+    // Without branding: Portico's name, no logo, no accent stylesheet.
+    const bare = await (await new Browser(plain.app).get("/signin")).text();
+    assert.match(bare, /<title>Sign in · Portico<\/title>/);
+    assert.doesNotMatch(bare, /assets\/logo|brand\.css/);
+    const none = await plain.app.request("/assets/logo");
+    assert.equal(none.status, 404);
+    await none.body?.cancel();
+  } finally {
+    await ctx.close();
+    await plain.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("branding: a bad BRAND_ACCENT or BRAND_LOGO stops start-up with one clear line", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    assert.throws(() => parseConfig({ BRAND_ACCENT: "red" }), {
+      name: "ConfigError",
+      message: "config error: BRAND_ACCENT must be a hex colour like #2557d6",
+    });
+    assert.throws(() => parseConfig({ BRAND_LOGO: "logo.gif" }), {
+      message: "config error: BRAND_LOGO must be the path of a .png or .svg file",
+    });
+    assert.throws(() => parseConfig({ BRAND_NAME: "x".repeat(61) }), {
+      message: "config error: BRAND_NAME must be at most 60 characters",
+    });
+    const load = (logo: string) => () =>
+      loadBranding({ brandName: "P", brandAccent: undefined, brandLogo: `${dir}/${logo}` });
+    assert.throws(load("missing.png"), {
+      name: "ConfigError",
+      message: `config error: BRAND_LOGO ${dir}/missing.png does not exist`,
+    });
+    await Deno.writeTextFile(`${dir}/fake.png`, "<svg></svg>");
+    assert.throws(load("fake.png"), {
+      message: `config error: BRAND_LOGO ${dir}/fake.png is not a PNG file`,
+    });
+    await Deno.writeTextFile(`${dir}/page.svg`, "<html><script>alert(1)</script></html>");
+    assert.throws(load("page.svg"), {
+      message: `config error: BRAND_LOGO ${dir}/page.svg is not an SVG file (it must start with <svg)`,
+    });
+    await Deno.writeFile(`${dir}/big.png`, new Uint8Array(MAX_LOGO_BYTES + 1));
+    assert.throws(load("big.png"), {
+      message: `config error: BRAND_LOGO ${dir}/big.png is larger than 256 KiB`,
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("consent: 'Not you? Use another account' signs that account out and returns to the request's sign-in", async () => {
+  const ctx = await setup();
+  try {
+    const client = await registerPublic(ctx.app, { client_name: "Switch App" });
+    const url = authorizeUrl({
+      response_type: "code",
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+      state: "keep-me",
+    });
+    const b = new Browser(ctx.app);
+    const consent = await consentPageFor(b, url, ctx.user.email);
+    assert.match(consent, /<form method="post" action="\/oauth\/authorize\/switch">/);
+    const ticket = field(consent, "ticket")!;
+    const csrf = field(consent, "csrf")!;
+
+    const forged = await b.post("/oauth/authorize/switch", { ticket });
+    assert.equal(forged.status, 403);
+    await forged.body?.cancel();
+    assert.equal((await b.get("/account/apps")).status, 200, "still signed in after a refused POST");
+
+    const res = await b.post("/oauth/authorize/switch", { csrf, ticket });
+    assert.equal(res.status, 303);
+    assert.equal(location(res).pathname, "/oauth/authorize/resume");
+    const signIn = await (await b.get(location(res).pathname + location(res).search)).text();
+    assert.match(signIn, /<h1>Sign in<\/h1>/);
+    assert.match(signIn, /to continue to <strong>Switch App<\/strong>/);
+    const apps = await b.get("/account/apps");
+    assert.equal(apps.status, 303, "Dana is signed out of this browser");
+    await apps.body?.cancel();
+
+    // Someone else signs in: the same request goes on (state kept) and the code is theirs.
+    const signed = await b.post("/signin", {
+      csrf: field(signIn, "csrf")!,
+      ticket: field(signIn, "ticket")!,
+      email: ctx.other.email,
+      password: PASSWORD,
+    });
+    const next = await (await b.get(location(signed).pathname + location(signed).search)).text();
+    assert.match(next, /Signed in as Olly \(olly@example.com\)/);
+    const back = location(
+      await b.post("/oauth/authorize/consent", {
+        csrf: field(next, "csrf")!,
+        ticket: field(next, "ticket")!,
+        decision: "allow",
+      }),
+    );
+    assert.equal(back.searchParams.get("state"), "keep-me");
+    const [grant] = await ctx.db.sql<{ user_id: string }[]>`
+      select user_id from oauth_codes where client_id = ${client.client_id}`;
+    assert.equal(grant.user_id, ctx.other.id);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("error pages: a code word and the request id; an unregistered redirect URI beside the registered ones", async () => {
+  const ctx = await setup();
+  try {
+    const client = await registerPublic(ctx.app, { client_name: "Pages App" });
+    const sent = `https://evil.example/cb?a=<script>alert(1)</script>`;
+    const res = await ctx.app.request(
+      authorizeUrl({
+        response_type: "code",
+        client_id: client.client_id,
+        redirect_uri: sent,
+        code_challenge: pkce().challenge,
+        code_challenge_method: "S256",
+      }),
+      { headers: { "x-request-id": "req-abc.123" } },
+    );
+    assert.equal(res.status, 400);
+    assert.equal(res.headers.get("location"), null);
+    assert.equal(res.headers.get("x-request-id"), "req-abc.123");
+    const html = await res.text();
+    assert.match(html, /data-error-code="invalid_redirect_uri"/);
+    assert.match(html, /<code>invalid_redirect_uri<\/code>/);
+    assert.match(html, /<code data-request-id>req-abc\.123<\/code>/);
+    assert.ok(
+      html.includes(
+        `<code data-redirect-sent>https://evil.example/cb?a=&lt;script>alert(1)&lt;/script></code>`,
+      ),
+      "sent, escaped",
+    );
+    assert.ok(html.includes(`<code data-redirect-registered>${REDIRECT}</code>`));
+    assert.doesNotMatch(html, /<script/);
+    assert.doesNotMatch(html, /<a /, "never a link");
+
+    const unknown = await ctx.app.request(
+      authorizeUrl({ response_type: "code", client_id: "pcl_nobody", redirect_uri: REDIRECT }),
+    );
+    const u = await unknown.text();
+    assert.equal(unknown.status, 400);
+    assert.match(u, /data-error-code="unknown_client"/);
+    assert.ok(u.includes(`<code data-request-id>${unknown.headers.get("x-request-id")}</code>`));
+    assert.doesNotMatch(u, /data-redirect-sent/);
+
+    // Pages other routes render carry the code and id too (CSRF refusal).
+    const b = new Browser(ctx.app);
+    await (await b.get("/signin")).body?.cancel();
+    const refused = await b.post("/signin", { email: "x@example.com", password: "y" });
+    assert.equal(refused.status, 403);
+    const r = await refused.text();
+    assert.match(r, /data-error-code="invalid_csrf"/);
+    assert.ok(r.includes(`<code data-request-id>${refused.headers.get("x-request-id")}</code>`));
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("sign-in page: focus starts in the email field", async () => {
+  const ctx = await setup();
+  try {
+    const html = await (await new Browser(ctx.app).get("/signin")).text();
+    assert.match(
+      html,
+      /<input id="email" name="email" type="email" autocomplete="username" autofocus required/,
+    );
+    assert.equal(html.match(/autofocus/g)?.length, 1);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("Disconnect and Revoke: a GET confirmation page changes nothing; unknown ones are refused", async () => {
+  const ctx = await setup();
+  try {
+    const client = await registerPublic(ctx.app, { client_name: "Pages App" });
+    const b = new Browser(ctx.app);
+    await getCode(ctx, b, client);
+    const list = await (await b.get("/account/apps")).text();
+    assert.match(list, /<form method="get" action="\/account\/apps\/disconnect">/);
+    assert.doesNotMatch(list, /action="\/account\/apps\/revoke"/, "no one-click disconnect on the list");
+    const page = await b.get(`/account/apps/disconnect?client_id=${encodeURIComponent(client.client_id)}`);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /<h1>Disconnect Pages App\?<\/h1>/);
+    assert.match(html, /<form method="post" action="\/account\/apps\/revoke">/);
+    assert.equal(field(html, "client_id"), client.client_id);
+    assert.ok(field(html, "csrf"));
+    const [consent] = await ctx.db.sql`select 1 from oauth_consents where client_id = ${client.client_id}`;
+    assert.ok(consent, "the GET disconnected nothing");
+    const missing = await b.get("/account/apps/disconnect?client_id=pcl_unknown");
+    assert.equal(missing.status, 404);
+    assert.match(await missing.text(), /data-error-code="not_found"/);
+    const anon = await new Browser(ctx.app).get(`/account/apps/disconnect?client_id=${client.client_id}`);
+    assert.equal(anon.status, 303);
+    assert.match(anon.headers.get("location")!, /^\/signin\?return_to=/);
+
+    const garbage = await b.get("/account/keys/revoke?key_id=not-a-uuid");
+    assert.equal(garbage.status, 303);
+    assert.equal(garbage.headers.get("location"), "/account/keys?error=no_key");
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("axe-core is test-only: not in main.ts's module graph", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "main.ts"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  assert.equal(out.code, 0);
+  // `modules` is the graph main.ts loads (npmPackages lists the whole import map, which is not loaded).
+  const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: Array<{ specifier: string }> };
+  const specifiers = graph.modules.map((m) => m.specifier);
+  assert.ok(specifiers.some((s) => s.endsWith("/routes/page_assets.ts")), "the graph is the app's");
+  assert.ok(specifiers.some((s) => s.startsWith("npm:/preact@")), "npm modules are listed");
+  assert.deepEqual(specifiers.filter((s) => s.includes("axe-core")), []);
 });

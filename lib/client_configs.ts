@@ -1,0 +1,72 @@
+// Ready-to-paste configurations for MCP clients (Cursor, VS Code, Claude Code, mcp-remote, curl) pointing at
+// this server's /mcp with an API key, shown on /account/keys.
+//
+// The key itself is never written into them: each reads it from the PORTICO_KEY environment variable (or asks
+// for it, in VS Code), so the key's value appears on the page once and config files can be shared.
+export const KEY_VARIABLE = "PORTICO_KEY";
+
+export interface ClientConfig {
+  /** stable id for tests and anchors */
+  id: "cursor" | "vscode" | "claude-code" | "mcp-remote" | "curl";
+  client: string;
+  /** where it goes, in words */
+  where: string;
+  text: string;
+}
+
+const json = (v: unknown) => JSON.stringify(v, null, 2);
+
+/** The configurations for `mcpUrl` (`{ISSUER}/mcp`); `name` is the server's name inside each client. */
+export function clientConfigs(mcpUrl: string, name = "portico"): ClientConfig[] {
+  const header = `x-api-key: $${KEY_VARIABLE}`;
+  return [
+    {
+      id: "cursor",
+      client: "Cursor",
+      where: "~/.cursor/mcp.json (Cursor reads PORTICO_KEY from its environment)",
+      text: json({
+        mcpServers: { [name]: { url: mcpUrl, headers: { "x-api-key": `\${env:${KEY_VARIABLE}}` } } },
+      }),
+    },
+    {
+      id: "vscode",
+      client: "VS Code",
+      where: ".vscode/mcp.json (VS Code asks for the key once and stores it)",
+      text: json({
+        inputs: [{ type: "promptString", id: "portico-key", description: "Portico API key", password: true }],
+        servers: { [name]: { type: "http", url: mcpUrl, headers: { "x-api-key": "${input:portico-key}" } } },
+      }),
+    },
+    {
+      id: "claude-code",
+      client: "Claude Code",
+      where: "a terminal, with PORTICO_KEY set",
+      text: `claude mcp add --transport http ${name} ${mcpUrl} --header "${header}"`,
+    },
+    {
+      id: "mcp-remote",
+      client: "mcp-remote (Claude Desktop and other stdio-only clients)",
+      where: "the client's MCP servers file; put the key in env",
+      text: json({
+        mcpServers: {
+          [name]: {
+            command: "npx",
+            args: ["-y", "mcp-remote", mcpUrl, "--header", `x-api-key:\${${KEY_VARIABLE}}`],
+            env: { [KEY_VARIABLE]: "paste your key here" },
+          },
+        },
+      }),
+    },
+    {
+      id: "curl",
+      client: "curl",
+      where: "a terminal, with PORTICO_KEY set",
+      text: [
+        `curl -sS ${mcpUrl} \\`,
+        `  -H "content-type: application/json" -H "accept: application/json, text/event-stream" \\`,
+        `  -H "${header}" \\`,
+        `  -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'`,
+      ].join("\n"),
+    },
+  ];
+}
