@@ -223,7 +223,7 @@ Deno.test("admin commands", async (t) => {
       assert.deepEqual({ ...m }, { role: "admin", company_ids: [companyId] });
       await refused(
         1,
-        "role must be one of owner, admin, manager, accounting, member, guest",
+        "role: must be one of owner, admin, manager, accounting, member, guest",
         "member",
         "add",
         "--workspace",

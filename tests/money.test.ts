@@ -36,16 +36,16 @@ Deno.test("money: parses strings and numbers with at most 2 decimals into cents"
 });
 
 Deno.test("money: refuses more than 2 decimals, exponents, separators and non-finite numbers", () => {
-  refused(() => parseMoney("12.345", "unitPrice"), "unitPrice must have at most 2 decimals");
-  refused(() => parseMoney(12.345, "unitPrice"), "unitPrice must have at most 2 decimals");
-  refused(() => parseMoney(0.1 + 0.2, "amount"), "amount must have at most 2 decimals");
-  refused(() => parseMoney("1e3", "amount"), 'amount must be a decimal number like 12.50 (got "1e3")');
-  refused(() => parseMoney(1e21, "amount"), "amount must be a decimal number like 12.50 (got 1e+21)");
-  refused(() => parseMoney("1,50", "amount"), 'amount must be a decimal number like 12.50 (got "1,50")');
-  refused(() => parseMoney("", "amount"), 'amount must be a decimal number like 12.50 (got "")');
-  refused(() => parseMoney(".5", "amount"), 'amount must be a decimal number like 12.50 (got ".5")');
-  refused(() => parseMoney(NaN, "amount"), "amount must be a finite number");
-  refused(() => parseMoney(Infinity, "amount"), "amount must be a finite number");
+  refused(() => parseMoney("12.345", "unitPrice"), "unitPrice: must have at most 2 decimals");
+  refused(() => parseMoney(12.345, "unitPrice"), "unitPrice: must have at most 2 decimals");
+  refused(() => parseMoney(0.1 + 0.2, "amount"), "amount: must have at most 2 decimals");
+  refused(() => parseMoney("1e3", "amount"), 'amount: must be a decimal number like 12.50 (got "1e3")');
+  refused(() => parseMoney(1e21, "amount"), "amount: must be a decimal number like 12.50 (got 1e+21)");
+  refused(() => parseMoney("1,50", "amount"), 'amount: must be a decimal number like 12.50 (got "1,50")');
+  refused(() => parseMoney("", "amount"), 'amount: must be a decimal number like 12.50 (got "")');
+  refused(() => parseMoney(".5", "amount"), 'amount: must be a decimal number like 12.50 (got ".5")');
+  refused(() => parseMoney(NaN, "amount"), "amount: must be a finite number");
+  refused(() => parseMoney(Infinity, "amount"), "amount: must be a finite number");
 });
 
 Deno.test("money: formats cents with exactly 2 decimals and quantities without trailing zeros", () => {

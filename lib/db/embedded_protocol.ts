@@ -7,6 +7,7 @@ export type FromWorker =
   | { type: "ready"; port: number }
   | { type: "failed"; message: string }
   | { type: "alive" }
+  | { type: "spinning" }
   | { type: "stopped" };
 
 export const HEARTBEAT_MS = 250;

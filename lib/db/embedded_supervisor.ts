@@ -32,8 +32,8 @@ export interface SupervisedEmbedded {
   /** how many times the worker was restarted after its first start */
   restarts(): number;
   close(): Promise<void>;
-  /** Test hook: makes the worker's thread spin as PGlite does on a full disk. */
-  spinForTest(): void;
+  /** Test hook: makes the worker's thread spin as PGlite does on a full disk; resolves once it spins. */
+  spinForTest(): Promise<void>;
 }
 
 const BACKOFF_MIN_MS = 250;
@@ -52,6 +52,8 @@ export async function startSupervisedEmbedded(
   let worker: Worker | undefined;
   let workerPort = 0;
   let lastAlive = 0;
+  // the pending spinForTest, told when the worker reports it spins
+  let spinning: (() => void) | undefined;
   let restartCount = 0;
   let backoff = BACKOFF_MIN_MS;
   let diskProblem: string | undefined;
@@ -125,6 +127,7 @@ export async function startSupervisedEmbedded(
       w.onmessage = (event: MessageEvent<FromWorker>) => {
         const msg = event.data;
         if (msg.type === "alive") lastAlive = Date.now();
+        else if (msg.type === "spinning") spinning?.();
         else if (msg.type === "ready") {
           workerPort = msg.port;
           lastAlive = Date.now();
@@ -239,7 +242,10 @@ export async function startSupervisedEmbedded(
     },
     restarts: () => restartCount,
     spinForTest() {
-      worker?.postMessage({ type: "spin" } satisfies ToWorker);
+      return new Promise<void>((resolve) => {
+        spinning = resolve;
+        worker?.postMessage({ type: "spin" } satisfies ToWorker);
+      });
     },
     async close() {
       if (state === "stopped") return;

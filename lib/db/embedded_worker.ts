@@ -45,5 +45,8 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   const msg = event.data;
   if (msg.type === "start") void start(msg.dir);
   else if (msg.type === "stop") void stop();
-  else if (msg.type === "spin") { for (;;) { /* a hung PGlite, for the supervisor's tests */ } }
+  else if (msg.type === "spin") {
+    send({ type: "spinning" }); // from here on nothing this thread serves gets an answer
+    for (;;) { /* a hung PGlite, for the supervisor's tests */ }
+  }
 };

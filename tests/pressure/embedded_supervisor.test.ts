@@ -33,7 +33,7 @@ Deno.test("supervisor: a hung embedded database answers 503, restarts by itself 
     assert.equal(db.state(), "ready");
     assert.equal(db.problem(), undefined);
 
-    db.spinForTest();
+    await db.spinForTest();
     // A statement sent to the hung database fails as "unavailable" once the supervisor gives up on it — it
     // does not wait forever — and so becomes a 503 in the app.
     const failed = await sql`select n from kept`.then(() => undefined, (err) => err);
@@ -61,7 +61,7 @@ Deno.test("supervisor: /healthz answers 503 at once while the embedded database 
     assert.equal(ok.status, 200);
     assert.deepEqual(await ok.json(), { status: "ok" });
 
-    db.spinForTest();
+    await db.spinForTest();
     const hung = await app.request("/healthz");
     assert.equal(hung.status, 503);
     assert.equal(hung.headers.get("retry-after"), "5");
@@ -82,7 +82,16 @@ Deno.test("supervisor: /healthz names a data directory that cannot be written", 
   try {
     const app = appWith(sql, () => db.problem());
     // Root ignores file modes, so the probe is made to fail by a directory where its file goes.
-    await Deno.mkdir(`${dir}/.write_probe`);
+    // The probe itself creates and removes a file there every interval: retry until the directory wins.
+    await until("probe path taken", async () => {
+      try {
+        await Deno.mkdir(`${dir}/.write_probe`);
+        return true;
+      } catch (err) {
+        if (err instanceof Deno.errors.AlreadyExists) return false;
+        throw err;
+      }
+    }, 10_000);
     await Deno.writeTextFile(`${dir}/.write_probe/x`, "");
     await until("probe failed", () => db.problem() !== undefined, 10_000);
     const res = await app.request("/healthz");
