@@ -303,13 +303,14 @@ export async function exchangeCode(
 }
 
 /**
- * What the refresh statement answers, always one row: the client named by the request (the columns of
- * `ClientRow`, null when there is no such client), the presented token (`t_…`, null when unknown), and whether
- * the statement already rotated the token or issued a sibling successor (`issued`).
+ * What the refresh statement answers, always one row: the client named by the request (null when there is no
+ * such client), the presented token (`t_…`, null when unknown), and whether the statement already rotated the
+ * token or issued a sibling successor (`issued`). Arrays come as JSON: postgres.js parses a new connection's
+ * first answer before it has learnt the array types (its type query's answer and the next one arrive in one
+ * read), and then leaves that statement's arrays as strings for the connection's life.
  */
 interface RefreshRow {
-  client_id: string | null;
-  secret_hash: string | null;
+  client: ClientRow | null;
   t_id: string | null;
   t_family_id: string;
   t_client_id: string;
@@ -436,8 +437,8 @@ async function refreshStatement(
        where client_id = ${input.clientId} and exists (select 1 from issued)
          and (last_used_at is null or last_used_at < now() - interval '1 hour')
     )
-    select c.*, t.id as t_id, t.family_id as t_family_id, t.client_id as t_client_id, t.user_id as t_user_id,
-           t.scopes as t_scopes, t.resource as t_resource, t.auth_time as t_auth_time, t.rotated as t_rotated,
+    select (select to_json(c) from c) as client, t.id as t_id, t.family_id as t_family_id,
+           t.client_id as t_client_id, t.user_id as t_user_id, to_json(t.scopes) as t_scopes, t.resource as t_resource, t.auth_time as t_auth_time, t.rotated as t_rotated,
            t.revoked as t_revoked, t.unexpired as t_unexpired, t.grant_live as t_grant_live,
            t.within_cap as t_within_cap, t.enabled as t_enabled, t.in_grace as t_in_grace,
            exists (select 1 from issued) as issued
@@ -487,7 +488,7 @@ export async function refreshGrant(
   if (!client) {
     // The statement's own client check is the same as authenticateClient's; this one names the refusal.
     client = await authenticateClient(
-      () => Promise.resolve(row.client_id === null ? undefined : row as unknown as ClientRow),
+      () => Promise.resolve(row.client ?? undefined),
       creds,
     );
   }
