@@ -6,8 +6,8 @@ import { randomToken, sha256Hex } from "../crypto.ts";
 import {
   authenticateClient,
   type Client,
-  type ClientCredentials,
   clientColumns,
+  type ClientCredentials,
   type ClientFinder,
   type ClientRow,
 } from "./clients.ts";

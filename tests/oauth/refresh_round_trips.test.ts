@@ -85,82 +85,114 @@ Deno.test("refresh round trips", async (t) => {
     const conf = await registerConfidential(ctx.app); // client_secret_post
     const basic = await registerPublic(ctx.app, { token_endpoint_auth_method: "client_secret_basic" });
 
-    await t.step("one statement per refresh, public and confidential clients, and a retry in the window", async () => {
-      for (const [client, useBasic] of [[pub, false], [conf, false], [basic, true]] as const) {
-        const { first } = await start(ctx, client, useBasic);
-        // warm: the signing key is loaded once per app
-        const warm = await refresh(app, client, first.refresh_token, { basic: useBasic });
-        assert.equal(warm.status, 200);
-        const second = await warm.json();
-        queries = [];
-        const res = await refresh(app, client, second.refresh_token, { basic: useBasic });
-        assert.equal(res.status, 200, await res.clone().text());
-        const body = await res.json();
-        assert.ok(body.refresh_token && body.access_token && body.id_token);
-        assert.equal(queries.length, 1, queries.join("\n---\n"));
-        assert.deepEqual(await tokenState(ctx.db.sql, second.refresh_token), { rotated: true, revoked: false });
-        // A retry of the token just rotated (a lost response): a sibling successor, also one statement.
-        queries = [];
-        const retry = await refresh(app, client, second.refresh_token, { basic: useBasic });
-        assert.equal(retry.status, 200);
-        const sibling = await retry.json();
-        assert.notEqual(sibling.refresh_token, body.refresh_token);
-        assert.equal(queries.length, 1, queries.join("\n---\n"));
-        // Using the sibling supersedes the first successor, in the same one statement.
-        queries = [];
-        assert.equal((await refresh(app, client, sibling.refresh_token, { basic: useBasic })).status, 200);
-        assert.equal(queries.length, 1, queries.join("\n---\n"));
-        assert.deepEqual(await tokenState(ctx.db.sql, body.refresh_token), { rotated: false, revoked: true });
-      }
-    });
+    await t.step(
+      "one statement per refresh, public and confidential clients, and a retry in the window",
+      async () => {
+        for (const [client, useBasic] of [[pub, false], [conf, false], [basic, true]] as const) {
+          const { first } = await start(ctx, client, useBasic);
+          // warm: the signing key is loaded once per app
+          const warm = await refresh(app, client, first.refresh_token, { basic: useBasic });
+          assert.equal(warm.status, 200);
+          const second = await warm.json();
+          queries = [];
+          const res = await refresh(app, client, second.refresh_token, { basic: useBasic });
+          assert.equal(res.status, 200, await res.clone().text());
+          const body = await res.json();
+          assert.ok(body.refresh_token && body.access_token && body.id_token);
+          assert.equal(queries.length, 1, queries.join("\n---\n"));
+          assert.deepEqual(await tokenState(ctx.db.sql, second.refresh_token), {
+            rotated: true,
+            revoked: false,
+          });
+          // A retry of the token just rotated (a lost response): a sibling successor, also one statement.
+          queries = [];
+          const retry = await refresh(app, client, second.refresh_token, { basic: useBasic });
+          assert.equal(retry.status, 200);
+          const sibling = await retry.json();
+          assert.notEqual(sibling.refresh_token, body.refresh_token);
+          assert.equal(queries.length, 1, queries.join("\n---\n"));
+          // Using the sibling supersedes the first successor, in the same one statement.
+          queries = [];
+          assert.equal((await refresh(app, client, sibling.refresh_token, { basic: useBasic })).status, 200);
+          assert.equal(queries.length, 1, queries.join("\n---\n"));
+          assert.deepEqual(await tokenState(ctx.db.sql, body.refresh_token), {
+            rotated: false,
+            revoked: true,
+          });
+        }
+      },
+    );
 
-    await t.step("a client that fails authentication changes nothing: the token still rotates afterwards", async () => {
-      const { first } = await start(ctx, conf);
-      const attempts: [Record<string, string>, Record<string, string>][] = [
-        // wrong secret
-        [{ client_id: conf.client_id, client_secret: "pcs_wrong" }, {}],
-        // no secret
-        [{ client_id: conf.client_id }, {}],
-        // the right secret the unregistered way (this client registered client_secret_post)
-        [{}, { authorization: `Basic ${btoa(`${conf.client_id}:${conf.client_secret}`)}` }],
-      ];
-      for (const [fields, headers] of attempts) {
-        const res = await token(app, { grant_type: "refresh_token", refresh_token: first.refresh_token, ...fields }, headers);
-        assert.equal(res.status, 401);
-        assert.equal((await res.json()).error, "invalid_client");
-        assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), { rotated: false, revoked: false });
-      }
-      // A public client presenting a secret, and another client's token.
-      const foreign = await refresh(app, pub, first.refresh_token);
-      assert.equal(foreign.status, 400);
-      assert.equal((await foreign.json()).error, "invalid_grant");
-      const withSecret = await refresh(app, { ...pub, client_secret: "pcs_x" }, first.refresh_token);
-      assert.equal(withSecret.status, 401);
-      assert.equal((await withSecret.json()).error, "invalid_client");
-      assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), { rotated: false, revoked: false });
-      assert.equal((await refresh(app, conf, first.refresh_token)).status, 200);
-    });
+    await t.step(
+      "a client that fails authentication changes nothing: the token still rotates afterwards",
+      async () => {
+        const { first } = await start(ctx, conf);
+        const attempts: [Record<string, string>, Record<string, string>][] = [
+          // wrong secret
+          [{ client_id: conf.client_id, client_secret: "pcs_wrong" }, {}],
+          // no secret
+          [{ client_id: conf.client_id }, {}],
+          // the right secret the unregistered way (this client registered client_secret_post)
+          [{}, { authorization: `Basic ${btoa(`${conf.client_id}:${conf.client_secret}`)}` }],
+        ];
+        for (const [fields, headers] of attempts) {
+          const res = await token(app, {
+            grant_type: "refresh_token",
+            refresh_token: first.refresh_token,
+            ...fields,
+          }, headers);
+          assert.equal(res.status, 401);
+          assert.equal((await res.json()).error, "invalid_client");
+          assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), {
+            rotated: false,
+            revoked: false,
+          });
+        }
+        // A public client presenting a secret, and another client's token.
+        const foreign = await refresh(app, pub, first.refresh_token);
+        assert.equal(foreign.status, 400);
+        assert.equal((await foreign.json()).error, "invalid_grant");
+        const withSecret = await refresh(app, { ...pub, client_secret: "pcs_x" }, first.refresh_token);
+        assert.equal(withSecret.status, 401);
+        assert.equal((await withSecret.json()).error, "invalid_client");
+        assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), {
+          rotated: false,
+          revoked: false,
+        });
+        assert.equal((await refresh(app, conf, first.refresh_token)).status, 200);
+      },
+    );
 
-    await t.step("invalid_scope and invalid_target change nothing either, with the same one statement", async () => {
-      const { first } = await start(ctx, pub);
-      for (
-        const [extra, error] of [
-          [{ scope: "openid admin" }, "invalid_scope"],
-          [{ resource: "https://elsewhere.example/api" }, "invalid_target"],
-        ] as const
-      ) {
-        queries = [];
-        const res = await refresh(app, pub, first.refresh_token, { extra });
-        assert.equal(res.status, 400);
-        assert.equal((await res.json()).error, error);
-        assert.equal(queries.length, 1, queries.join("\n---\n"));
-        assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), { rotated: false, revoked: false });
-      }
-      assert.equal((await refresh(app, pub, first.refresh_token, { extra: { scope: "openid" } })).status, 200);
-    });
+    await t.step(
+      "invalid_scope and invalid_target change nothing either, with the same one statement",
+      async () => {
+        const { first } = await start(ctx, pub);
+        for (
+          const [extra, error] of [
+            [{ scope: "openid admin" }, "invalid_scope"],
+            [{ resource: "https://elsewhere.example/api" }, "invalid_target"],
+          ] as const
+        ) {
+          queries = [];
+          const res = await refresh(app, pub, first.refresh_token, { extra });
+          assert.equal(res.status, 400);
+          assert.equal((await res.json()).error, error);
+          assert.equal(queries.length, 1, queries.join("\n---\n"));
+          assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), {
+            rotated: false,
+            revoked: false,
+          });
+        }
+        assert.equal(
+          (await refresh(app, pub, first.refresh_token, { extra: { scope: "openid" } })).status,
+          200,
+        );
+      },
+    );
 
     await t.step({
-      name: "a successor used while the retry's statement waits sends it to the locked path: the family is revoked",
+      name:
+        "a successor used while the retry's statement waits sends it to the locked path: the family is revoked",
       ignore: !ctx.db.server, // needs two connections at once
       fn: async () => {
         const { first, grantId } = await start(ctx, pub);
@@ -174,7 +206,9 @@ Deno.test("refresh round trips", async (t) => {
         const { promise: release, resolve: letGo } = Promise.withResolvers<void>();
         const tx = other.begin(async (tx) => {
           await tx`update oauth_grants set revoked_at = null where id = ${grantId}`;
-          await tx`update oauth_refresh_tokens set rotated_at = now() where token_hash = ${sha256Hex(successor)}`;
+          await tx`update oauth_refresh_tokens set rotated_at = now() where token_hash = ${
+            sha256Hex(successor)
+          }`;
           held();
           await release;
         });
