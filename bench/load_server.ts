@@ -15,6 +15,7 @@ import { loadCaller } from "../lib/mcp/caller.ts";
 import { toolSuccess } from "../lib/mcp/errors.ts";
 import { registryFor } from "../lib/mcp/registry.ts";
 import { createKeyStore } from "../lib/oauth/keys.ts";
+import { createSigner } from "../lib/oauth/signer.ts";
 import { signAccessToken, signIdToken } from "../lib/oauth/tokens.ts";
 import { createApp } from "../routes/mod.ts";
 import { createAuditLog } from "../lib/audit.ts";
@@ -34,6 +35,8 @@ export interface ServerSpec {
   logLevel: "debug" | "info" | "warn" | "error";
   /** a key of the seeded owner: the bare server precomputes that caller's tools/list answer with it */
   ownerKey: string;
+  /** SIGNER for the portico mode (default auto, as main.ts: OpenSSL through FFI when permitted) */
+  signer?: "auto" | "openssl" | "webcrypto";
 }
 
 const VARIANT = "A";
@@ -254,7 +257,16 @@ export async function serveBench(spec: ServerSpec): Promise<Deno.HttpServer> {
     });
     // as main.ts builds it, audit trail included, so the numbers include its (batched) cost
     const audit = createAuditLog(sql, log);
-    handler = createApp({ config, sql, log, secretKey: spec.secretKey, audit }).fetch;
+    // The signer as main.ts chooses it; SIGNER=openssl fails here rather than measure the fallback unawares.
+    const signer = createSigner({
+      choice: spec.signer ?? "auto",
+      libcryptoPath: config.libcryptoPath,
+      onFallback: (reason) => log.warn("signer: a key falls back to webcrypto", { reason }),
+    });
+    log.info("signer", { signer: signer.kind, reason: signer.reason });
+    // stdout (the log) is discarded by bench/load.ts; the bench's reader sees this line.
+    console.error(`  [portico server] signer: ${signer.kind} (${signer.reason}), LOG_LEVEL ${spec.logLevel}`);
+    handler = createApp({ config, sql, log, secretKey: spec.secretKey, audit, signer }).fetch;
   } else if (spec.mode === "mcp_sdk") handler = mcpSdkHandler(sql, log);
   else handler = await bareHandler(spec, sql);
   const { promise, resolve } = Promise.withResolvers<void>();

@@ -4,7 +4,7 @@
 // first. Prints a markdown table for BENCHMARKS.md; asserts nothing.
 //
 // deno run -A bench/refresh_peer.ts [--requests=1500] [--warmup=150] [--rounds=3] [--connections=1,4,16]
-//   [--log-level=info]
+//   [--log-level=info] [--signer=openssl] [--cpu-prof=DIR]
 import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { createClient } from "../lib/oauth/clients.ts";
@@ -33,6 +33,10 @@ export interface RefreshPeerOptions {
   rounds?: number;
   connections?: number[];
   logLevel?: "debug" | "info" | "warn" | "error";
+  /** Portico's SIGNER (default openssl: the server refuses to start without it rather than fall back) */
+  signer?: "auto" | "openssl" | "webcrypto";
+  /** a folder for the Portico server's --cpu-prof profiles, one per round */
+  cpuProf?: string;
 }
 
 interface Impl {
@@ -157,6 +161,7 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
   const rounds = opts.rounds ?? 3;
   const connections = opts.connections ?? [1, 4, 16];
   const logLevel = opts.logLevel ?? "info";
+  const signer = opts.signer ?? "openssl";
   if (!await run("node", ["--version"], PEERS) || !await ensurePeer()) {
     console.log("refresh peer: Node or the npm registry is unavailable; skipped");
     return;
@@ -183,7 +188,8 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
           secretKey: SECRET,
           logLevel,
           ownerKey: "",
-        }, "");
+          signer,
+        }, opts.cpuProf ?? "");
         return { ...s, chains: porticoChains };
       },
     };
@@ -195,7 +201,7 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
     };
     console.log(`\nRefresh against node-oidc-provider (bench/refresh_peer.ts) — ${new Date().toISOString()}`);
     console.log(
-      `  ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}, Portico LOG_LEVEL ${logLevel}; ` +
+      `  ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}, Portico LOG_LEVEL ${logLevel}, SIGNER ${signer}; ` +
         `per round ${warmup} warm-up + ${requests} measured refreshes; ${rounds} rounds alternating; median`,
     );
     const lines: string[] = [
@@ -261,5 +267,7 @@ if (import.meta.main) {
     rounds: num("rounds"),
     connections: flag("connections")?.split(",").map(Number),
     logLevel: flag("log-level") as RefreshPeerOptions["logLevel"],
+    signer: flag("signer") as RefreshPeerOptions["signer"],
+    cpuProf: flag("cpu-prof"),
   });
 }

@@ -78,6 +78,7 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     issuer,
     refreshGraceSeconds: deps.config.refreshReuseGraceSeconds,
     familyMaxDays: deps.config.refreshFamilyMaxDays,
+    findClient: deps.clients.find,
   };
   const metadata = authorizationServerMetadata(issuer);
   const limit = deps.config.registrationRateLimit;
@@ -160,21 +161,32 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       if (form.grant_type !== "authorization_code" && form.grant_type !== "refresh_token") {
         throw new OAuthError("unsupported_grant_type", `grant_type ${form.grant_type} is not supported`);
       }
-      const client = await authenticateClient(deps.clients.find, creds);
-      if (form.grant_type === "authorization_code") {
+      if (form.grant_type === "refresh_token") {
+        // Authenticates the client itself (in the common case in the statement that rotates the token), so a
+        // malformed `resource` is handed over to be named after the client's own refusal, as for a code.
+        let resource: string | undefined;
+        let resourceProblem: OAuthError | undefined;
+        try {
+          resource = checkedResource(form.resource);
+        } catch (err) {
+          if (!(err instanceof OAuthError)) throw err;
+          resourceProblem = err;
+        }
         return c.json(
-          await exchangeCode(tokenDeps, client, {
-            code: form.code,
-            redirectUri: form.redirect_uri,
-            codeVerifier: form.code_verifier,
-            resource: checkedResource(form.resource),
+          await refreshGrant(tokenDeps, creds, {
+            refreshToken: form.refresh_token,
+            scope: form.scope,
+            resource,
+            resourceProblem,
           }),
         );
       }
+      const client = await authenticateClient(deps.clients.find, creds);
       return c.json(
-        await refreshGrant(tokenDeps, client, {
-          refreshToken: form.refresh_token,
-          scope: form.scope,
+        await exchangeCode(tokenDeps, client, {
+          code: form.code,
+          redirectUri: form.redirect_uri,
+          codeVerifier: form.code_verifier,
           resource: checkedResource(form.resource),
         }),
       );

@@ -3,7 +3,14 @@
 import type { Db, Sql } from "../db/client.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
 import { randomToken, sha256Hex } from "../crypto.ts";
-import type { Client } from "./clients.ts";
+import {
+  authenticateClient,
+  type Client,
+  clientColumns,
+  type ClientCredentials,
+  type ClientFinder,
+  type ClientRow,
+} from "./clients.ts";
 import { OAuthError } from "./errors.ts";
 import type { KeyStore } from "./keys.ts";
 import { isValidVerifier, verifierMatches } from "./pkce.ts";
@@ -57,6 +64,8 @@ export interface TokenDeps {
   refreshGraceSeconds: number;
   /** REFRESH_FAMILY_MAX_DAYS: the absolute life of a refresh token family, counted from the code exchange */
   familyMaxDays: number;
+  /** finds clients for authentication (the client directory: registered ones and metadata documents) */
+  findClient: ClientFinder;
 }
 
 function refreshTtl(client: Client): number | undefined {
@@ -293,130 +302,275 @@ export async function exchangeCode(
   });
 }
 
+/**
+ * What the refresh statement answers, always one row: the client named by the request (null when there is no
+ * such client), the presented token (`t_…`, null when unknown), and whether the statement already rotated the
+ * token or issued a sibling successor (`issued`). Arrays come as JSON: postgres.js parses a new connection's
+ * first answer before it has learnt the array types (its type query's answer and the next one arrive in one
+ * read), and then leaves that statement's arrays as strings for the connection's life.
+ */
 interface RefreshRow {
-  id: string;
-  family_id: string;
-  client_id: string;
-  user_id: string;
-  scopes: string[];
-  resource: string | null;
-  auth_time: Date | string;
-  rotated: boolean;
-  revoked: boolean;
-  unexpired: boolean;
-  grant_live: boolean;
-  within_cap: boolean;
-  enabled: boolean;
-  in_grace: boolean;
+  client: ClientRow | null;
+  t_id: string | null;
+  t_family_id: string;
+  t_client_id: string;
+  t_user_id: string;
+  t_scopes: string[];
+  t_resource: string | null;
+  t_auth_time: Date | string;
+  t_rotated: boolean;
+  t_revoked: boolean;
+  t_unexpired: boolean;
+  t_grant_live: boolean;
+  t_within_cap: boolean;
+  t_enabled: boolean;
+  t_in_grace: boolean;
+  issued: boolean;
 }
 
-/**
- * grant_type=refresh_token (docs/oauth.md "Refresh rotation, retries and theft detection"). The presented token
- * is checked on a read that changes nothing; a refused request (`invalid_scope`, `invalid_target`) leaves it as it
- * was. Then, under the family's lock (the grant row), the token is rotated in one statement that re-checks it —
- * or, when it was rotated moments ago and none of its successors has been used yet, a sibling successor is
- * issued (a retry or a parallel refresh). Any other presentation of a rotated or superseded token revokes the
- * whole family.
- */
-export async function refreshGrant(
-  deps: TokenDeps,
-  client: Client,
-  input: { refreshToken?: string; scope?: string; resource?: string },
-): Promise<TokenResponse> {
+function requireRefreshGrant(client: Client): number {
   const ttl = refreshTtl(client);
   if (ttl === undefined) {
     throw new OAuthError("unauthorized_client", "this client did not register the refresh_token grant");
   }
-  if (!input.refreshToken) throw new OAuthError("invalid_request", "refresh_token is required");
+  return ttl;
+}
+
+/**
+ * The common refresh in one statement: it authenticates the client, reads the presented token with its grant
+ * and person, and — only when every check of `refreshGrant` passes — rotates the token (or, for a retry within
+ * the grace window, issues a sibling), supersedes the token's siblings, inserts the successor `fresh` and
+ * notes the client's use. A refused request changes nothing.
+ *
+ * One statement sees one snapshot, so the family's lock cannot order it after a concurrent change the way a
+ * transaction's later statements are ordered. Instead the statement writes the family's version: a new row
+ * version of the grant, written only while the grant's `xmin` is still the one the statement read. Every
+ * change to a family (this statement, the transaction of `refreshGrant`, `revokeGrant`, disconnecting an app,
+ * withdrawing trust) updates the grant row before it touches the family's tokens, so a change committed since
+ * the snapshot, or still running, fails that condition (Postgres re-checks it on the row's newest version
+ * after waiting for its lock) and the statement does nothing; `refreshGrant` then takes the transaction path.
+ */
+async function refreshStatement(
+  deps: TokenDeps,
+  input: {
+    clientId: string;
+    secretHash: string | null;
+    viaBody: boolean;
+    tokenHash: string;
+    fresh: string;
+    asked: string[] | null;
+    resource: string | null;
+  },
+): Promise<RefreshRow> {
+  const sql = deps.sql;
+  const cap = deps.familyMaxDays;
   const grace = deps.refreshGraceSeconds;
-  const [row] = await deps.sql<RefreshRow[]>`
-    select rt.id, rt.family_id, rt.client_id, rt.user_id, rt.scopes, g.resource, rt.auth_time,
-           rt.rotated_at is not null as rotated, rt.revoked_at is not null as revoked,
-           rt.expires_at > now() as unexpired, g.revoked_at is null as grant_live,
-           g.created_at + make_interval(days => ${deps.familyMaxDays}) > now() as within_cap,
-           u.disabled_at is null as enabled,
-           coalesce(rt.rotated_at > clock_timestamp() - make_interval(secs => ${grace})
-             and not exists (select 1 from oauth_refresh_tokens c where c.parent_id = rt.id and c.rotated_at is not null),
-             false) as in_grace
-      from oauth_refresh_tokens rt
-      join oauth_grants g on g.id = rt.family_id
-      join users u on u.id = rt.user_id
-     where rt.token_hash = ${sha256Hex(input.refreshToken)}`;
+  const [row] = await sql<RefreshRow[]>`
+    with c as (
+      select ${clientColumns(sql)} from oauth_clients where client_id = ${input.clientId}
+    ),
+    t as materialized (
+      select rt.id, rt.family_id, rt.client_id, rt.user_id, rt.scopes, g.resource, rt.auth_time,
+             rt.rotated_at is not null as rotated, rt.revoked_at is not null as revoked,
+             rt.expires_at > now() as unexpired, g.revoked_at is null as grant_live,
+             g.created_at + make_interval(days => ${cap}) > now() as within_cap,
+             u.disabled_at is null as enabled, g.created_at as grant_created, g.xmin as grant_version,
+             coalesce(rt.rotated_at > clock_timestamp() - make_interval(secs => ${grace})
+               and not exists (select 1 from oauth_refresh_tokens s
+                                where s.parent_id = rt.id and s.rotated_at is not null),
+               false) as in_grace
+        from oauth_refresh_tokens rt
+        join oauth_grants g on g.id = rt.family_id
+        join users u on u.id = rt.user_id
+       where rt.token_hash = ${input.tokenHash}
+    ),
+    ok as (
+      select t.id, t.family_id, t.user_id, t.scopes, t.resource, t.auth_time, t.grant_created, t.grant_version,
+             t.rotated, c.secret_hash is null as public
+        from t join c on c.client_id = t.client_id
+       where 'refresh_token' = any(c.grant_types)
+         and case when c.secret_hash is null then ${input.secretHash}::text is null
+                  else c.secret_hash = ${input.secretHash}::text
+                       and (c.token_endpoint_auth_method = 'client_secret_post') = ${input.viaBody}::boolean end
+         and t.grant_live and not t.revoked and (not t.rotated or (${grace > 0}::boolean and t.in_grace))
+         and t.unexpired and t.within_cap and t.enabled
+         and (${input.asked}::text[] is null or ${input.asked}::text[] <@ t.scopes)
+         and (${input.resource}::text is null or ${input.resource}::text = coalesce(t.resource, ${deps.issuer}))
+    ),
+    family as (
+      -- A new version of the grant row (the value is unchanged): only if no other change came in between.
+      update oauth_grants g set revoked_at = null
+        from ok
+       where g.id = ok.family_id and g.xmin = ok.grant_version and g.revoked_at is null
+      returning g.id
+    ),
+    rotated as (
+      update oauth_refresh_tokens rt set rotated_at = now()
+        from ok
+       where rt.id = ok.id and not ok.rotated and rt.rotated_at is null and rt.revoked_at is null
+         and rt.expires_at > now() and exists (select 1 from family)
+      returning rt.id
+    ),
+    superseded as (
+      -- This branch won: siblings issued for retries of the same parent are no longer needed.
+      update oauth_refresh_tokens rt set revoked_at = now()
+        from ok
+       where rt.family_id = ok.family_id and rt.id <> ok.id and rt.rotated_at is null and rt.revoked_at is null
+         and exists (select 1 from rotated)
+    ),
+    issued as (
+      -- The successor keeps the grant's full scope (RFC 6749 §6) and gets a full lifetime of its own, never past
+      -- the family's cap.
+      insert into oauth_refresh_tokens (token_hash, family_id, parent_id, client_id, user_id, scopes, resource,
+                                        auth_time, expires_at)
+      select ${sha256Hex(input.fresh)}, ok.family_id, ok.id, ${input.clientId}, ok.user_id, ok.scopes,
+             ok.resource, ok.auth_time,
+             least(now() + make_interval(secs => case when ok.public then ${REFRESH_TTL_PUBLIC_SECONDS}::int
+                                                      else ${REFRESH_TTL_CONFIDENTIAL_SECONDS}::int end),
+                   ok.grant_created + make_interval(days => ${cap}))
+        from ok
+       where exists (select 1 from rotated) or (ok.rotated and exists (select 1 from family))
+      returning id
+    ),
+    touched as (
+      update oauth_clients set last_used_at = now()
+       where client_id = ${input.clientId} and exists (select 1 from issued)
+         and (last_used_at is null or last_used_at < now() - interval '1 hour')
+    )
+    select (select to_json(c) from c) as client, t.id as t_id, t.family_id as t_family_id,
+           t.client_id as t_client_id, t.user_id as t_user_id, to_json(t.scopes) as t_scopes, t.resource as t_resource, t.auth_time as t_auth_time, t.rotated as t_rotated,
+           t.revoked as t_revoked, t.unexpired as t_unexpired, t.grant_live as t_grant_live,
+           t.within_cap as t_within_cap, t.enabled as t_enabled, t.in_grace as t_in_grace,
+           exists (select 1 from issued) as issued
+      from (values (1)) as one (x) left join c on true left join t on true`;
+  return row;
+}
+
+/**
+ * grant_type=refresh_token (docs/oauth.md "Refresh rotation, retries and theft detection"), client
+ * authentication included. The common case is one statement (`refreshStatement`): it changes something only
+ * when every check passes, so a refused request (`invalid_client`, `invalid_scope`, `invalid_target` …) leaves
+ * the token as it was, and the checks are then repeated here in order to name the refusal. When the statement
+ * did nothing although the checks pass, a concurrent change to the family came in between: then, under the
+ * family's lock (a write to the grant row), the token is rotated in one statement that re-checks it — or, when
+ * it was rotated moments ago and none of its successors has been used yet, a sibling successor is issued (a
+ * retry or a parallel refresh). Any other presentation of a rotated or superseded token revokes the whole
+ * family.
+ */
+export async function refreshGrant(
+  deps: TokenDeps,
+  creds: ClientCredentials,
+  input: { refreshToken?: string; scope?: string; resource?: string; resourceProblem?: OAuthError },
+): Promise<TokenResponse> {
+  let client: Client | undefined;
+  if (!creds.clientId?.startsWith("pcl_") || !input.refreshToken || input.resourceProblem) {
+    // Through the client directory (metadata-document clients are fetched and mirrored there), and so that a
+    // refusal that needs no token (a malformed `resource`, no token) comes after the client's own, as before.
+    client = await authenticateClient(deps.findClient, creds);
+    if (input.resourceProblem) throw input.resourceProblem;
+    requireRefreshGrant(client);
+    if (!input.refreshToken) throw new OAuthError("invalid_request", "refresh_token is required");
+  }
+  const grace = deps.refreshGraceSeconds;
+  const asked = input.scope === undefined
+    ? []
+    : splitScope(input.scope).filter((s) => s !== "offline_access");
+  const fresh = randomToken("prt_");
+  const row = await refreshStatement(deps, {
+    clientId: client?.clientId ?? creds.clientId!,
+    secretHash: creds.clientSecret === undefined ? null : sha256Hex(creds.clientSecret),
+    viaBody: creds.via === "body",
+    tokenHash: sha256Hex(input.refreshToken),
+    fresh,
+    asked: asked.length > 0 ? asked : null,
+    resource: input.resource ?? null,
+  });
+  if (!client) {
+    // The statement's own client check is the same as authenticateClient's; this one names the refusal.
+    client = await authenticateClient(
+      () => Promise.resolve(row.client ?? undefined),
+      creds,
+    );
+  }
+  const ttl = requireRefreshGrant(client);
   const invalid = () => new OAuthError("invalid_grant", "the refresh token is invalid");
   // Another client's token is not this client's to end; a revoked family has nothing left to end.
-  if (!row || row.client_id !== client.clientId || !row.grant_live) throw invalid();
-  const again = row.rotated || row.revoked;
-  if (again && !(grace > 0 && row.rotated && !row.revoked && row.in_grace)) {
+  if (row.t_id === null || row.t_client_id !== client.clientId || !row.t_grant_live) throw invalid();
+  const again = row.t_rotated || row.t_revoked;
+  if (again && !(grace > 0 && row.t_rotated && !row.t_revoked && row.t_in_grace)) {
     // Presented after its successor was used, after the window, or after a sibling won: the client or a thief
     // holds a stale copy; end the whole family. These conditions never revert, so a read is enough to decide.
-    await revokeLater(deps.sql, [row.family_id]);
+    await revokeLater(deps.sql, [row.t_family_id]);
     throw invalid();
   }
-  if (!row.unexpired || !row.within_cap || !row.enabled) throw invalid();
-  let scopes = row.scopes;
-  if (input.scope !== undefined) {
-    const asked = splitScope(input.scope).filter((s) => s !== "offline_access");
-    const extra = asked.find((s) => !row.scopes.includes(s));
-    if (extra) throw new OAuthError("invalid_scope", `scope ${extra} was not granted`);
-    if (asked.length > 0) scopes = asked;
-  }
-  const resource = refreshResource(row.resource, input.resource, deps.issuer);
+  if (!row.t_unexpired || !row.t_within_cap || !row.t_enabled) throw invalid();
+  const extra = asked.find((s) => !row.t_scopes.includes(s));
+  if (extra) throw new OAuthError("invalid_scope", `scope ${extra} was not granted`);
+  const scopes = asked.length > 0 ? asked : row.t_scopes;
+  const resource = refreshResource(row.t_resource, input.resource, deps.issuer);
+  const authTime = new Date(row.t_auth_time);
 
-  type Outcome = { ok: true; refreshToken: string } | { ok: false; revoke: boolean };
-  const outcome = await deps.sql.begin(async (tx): Promise<Outcome> => {
-    // The family's lock: every rotation, retry and revocation of this family takes the grant row first.
-    const [locked] = await tx`
-      select g.id from oauth_grants g join users u on u.id = g.user_id
-       where g.id = ${row.family_id} and g.revoked_at is null and u.disabled_at is null
-         and g.created_at + make_interval(days => ${deps.familyMaxDays}) > now()
-         for update of g`;
-    if (!locked) return { ok: false, revoke: false };
-    const successor = {
-      familyId: row.family_id,
-      parentId: row.id,
-      client,
-      userId: row.user_id,
-      // The new refresh token keeps the grant's full scope (RFC 6749 §6) and gets a full lifetime of its own.
-      scopes: row.scopes,
-      resource: row.resource,
-      authTime: new Date(row.auth_time),
-      codeHash: null,
-      ttl,
-      familyMaxDays: deps.familyMaxDays,
-    };
-    if (!again) {
-      const rotated = await tx`
-        update oauth_refresh_tokens set rotated_at = now()
-         where id = ${row.id} and rotated_at is null and revoked_at is null and expires_at > now()
-        returning id`;
-      if (rotated.length === 1) {
-        // This branch won: siblings issued for retries of the same parent are no longer needed.
-        await tx`
-          update oauth_refresh_tokens set revoked_at = now()
-           where family_id = ${row.family_id} and id <> ${row.id} and rotated_at is null and revoked_at is null`;
-        const refreshToken = (await insertRefreshToken(tx, successor))!;
-        await touchClient(tx, client.clientId);
-        return { ok: true, refreshToken };
+  let refreshToken: string | undefined = row.issued ? fresh : undefined;
+  if (!refreshToken) {
+    type Outcome = { ok: true; refreshToken: string } | { ok: false; revoke: boolean };
+    const outcome = await deps.sql.begin(async (tx): Promise<Outcome> => {
+      // The family's lock: every change to a family writes its grant row first (see refreshStatement).
+      const [locked] = await tx`
+        update oauth_grants g set revoked_at = null
+          from users u
+         where g.id = ${row.t_family_id} and g.revoked_at is null and u.id = g.user_id and u.disabled_at is null
+           and g.created_at + make_interval(days => ${deps.familyMaxDays}) > now()
+        returning g.id`;
+      if (!locked) return { ok: false, revoke: false };
+      const successor = {
+        familyId: row.t_family_id,
+        parentId: row.t_id,
+        client: client!,
+        userId: row.t_user_id,
+        // The new refresh token keeps the grant's full scope (RFC 6749 §6) and gets a full lifetime of its own.
+        scopes: row.t_scopes,
+        resource: row.t_resource,
+        authTime,
+        codeHash: null,
+        ttl,
+        familyMaxDays: deps.familyMaxDays,
+      };
+      if (!again) {
+        const rotated = await tx`
+          update oauth_refresh_tokens set rotated_at = now()
+           where id = ${row.t_id} and rotated_at is null and revoked_at is null and expires_at > now()
+          returning id`;
+        if (rotated.length === 1) {
+          // This branch won: siblings issued for retries of the same parent are no longer needed.
+          await tx`
+            update oauth_refresh_tokens set revoked_at = now()
+             where family_id = ${row.t_family_id} and id <> ${row.t_id} and rotated_at is null
+               and revoked_at is null`;
+          const refreshToken = (await insertRefreshToken(tx, successor))!;
+          await touchClient(tx, client!.clientId);
+          return { ok: true, refreshToken };
+        }
       }
+      // Rotated meanwhile (a parallel request won) or before: a retry within the window gets a sibling successor.
+      const sibling = grace > 0
+        ? await insertRefreshToken(tx, { ...successor, onlyIfGraceFor: { graceSeconds: grace } })
+        : undefined;
+      return sibling ? { ok: true, refreshToken: sibling } : { ok: false, revoke: true };
+    });
+    if (!outcome.ok) {
+      if (outcome.revoke) await revokeLater(deps.sql, [row.t_family_id]);
+      throw invalid();
     }
-    // Rotated meanwhile (a parallel request won) or before: a retry within the window gets a sibling successor.
-    const sibling = grace > 0
-      ? await insertRefreshToken(tx, { ...successor, onlyIfGraceFor: { graceSeconds: grace } })
-      : undefined;
-    return sibling ? { ok: true, refreshToken: sibling } : { ok: false, revoke: true };
-  });
-  if (!outcome.ok) {
-    if (outcome.revoke) await revokeLater(deps.sql, [row.family_id]);
-    throw invalid();
+    refreshToken = outcome.refreshToken;
   }
   return await mintTokens(deps, {
     client,
-    userId: row.user_id,
+    userId: row.t_user_id,
     scopes,
     resource,
-    grantId: row.family_id,
-    authTime: new Date(row.auth_time),
-    refreshToken: outcome.refreshToken,
+    grantId: row.t_family_id,
+    authTime,
+    refreshToken,
   });
 }
 

@@ -1,0 +1,248 @@
+// Refresh in one SQL round trip (issue 17.2): client authentication, the token's checks, rotation (or a sibling
+// within the grace window), superseding and the successor are one statement; a refused request changes nothing;
+// a change to the family that commits while the statement waits sends it to the locked path, never past it.
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { decodeJwt } from "jose";
+import { sha256Hex } from "../../lib/crypto.ts";
+import type { Sql } from "../../lib/db/client.ts";
+import { testApp } from "../helpers/app.ts";
+import {
+  Browser,
+  type Ctx,
+  exchange,
+  getCode,
+  REDIRECT,
+  registerConfidential,
+  type Registered,
+  registerPublic,
+  setup,
+  token,
+} from "./helpers.ts";
+
+// deno-lint-ignore no-explicit-any
+type Tokens = any;
+
+async function start(
+  ctx: Ctx,
+  client: Registered,
+  basic = false,
+): Promise<{ first: Tokens; grantId: string }> {
+  const { code, verifier } = await getCode(ctx, new Browser(ctx.app), client);
+  const res = basic
+    ? await token(
+      ctx.app,
+      { grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier },
+      { authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}` },
+    )
+    : await exchange(ctx, client, code, verifier);
+  assert.equal(res.status, 200);
+  const first = await res.json();
+  return { first, grantId: decodeJwt(first.access_token).grant_id as string };
+}
+
+function refresh(
+  app: Ctx["app"],
+  client: Registered,
+  refreshToken: string,
+  opts: { basic?: boolean; extra?: Record<string, string> } = {},
+) {
+  const fields: Record<string, string> = {
+    grant_type: "refresh_token",
+    refresh_token: refreshToken,
+    ...opts.extra,
+  };
+  const headers: Record<string, string> = {};
+  if (opts.basic) headers.authorization = `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`;
+  else {
+    fields.client_id = client.client_id;
+    if (client.client_secret) fields.client_secret = client.client_secret;
+  }
+  return token(app, fields, headers);
+}
+
+async function tokenState(sql: Sql, refreshToken: string) {
+  const [row] = await sql<{ rotated: boolean; revoked: boolean }[]>`
+    select rotated_at is not null as rotated, revoked_at is not null as revoked
+      from oauth_refresh_tokens where token_hash = ${sha256Hex(refreshToken)}`;
+  return row;
+}
+
+Deno.test("refresh round trips", async (t) => {
+  const ctx = await setup();
+  let queries: string[] = [];
+  // One more client on the same database, counting every statement it sends (PGlite serves one connection at a
+  // time: the two clients take turns).
+  const counted = postgres(ctx.db.url, {
+    max: 1,
+    onnotice: () => {},
+    debug: (_conn: number, query: string) => queries.push(query),
+  });
+  // deno-lint-ignore no-explicit-any
+  const app = testApp(counted as any);
+  try {
+    const pub = await registerPublic(ctx.app);
+    const conf = await registerConfidential(ctx.app); // client_secret_post
+    const basic = await registerPublic(ctx.app, { token_endpoint_auth_method: "client_secret_basic" });
+
+    await t.step(
+      "one statement per refresh, public and confidential clients, and a retry in the window",
+      async () => {
+        for (const [client, useBasic] of [[pub, false], [conf, false], [basic, true]] as const) {
+          const { first } = await start(ctx, client, useBasic);
+          // warm: the signing key is loaded once per app
+          const warm = await refresh(app, client, first.refresh_token, { basic: useBasic });
+          assert.equal(warm.status, 200);
+          const second = await warm.json();
+          queries = [];
+          const res = await refresh(app, client, second.refresh_token, { basic: useBasic });
+          assert.equal(res.status, 200, await res.clone().text());
+          const body = await res.json();
+          assert.ok(body.refresh_token && body.access_token && body.id_token);
+          assert.equal(queries.length, 1, queries.join("\n---\n"));
+          assert.deepEqual(await tokenState(ctx.db.sql, second.refresh_token), {
+            rotated: true,
+            revoked: false,
+          });
+          // A retry of the token just rotated (a lost response): a sibling successor, also one statement.
+          queries = [];
+          const retry = await refresh(app, client, second.refresh_token, { basic: useBasic });
+          assert.equal(retry.status, 200);
+          const sibling = await retry.json();
+          assert.notEqual(sibling.refresh_token, body.refresh_token);
+          assert.equal(queries.length, 1, queries.join("\n---\n"));
+          // Using the sibling supersedes the first successor, in the same one statement.
+          queries = [];
+          assert.equal((await refresh(app, client, sibling.refresh_token, { basic: useBasic })).status, 200);
+          assert.equal(queries.length, 1, queries.join("\n---\n"));
+          assert.deepEqual(await tokenState(ctx.db.sql, body.refresh_token), {
+            rotated: false,
+            revoked: true,
+          });
+        }
+      },
+    );
+
+    await t.step(
+      "a client that fails authentication changes nothing: the token still rotates afterwards",
+      async () => {
+        const { first } = await start(ctx, conf);
+        const attempts: [Record<string, string>, Record<string, string>][] = [
+          // wrong secret
+          [{ client_id: conf.client_id, client_secret: "pcs_wrong" }, {}],
+          // no secret
+          [{ client_id: conf.client_id }, {}],
+          // the right secret the unregistered way (this client registered client_secret_post)
+          [{}, { authorization: `Basic ${btoa(`${conf.client_id}:${conf.client_secret}`)}` }],
+        ];
+        for (const [fields, headers] of attempts) {
+          const res = await token(app, {
+            grant_type: "refresh_token",
+            refresh_token: first.refresh_token,
+            ...fields,
+          }, headers);
+          assert.equal(res.status, 401);
+          assert.equal((await res.json()).error, "invalid_client");
+          assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), {
+            rotated: false,
+            revoked: false,
+          });
+        }
+        // A public client presenting a secret, and another client's token.
+        const foreign = await refresh(app, pub, first.refresh_token);
+        assert.equal(foreign.status, 400);
+        assert.equal((await foreign.json()).error, "invalid_grant");
+        const withSecret = await refresh(app, { ...pub, client_secret: "pcs_x" }, first.refresh_token);
+        assert.equal(withSecret.status, 401);
+        assert.equal((await withSecret.json()).error, "invalid_client");
+        assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), {
+          rotated: false,
+          revoked: false,
+        });
+        assert.equal((await refresh(app, conf, first.refresh_token)).status, 200);
+      },
+    );
+
+    await t.step(
+      "invalid_scope and invalid_target change nothing either, with the same one statement",
+      async () => {
+        const { first } = await start(ctx, pub);
+        for (
+          const [extra, error] of [
+            [{ scope: "openid admin" }, "invalid_scope"],
+            [{ resource: "https://elsewhere.example/api" }, "invalid_target"],
+          ] as const
+        ) {
+          queries = [];
+          const res = await refresh(app, pub, first.refresh_token, { extra });
+          assert.equal(res.status, 400);
+          assert.equal((await res.json()).error, error);
+          assert.equal(queries.length, 1, queries.join("\n---\n"));
+          assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), {
+            rotated: false,
+            revoked: false,
+          });
+        }
+        assert.equal(
+          (await refresh(app, pub, first.refresh_token, { extra: { scope: "openid" } })).status,
+          200,
+        );
+      },
+    );
+
+    await t.step({
+      name:
+        "a successor used while the retry's statement waits sends it to the locked path: the family is revoked",
+      ignore: !ctx.db.server, // needs two connections at once
+      fn: async () => {
+        const { first, grantId } = await start(ctx, pub);
+        const r1 = await refresh(app, pub, first.refresh_token);
+        assert.equal(r1.status, 200);
+        const successor = (await r1.json()).refresh_token;
+        // Another process uses the successor: it holds the family (the grant row) while the retry of the first
+        // token arrives. The retry read the family before that change committed, when a sibling was still due.
+        const other = postgres(ctx.db.url, { max: 1, onnotice: () => {} });
+        const { promise: holding, resolve: held } = Promise.withResolvers<void>();
+        const { promise: release, resolve: letGo } = Promise.withResolvers<void>();
+        const tx = other.begin(async (tx) => {
+          await tx`update oauth_grants set revoked_at = null where id = ${grantId}`;
+          await tx`update oauth_refresh_tokens set rotated_at = now() where token_hash = ${
+            sha256Hex(successor)
+          }`;
+          held();
+          await release;
+        });
+        try {
+          await holding;
+          const retry = refresh(app, pub, first.refresh_token);
+          // Wait until the retry's statement is blocked on the grant row, then commit the other change.
+          for (let i = 0; i < 500; i++) {
+            const [w] = await ctx.db.sql<{ n: number }[]>`
+              select count(*)::int as n from pg_stat_activity
+               where wait_event_type = 'Lock' and query like '%oauth_refresh_tokens%' and datname = current_database()`;
+            if (w.n > 0) break;
+            await new Promise((r) => setTimeout(r, 10));
+          }
+          letGo();
+          await tx;
+          const res = await retry;
+          assert.equal(res.status, 400);
+          assert.equal((await res.json()).error, "invalid_grant");
+          const [g] = await ctx.db.sql<{ revoked: boolean }[]>`
+            select revoked_at is not null as revoked from oauth_grants where id = ${grantId}`;
+          assert.equal(g.revoked, true);
+          const [n] = await ctx.db.sql<{ n: number }[]>`
+            select count(*)::int as n from oauth_refresh_tokens where family_id = ${grantId} and revoked_at is null`;
+          assert.equal(n.n, 0);
+        } finally {
+          letGo();
+          await tx.catch(() => {});
+          await other.end({ timeout: 5 });
+        }
+      },
+    });
+  } finally {
+    await counted.end({ timeout: 5 });
+    await ctx.close();
+  }
+});
