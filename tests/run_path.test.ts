@@ -3,7 +3,13 @@
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-const TEST_ONLY = ["@modelcontextprotocol/sdk", "openid-client", "playwright-core", "express"];
+const TEST_ONLY = [
+  "@modelcontextprotocol/sdk",
+  "openid-client",
+  "oauth4webapi",
+  "playwright-core",
+  "express",
+];
 
 interface Info {
   modules: Array<{ kind: string; specifier: string; npmPackage?: string }>;
