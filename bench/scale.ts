@@ -173,8 +173,12 @@ export async function benchScale(sizes: number[] = DEFAULT_SCALE): Promise<void>
     let seeded = 0;
     for (const n of sizes) {
       const t0 = performance.now();
-      await seed(db.sql, noise.workspaceId, noise.users.owner, people(noise.users), seeded, n);
-      await seed(db.sql, f.workspaceId, f.users.owner, people(f.users), seeded, n);
+      // In chunks of 10,000 rows: each statement stays under the pool's statement timeout.
+      for (let from = seeded; from < n; from = Math.min(n, from + 10_000)) {
+        const to = Math.min(n, from + 10_000);
+        await seed(db.sql, noise.workspaceId, noise.users.owner, people(noise.users), from, to);
+        await seed(db.sql, f.workspaceId, f.users.owner, people(f.users), from, to);
+      }
       seeded = n;
       console.log(
         `seeded ${n} rows per domain x 2 workspaces in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
