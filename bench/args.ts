@@ -11,6 +11,7 @@ export const BENCHES = [
   "signer",
   "refresh_peer",
   "memory_start",
+  "scale",
 ] as const;
 export type BenchName = typeof BENCHES[number];
 
@@ -30,6 +31,8 @@ export interface BenchArgs {
   help: boolean;
   benches: BenchName[];
   load: LoadArgs;
+  /** rows per domain for bench/scale.ts, ascending; set only by --scale (else its default 1k, 10k, 100k) */
+  scale?: number[];
 }
 
 /**
@@ -81,6 +84,8 @@ load benchmark (bench/load.ts; defaults short / --full):
   --log-level=LEVEL    the servers' LOG_LEVEL: debug, info, warn, error (info)
   --only=TEXT          only rows whose "endpoint implementation" contains TEXT ("${QUICK.load.only}" / every row)
   --cpu-prof=DIR       each server writes a V8 CPU profile into DIR
+scale benchmark (bench/scale.ts):
+  --scale=N,N,...      rows per domain in the measured workspace (1000,10000,100000)
   --help               this text
 
 DATABASE_URL: a fresh database on that server (dropped afterwards); unset: embedded PGlite (not comparable).`;
@@ -103,6 +108,7 @@ const VALUE_OPTIONS = [
   "log-level",
   "only",
   "cpu-prof",
+  "scale",
 ];
 
 /** Parses `deno task bench` arguments (`--name=value` or `--name value`); unknown options are refused. */
@@ -159,6 +165,11 @@ export function parseBenchArgs(args: string[]): BenchArgs {
       case "cpu-prof":
         out.load.cpuProf = value;
         break;
+      case "scale": {
+        const sizes = value.split(",").map((s) => positive(name, s.trim()));
+        out.scale = [...new Set(sizes)].sort((a, b) => a - b);
+        break;
+      }
     }
   }
   return out;

@@ -14,6 +14,7 @@ async function run(args: BenchArgs): Promise<void> {
     if (name === "signer") await (await import("./signer.ts")).benchSigner();
     if (name === "refresh_peer") await (await import("./refresh_peer.ts")).benchRefreshPeer();
     if (name === "memory_start") await (await import("./memory_start.ts")).benchMemoryStart();
+    if (name === "scale") await (await import("./scale.ts")).benchScale(args.scale);
   }
 }
 

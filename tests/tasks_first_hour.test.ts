@@ -103,6 +103,7 @@ Deno.test("bench options: a short default, --full, each documented option reache
       "signer",
       "refresh_peer",
       "memory_start",
+      "scale",
     ],
     load: FULL.load,
   });

@@ -1,6 +1,8 @@
 // In-thread PGlite served on loopback, for tests and benchmarks (mostly in memory). The server's embedded
 // database under DATA_DIR runs supervised in a worker instead: lib/db/embedded_supervisor.ts.
 import { PGlite } from "@electric-sql/pglite";
+// pg_trgm backs the search indexes of migration 00019; a static import so `deno compile` bundles it.
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 
 export interface Embedded {
@@ -14,7 +16,9 @@ export interface Embedded {
  */
 export async function startEmbedded(dir: string | undefined): Promise<Embedded> {
   if (dir) await Deno.mkdir(dir, { recursive: true });
-  const db = await PGlite.create(dir ? { dataDir: dir } : {});
+  const db = await PGlite.create(
+    dir ? { dataDir: dir, extensions: { pg_trgm } } : { extensions: { pg_trgm } },
+  );
   // A few connections; pglite-socket queues their queries and keeps a connection's open transaction together.
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
   await server.start();

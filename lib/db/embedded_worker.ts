@@ -5,6 +5,8 @@
 // SIGTERM, and lib/db/embedded_supervisor.ts terminates and restarts this worker.
 /// <reference lib="deno.worker" />
 import { PGlite } from "@electric-sql/pglite";
+// pg_trgm backs the search indexes of migration 00019; a static import so `deno compile` bundles it.
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { type FromWorker, HEARTBEAT_MS, type ToWorker } from "./embedded_protocol.ts";
 
@@ -18,7 +20,7 @@ function send(msg: FromWorker): void {
 async function start(dir: string): Promise<void> {
   try {
     await Deno.mkdir(dir, { recursive: true });
-    db = await PGlite.create({ dataDir: dir });
+    db = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } });
     // A few connections: the server's pool of one, plus `deno task admin` / `migrate` reaching it through the
     // port file. pglite-socket queues their queries and keeps a connection's open transaction together.
     server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 8 });

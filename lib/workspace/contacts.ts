@@ -189,8 +189,9 @@ function where(db: Db, s: Scope, f: ContactFilter) {
   if (f.assignedTo !== undefined) parts.push(db`assigned_to = ${f.assignedTo}`);
   if (f.search !== undefined && f.search !== "") {
     const p = likePattern(f.search);
+    // The full name is written exactly as in the trigram index contacts_search_trgm (migration 00019).
     parts.push(db`(contact_name ilike ${p} escape '\\' or company_name ilike ${p} escape '\\'
-      or concat_ws(' ', first_name, last_name) ilike ${p} escape '\\'
+      or coalesce(first_name || ' ' || last_name, first_name, last_name, '') ilike ${p} escape '\\'
       or email ilike ${p} escape '\\' or phone ilike ${p} escape '\\' or mobile_number ilike ${p} escape '\\')`);
   }
   return allOf(db, parts);
