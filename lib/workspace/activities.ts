@@ -4,7 +4,7 @@ import type postgres from "postgres";
 import type { Db } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import { companyFilter, inScope, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
-import { type Page, pageOf } from "./page.ts";
+import { countUpTo, type Page, pageOf } from "./page.ts";
 
 export const ACTIVITY_TYPES = [
   "call",
@@ -320,10 +320,10 @@ export async function listActivities(
   }
   const where = allOf(db, parts);
   const offset = filter.offset ?? 0;
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db<Row[]>`${select(db, s)} where ${where}
       order by a.activity_date desc, a.id desc limit ${filter.limit} offset ${offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from activities a where ${where}`,
+    countUpTo(db, db`activities a where ${where}`, filter),
   ]);
-  return pageOf(rows.map(shape), total, filter);
+  return pageOf(rows.map(shape), total, filter, true);
 }

@@ -12,7 +12,7 @@ import {
   type ScopedCaller,
   scopeOf,
 } from "./scope.ts";
-import { type Page, pageOf } from "./page.ts";
+import { countUpTo, type Page, pageOf } from "./page.ts";
 
 export const AI_ACTIVITY_KINDS = [
   "research",
@@ -353,11 +353,11 @@ export async function listAiActivities(
   }
   const where = allOf(db, parts);
   const offset = f.offset ?? 0;
-  const [items, [{ total }]] = await Promise.all([
+  const [items, total] = await Promise.all([
     db<AiActivitySummary[]>`
       select ${summaryColumns(db)} from ai_activities a where ${where}
        order by a.created_at desc, a.id desc limit ${f.limit} offset ${offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from ai_activities a where ${where}`,
+    countUpTo(db, db`ai_activities a where ${where}`, f),
   ]);
-  return pageOf([...items], total, f);
+  return pageOf([...items], total, f, true);
 }

@@ -7,7 +7,7 @@ import type { Db } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import { jsonStringBytes } from "../json_bytes.ts";
 import { companyFilter, companyForWrite, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
-import { type Page, pageOf } from "./page.ts";
+import { countUpTo, type Page, pageOf } from "./page.ts";
 
 export const CONTACT_STATUSES = [
   "new",
@@ -215,13 +215,13 @@ export async function listContacts(
   const s = scopeOf(caller);
   const order = orderBy(db, filter); // validates sortField before any query
   const offset = filter.offset ?? 0;
-  const [items, [{ total }]] = await Promise.all([
+  const [items, total] = await Promise.all([
     db<Contact[]>`
       select ${columns(db)} from contacts where ${where(db, s, filter)}
        order by ${order} limit ${filter.limit} offset ${offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from contacts where ${where(db, s, filter)}`,
+    countUpTo(db, db`contacts where ${where(db, s, filter)}`, filter),
   ]);
-  return pageOf([...items], total, filter);
+  return pageOf([...items], total, filter, true);
 }
 
 export interface ContactExport {

@@ -14,7 +14,7 @@ import {
   type ScopedCaller,
   scopeOf,
 } from "./scope.ts";
-import { type Page, pageOf } from "./page.ts";
+import { countUpTo, type Page, pageOf } from "./page.ts";
 
 export const DOCUMENT_KINDS = [
   "report",
@@ -325,11 +325,11 @@ export async function listDocuments(db: Db, caller: ScopedCaller, f: DocumentFil
   }
   const where = allOf(db, parts);
   const offset = f.offset ?? 0;
-  const [items, [{ total }]] = await Promise.all([
+  const [items, total] = await Promise.all([
     db<DocumentSummary[]>`
       select ${summaryColumns(db)} from workspace_documents d where ${where}
        order by d.created_at desc, d.id desc limit ${f.limit} offset ${offset}`,
-    db<{ total: number }[]>`select count(*)::int as total from workspace_documents d where ${where}`,
+    countUpTo(db, db`workspace_documents d where ${where}`, f),
   ]);
-  return pageOf([...items], total, f);
+  return pageOf([...items], total, f, true);
 }
