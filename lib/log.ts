@@ -46,8 +46,7 @@ let isoPrefix = "";
  * `new Date().toISOString()`, from a prefix kept per minute ("2026-11-23T06:25:"): the full conversion cost
  * 1.3 µs, this 0.2 µs. Only for dates after 1970 with four-digit years, which "now" is.
  */
-export function nowIso(): string {
-  const now = Date.now();
+export function nowIso(now: number = Date.now()): string {
   const minute = Math.floor(now / 60_000);
   if (minute !== isoMinute) {
     isoMinute = minute;

@@ -98,14 +98,25 @@ export function securityHeaders(opts: { https: boolean }): MiddlewareHandler<App
 
 /** Bodies over 1 MiB are refused with 413 before any handler parses them. */
 export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
-  return bodyLimit({
-    maxSize,
-    onError: (c) =>
-      c.json(
-        { error: "payload_too_large", error_description: `request body exceeds ${maxSize} bytes` },
-        413,
-      ),
-  });
+  const tooLarge = (c: Context<AppEnv>) =>
+    c.json(
+      { error: "payload_too_large", error_description: `request body exceeds ${maxSize} bytes` },
+      413,
+    );
+  const streamed = bodyLimit({ maxSize, onError: tooLarge });
+  return (c, next) => {
+    // A declared length is checked as Hono's bodyLimit checks it, without first opening the body as a stream
+    // (which Hono's `c.req.raw.body` test does: ~2 µs a request). Chunked or undeclared bodies are counted by it.
+    const raw = c.req.raw;
+    const length = raw.headers.get("content-length");
+    if (
+      length !== null && !raw.headers.has("transfer-encoding") && raw.method !== "GET" &&
+      raw.method !== "HEAD"
+    ) {
+      return parseInt(length, 10) > maxSize ? Promise.resolve(tooLarge(c)) : next();
+    }
+    return streamed(c, next);
+  };
 }
 
 /**
