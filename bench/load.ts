@@ -7,7 +7,7 @@
 // (bench/load_server.ts); this process only generates load, over raw HTTP/1.1 keep-alive connections so the
 // client costs as little CPU as possible. Bounded in requests and in time; all traffic goes to 127.0.0.1.
 // Prints markdown tables (recorded in BENCHMARKS.md); asserts nothing.
-import { generateKeyPair } from "jose";
+import { exportJWK, generateKeyPair } from "jose";
 import { createApiKey } from "../lib/api_keys.ts";
 import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import type { Sql } from "../lib/db/client.ts";
@@ -17,6 +17,7 @@ import { registryFor } from "../lib/mcp/registry.ts";
 import { LATEST_PROTOCOL_VERSION } from "../lib/mcp/server.ts";
 import { createClient } from "../lib/oauth/clients.ts";
 import { createKeyStore, ensureSigningKey, type KeyStore } from "../lib/oauth/keys.ts";
+import { createSigner } from "../lib/oauth/signer.ts";
 import { signAccessToken, signIdToken } from "../lib/oauth/tokens.ts";
 import { TOOLS } from "../tools/mod.ts";
 import { buildFixture } from "../tests/helpers/mcp.ts";
@@ -34,7 +35,8 @@ export interface LoadOptions {
   maxSeconds?: number;
   /** the servers' LOG_LEVEL (the app's default is info: one access-log line per request) */
   logLevel?: ServerSpec["logLevel"];
-  /** only the rows whose "endpoint implementation" contains this text (and the signing rows) */
+  /** only the rows whose "endpoint implementation" contains this text, or one of several separated by `|` (and
+   * the signing rows) */
   only?: string;
   /** a directory: each server writes a V8 CPU profile there (`deno run --cpu-prof`) */
   cpuProf?: string;
@@ -625,8 +627,10 @@ export function jwksStep(port: number): Step {
 
 /** The two signatures of one refresh (access token + ID token, same claims, same key size), per second. */
 async function signaturesAlone(requests: number, concurrency: number): Promise<Row> {
-  const { privateKey } = await generateKeyPair("RS256", { modulusLength: 2048 });
-  const keys = { signing: () => Promise.resolve({ kid: "bench-kid-0123456789ab", key: privateKey }) };
+  const { privateKey } = await generateKeyPair("RS256", { modulusLength: 2048, extractable: true });
+  // As the key store signs: through the signer seam (OpenSSL when FFI is granted, WebCrypto otherwise).
+  const signer = await createSigner().importKey(await exportJWK(privateKey));
+  const keys = { signing: () => Promise.resolve({ kid: "bench-kid-0123456789ab", key: privateKey, signer }) };
   const issuer = "http://127.0.0.1:8000";
   const userId = crypto.randomUUID();
   const clientId = randomToken("pcl_", 16);
@@ -909,7 +913,9 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<Row[]> {
     // Rounds alternate the implementations of an endpoint, so a neighbour's burst of load hits them alike;
     // each implementation's row is its median round by req/s.
     for (const group of groups) {
-      const impls = group.impls.filter((i) => !o.only || `${group.endpoint} ${i.impl}`.includes(o.only));
+      const impls = group.impls.filter((i) =>
+        !o.only || o.only.split("|").some((text) => `${group.endpoint} ${i.impl}`.includes(text))
+      );
       const runs = new Map<string, Row[]>(impls.map((i) => [i.impl, []]));
       for (let round = 1; round <= o.rounds; round++) {
         for (const i of impls) {

@@ -10,19 +10,74 @@ export interface Logger {
   info(msg: string, fields?: Fields): void;
   warn(msg: string, fields?: Fields): void;
   error(msg: string, fields?: Fields): void;
+  /**
+   * The access-log line of one request, at info: the same line as
+   * `info("request", { request_id, method, path, status, ms })` (ms rounded to 0.1), built without the generic
+   * path's object spread, since it is written for every request.
+   */
+  access(requestId: string, method: string, path: string, status: number, ms: number): void;
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = console.log): Logger {
+const encoder = new TextEncoder();
+let stdoutFailed = false;
+
+/**
+ * One line to stdout, written directly: console.log formats its argument first, which cost 5 µs a line here
+ * against 1 µs (the access log writes one line per request). Should stdout refuse a direct write (a runtime
+ * without it), this and every later line go through console.log instead.
+ */
+export function writeStdoutLine(line: string): void {
+  if (stdoutFailed) return console.log(line);
+  const bytes = encoder.encode(`${line}\n`);
+  let written = 0;
+  try {
+    while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+  } catch (err) {
+    if (written > 0) throw err; // part of the line is out: writing it again would garble the log
+    stdoutFailed = true;
+    console.log(line);
+  }
+}
+
+let isoMinute = -1;
+let isoPrefix = "";
+
+/**
+ * `new Date().toISOString()`, from a prefix kept per minute ("2026-11-23T06:25:"): the full conversion cost
+ * 1.3 µs, this 0.2 µs. Only for dates after 1970 with four-digit years, which "now" is.
+ */
+export function nowIso(now: number = Date.now()): string {
+  const minute = Math.floor(now / 60_000);
+  if (minute !== isoMinute) {
+    isoMinute = minute;
+    isoPrefix = new Date(minute * 60_000).toISOString().slice(0, 17);
+  }
+  const ms = now - minute * 60_000;
+  const sec = Math.floor(ms / 1000);
+  const milli = ms % 1000;
+  return `${isoPrefix}${sec < 10 ? "0" : ""}${sec}.${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
+}
+
+export function createLogger(level: LogLevel, write: (line: string) => void = writeStdoutLine): Logger {
   const min = ORDER[level];
   function emit(l: LogLevel, msg: string, fields?: Fields) {
     if (ORDER[l] < min) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: l, msg, ...fields }));
+    write(JSON.stringify({ time: nowIso(), level: l, msg, ...fields }));
   }
+  const accessOn = ORDER.info >= min;
   return {
     debug: (m, f) => emit("debug", m, f),
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
+    access(requestId, method, path, status, ms) {
+      if (!accessOn) return;
+      write(
+        `{"time":"${nowIso()}","level":"info","msg":"request","request_id":${JSON.stringify(requestId)},` +
+          `"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},` +
+          `"ms":${JSON.stringify(Math.round(ms * 10) / 10)}}`,
+      );
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
+import { completeResponse } from "../lib/http/middleware.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../lib/db/errors.ts";
 import { errorFields, type Logger } from "../lib/log.ts";
@@ -72,16 +73,7 @@ function hostName(host: string): string {
   return host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
 }
 
-function json(
-  status: number,
-  body: string | Uint8Array<ArrayBuffer>,
-  headers: Record<string, string> = {},
-): Response {
-  return new Response(body, {
-    status,
-    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...headers },
-  });
-}
+const JSON_HEADERS = [["Content-Type", "application/json"], ["Cache-Control", "no-store"]] as const;
 
 export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}): Hono<AppEnv> {
   const variant = deps.config.mcpVariant;
@@ -107,13 +99,33 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     log: deps.log,
   });
   const app = new Hono<AppEnv>();
+  const https = deps.config.issuer.startsWith("https:");
+
+  /** A JSON answer with every header at once (lib/http/middleware.ts `completeResponse`). */
+  function json(
+    c: Context<AppEnv>,
+    status: number,
+    body: string | Uint8Array<ArrayBuffer> | null,
+    headers: Record<string, string> = {},
+  ): Response {
+    const extra = Object.entries(headers);
+    return completeResponse(
+      c,
+      https,
+      status,
+      body,
+      extra.length === 0 ? JSON_HEADERS : [...JSON_HEADERS, ...extra],
+    );
+  }
 
   /** Which credential the request carries and what it resolved to; a Response when it is refused here. */
   async function authenticate(
-    { apiKey, authorization, bearer }: Presented,
+    c: Context<AppEnv>,
+    { apiKey, authorization, bearer, fingerprint }: Presented & { fingerprint?: string },
   ): Promise<CallerResult | BearerResult | Response> {
     if (apiKey && bearer !== undefined) {
       return json(
+        c,
         400,
         rpcErrorBody(
           null,
@@ -122,25 +134,25 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
         ),
       );
     }
-    if (apiKey) return await loadCaller(deps.sql, apiKey, variant, deps.log);
+    if (apiKey) return await loadCaller(deps.sql, apiKey, variant, deps.log, fingerprint);
     if (bearer !== undefined && bearer !== "") return await loadBearerCaller(bearerDeps, bearer);
     const message = authorization === undefined || bearer !== undefined
       ? "missing credentials: send an x-api-key header, or an OAuth access token as Authorization: Bearer"
       : "unsupported Authorization scheme: use Bearer with an OAuth access token, or an x-api-key header";
-    return json(401, rpcErrorBody(null, RPC.UNAUTHORIZED, message), { "WWW-Authenticate": challenge() });
+    return json(c, 401, rpcErrorBody(null, RPC.UNAUTHORIZED, message), { "WWW-Authenticate": challenge() });
   }
 
   /** A 429: JSON-RPC error body, Retry-After in whole seconds (the wait is rounded up). */
-  function tooMany(limited: Limited): Response {
-    return json(429, rateLimitedBody(limited), { "Retry-After": String(limited.retryAfter) });
+  function tooMany(c: Context<AppEnv>, limited: Limited): Response {
+    return json(c, 429, rateLimitedBody(limited), { "Retry-After": String(limited.retryAfter) });
   }
 
   /** The refusal of a credential that was presented but not accepted. */
-  function refusal(result: Exclude<CallerResult | BearerResult, { ok: true }>): Response {
+  function refusal(c: Context<AppEnv>, result: Exclude<CallerResult | BearerResult, { ok: true }>): Response {
     if ("error" in result) {
       // RFC 6750 §3.1: invalid_token is 401, insufficient_scope 403; both with the challenge and its error.
       const code = result.status === 401 ? RPC.UNAUTHORIZED : RPC.FORBIDDEN;
-      return json(result.status, rpcErrorBody(null, code, result.message), {
+      return json(c, result.status, rpcErrorBody(null, code, result.message), {
         "WWW-Authenticate": challenge(`, error="${result.error}", error_description="${result.message}"`),
       });
     }
@@ -149,7 +161,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     // who configured a key into an OAuth flow instead of telling them the key is bad (RFC 9110 §15.5.4: the
     // credentials were understood and are insufficient).
     const code = result.status === 401 ? RPC.UNAUTHORIZED : RPC.FORBIDDEN;
-    return json(403, rpcErrorBody(null, code, result.message));
+    return json(c, 403, rpcErrorBody(null, code, result.message));
   }
 
   /** DNS-rebinding and cross-site protection; null when the request may proceed. */
@@ -157,13 +169,14 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     const origin = c.req.header("origin");
     if (origin !== undefined && !origins.has(origin)) {
       return json(
+        c,
         403,
         rpcErrorBody(null, RPC.FORBIDDEN, `Forbidden: origin ${origin} may not call this server`),
       );
     }
     const host = c.req.header("host");
     if (loopbackOnly && host !== undefined && !LOOPBACK.has(hostName(host.toLowerCase()))) {
-      return json(403, rpcErrorBody(null, RPC.FORBIDDEN, `Forbidden: host ${host} is not served`));
+      return json(c, 403, rpcErrorBody(null, RPC.FORBIDDEN, `Forbidden: host ${host} is not served`));
     }
     return null;
   }
@@ -175,6 +188,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     const versionHeader = c.req.header("mcp-protocol-version");
     if (versionHeader !== undefined && !isSupportedVersion(versionHeader)) {
       return json(
+        c,
         400,
         rpcErrorBody(
           null,
@@ -188,6 +202,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     const contentType = c.req.header("content-type") ?? "";
     if (contentType.split(";")[0].trim().toLowerCase() !== "application/json") {
       return json(
+        c,
         415,
         rpcErrorBody(
           null,
@@ -201,38 +216,36 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     // key or grant; anything else to the client address (lib/mcp/rate_limit.ts).
     const presented = presentedCredential(c);
     const admitted = limits.admit(presented.single, clientIp(c, deps.config.trustedProxies));
-    if (!admitted.ok) return tooMany(admitted);
+    if (!admitted.ok) return tooMany(c, admitted);
 
     let result;
     try {
-      result = await authenticate(presented);
+      result = await authenticate(c, { ...presented, fingerprint: admitted.fingerprint });
     } catch (err) {
       const requestId = c.get("requestId");
       if (isDatabaseUnavailable(err)) {
         deps.log.warn("mcp: database unavailable", { request_id: requestId, ...errorFields(err) });
-        return json(
-          503,
-          rpcErrorBody(null, RPC.INTERNAL_ERROR, UNAVAILABLE_MESSAGE),
-          { "Retry-After": String(UNAVAILABLE_RETRY_AFTER) },
-        );
+        return json(c, 503, rpcErrorBody(null, RPC.INTERNAL_ERROR, UNAVAILABLE_MESSAGE), {
+          "Retry-After": String(UNAVAILABLE_RETRY_AFTER),
+        });
       }
       deps.log.error("mcp: loading the caller failed", { request_id: requestId, ...errorFields(err) });
-      return json(500, rpcErrorBody(null, RPC.INTERNAL_ERROR, `Internal error (request id ${requestId})`));
+      return json(c, 500, rpcErrorBody(null, RPC.INTERNAL_ERROR, `Internal error (request id ${requestId})`));
     }
     if (result instanceof Response || !result.ok) {
       limits.refuse(admitted);
       if (deps.audit) auditRefusedCall(deps.audit, await c.req.text(), c.get("requestId"));
-      return result instanceof Response ? result : refusal(result);
+      return result instanceof Response ? result : refusal(c, result);
     }
     const bytes = new Uint8Array(await c.req.arrayBuffer());
     // A batch counts one unit per message (read only when the body is a JSON array).
     const limited = limits.accept(admitted, result.caller, () => messageCount(bytes));
-    if (limited) return tooMany(limited);
+    if (limited) return tooMany(c, limited);
 
     // Invalid UTF-8 is refused rather than read with U+FFFD replacements and stored as something else.
     const body = decodeUtf8(bytes);
     if (body === null) {
-      return json(400, rpcErrorBody(null, RPC.PARSE_ERROR, "Parse error: the body is not valid UTF-8"));
+      return json(c, 400, rpcErrorBody(null, RPC.PARSE_ERROR, "Parse error: the body is not valid UTF-8"));
     }
     const caller = result.caller;
     const requestId = c.get("requestId");
@@ -259,8 +272,9 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
           })
         : undefined,
     }, body);
-    if (answer.body === null) return new Response(null, { status: answer.status });
+    if (answer.body === null) return completeResponse(c, https, answer.status, null, []);
     return json(
+      c,
       answer.status,
       answer.body,
       answer.retryAfter === undefined ? {} : { "Retry-After": String(answer.retryAfter) },
@@ -272,6 +286,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     const refused = refuseForeign(c);
     if (refused) return refused;
     return json(
+      c,
       405,
       rpcErrorBody(
         null,

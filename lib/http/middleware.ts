@@ -23,49 +23,100 @@ export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
     const start = performance.now();
     await next();
     // Set on the response directly: c.header() after the handler re-wraps the body as a stream (~0.5 ms for
-    // a 100 KB tools/list answer, measured in bench/mcp.ts).
-    c.res.headers.set("X-Request-Id", id);
-    log.info("request", {
-      request_id: id,
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      ms: Math.round((performance.now() - start) * 10) / 10,
-    });
+    // a 100 KB tools/list answer, measured in bench/mcp.ts). An answer built complete already carries it.
+    if (complete.get(c.res) !== id) c.res.headers.set("X-Request-Id", id);
+    log.access(id, c.req.method, c.req.path, c.res.status, performance.now() - start);
   };
+}
+
+/**
+ * What securityHeaders() adds to every answer, as a list: the one home of these values, for the middleware and
+ * for answers built complete (`completeResponse`).
+ */
+export function securityHeaderList(opts: { https: boolean }): readonly (readonly [string, string])[] {
+  return [
+    ["X-Content-Type-Options", "nosniff"],
+    ["X-Frame-Options", "DENY"],
+    ["Referrer-Policy", "no-referrer"],
+    ["Cross-Origin-Opener-Policy", "same-origin"],
+    // form-action is left out on purpose: Chromium applies it to the redirect after the consent POST,
+    // which must be able to reach the client's registered redirect URI.
+    [
+      "Content-Security-Policy",
+      "default-src 'none'; style-src 'self'; img-src 'self' data: https:; frame-ancestors 'none'; base-uri 'none'",
+    ],
+    ...(opts.https ? [["Strict-Transport-Security", "max-age=31536000"] as const] : []),
+  ];
+}
+
+const SECURITY_HTTP = securityHeaderList({ https: false });
+const SECURITY_HTTPS = securityHeaderList({ https: true });
+
+/** Answers built with every header the middleware adds: the request id they carry, by response. */
+const complete = new WeakMap<Response, string>();
+/** Which security header list an answer built complete carries (https or not). */
+const completeHttps = new WeakMap<Response, boolean>();
+
+/**
+ * An answer built with all its headers at once — its own, the security headers and X-Request-Id — which
+ * requestContext() and securityHeaders() then leave untouched. Why: reading `response.headers` after the
+ * Response was made makes Deno drop the answer it prepared for the socket at construction (header list and
+ * encoded body) and prepare it again when serving; on /mcp tools/call that was ~10% of the server's CPU per
+ * call (BENCHMARKS.md, issue 17.5). Without a request id (no requestContext mounted) it is an ordinary Response.
+ */
+export function completeResponse(
+  c: Context<AppEnv>,
+  https: boolean,
+  status: number,
+  body: BodyInit | null,
+  headers: readonly (readonly [string, string])[],
+): Response {
+  const id = c.get("requestId") as string | undefined;
+  if (id === undefined) return new Response(body, { status, headers: headers as [string, string][] });
+  const all = [...headers, ...(https ? SECURITY_HTTPS : SECURITY_HTTP), ["X-Request-Id", id]] as [
+    string,
+    string,
+  ][];
+  const res = new Response(body, { status, headers: all });
+  complete.set(res, id);
+  completeHttps.set(res, https);
+  return res;
 }
 
 /** Headers every answer carries; pages tighten nothing further since this is already strict. */
 export function securityHeaders(opts: { https: boolean }): MiddlewareHandler<AppEnv> {
+  const list = opts.https ? SECURITY_HTTPS : SECURITY_HTTP;
   return async (c, next) => {
     await next();
+    if (completeHttps.get(c.res) === opts.https) return;
     const h = c.res.headers;
-    h.set("X-Content-Type-Options", "nosniff");
-    h.set("X-Frame-Options", "DENY");
-    h.set("Referrer-Policy", "no-referrer");
-    h.set("Cross-Origin-Opener-Policy", "same-origin");
-    if (!h.has("Content-Security-Policy")) {
-      // form-action is left out on purpose: Chromium applies it to the redirect after the consent POST,
-      // which must be able to reach the client's registered redirect URI.
-      h.set(
-        "Content-Security-Policy",
-        "default-src 'none'; style-src 'self'; img-src 'self' data: https:; frame-ancestors 'none'; base-uri 'none'",
-      );
+    for (const [name, value] of list) {
+      if (name !== "Content-Security-Policy" || !h.has(name)) h.set(name, value);
     }
-    if (opts.https) h.set("Strict-Transport-Security", "max-age=31536000");
   };
 }
 
 /** Bodies over 1 MiB are refused with 413 before any handler parses them. */
 export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
-  return bodyLimit({
-    maxSize,
-    onError: (c) =>
-      c.json(
-        { error: "payload_too_large", error_description: `request body exceeds ${maxSize} bytes` },
-        413,
-      ),
-  });
+  const tooLarge = (c: Context<AppEnv>) =>
+    c.json(
+      { error: "payload_too_large", error_description: `request body exceeds ${maxSize} bytes` },
+      413,
+    );
+  const streamed = bodyLimit({ maxSize, onError: tooLarge });
+  return (c, next) => {
+    // A declared length is checked as Hono's bodyLimit checks it, without first opening the body as a stream
+    // (which Hono's `c.req.raw.body` test does: ~2 µs a request). Chunked or undeclared bodies are counted by it.
+    const raw = c.req.raw;
+    const length = raw.headers.get("content-length");
+    if (
+      length !== null && !raw.headers.has("transfer-encoding") && raw.method !== "GET" &&
+      raw.method !== "HEAD"
+    ) {
+      return parseInt(length, 10) > maxSize ? Promise.resolve(tooLarge(c)) : next();
+    }
+    return streamed(c, next);
+  };
 }
 
 /**

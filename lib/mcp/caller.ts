@@ -66,6 +66,8 @@ export async function loadCaller(
   rawKey: string | undefined,
   variant: McpVariant,
   log: Logger,
+  /** sha256Hex(rawKey), when the caller already computed it (the rate limit's fingerprint): not hashed twice */
+  rawKeyHash?: string,
 ): Promise<CallerResult> {
   if (rawKey === undefined || rawKey === "") {
     return { ok: false, status: 401, message: "missing x-api-key header" };
@@ -89,7 +91,7 @@ export async function loadCaller(
       from api_keys k
       join workspaces w on w.id = k.workspace_id
       left join workspace_members m on m.workspace_id = k.workspace_id and m.user_id = k.user_id
-     where k.key_hash = ${sha256Hex(key)}`;
+     where k.key_hash = ${rawKeyHash !== undefined && key === rawKey ? rawKeyHash : sha256Hex(key)}`;
   if (!row) return { ok: false, status: 401, message: "unknown API key" };
   if (row.revoked) return { ok: false, status: 401, message: "API key revoked" };
   if (row.kind === "workspace" && variant === "A") {

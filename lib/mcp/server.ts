@@ -328,6 +328,8 @@ async function serialiseResult(result: ToolResult, params: unknown, room: Room):
  * (bench/export_stall.ts).
  */
 async function resultJson(result: ToolResult): Promise<string> {
+  // Most answers hold no long text: one JSON.stringify, nothing else (not even the nonce below).
+  if (!result.content.some(isLong)) return JSON.stringify(result);
   const long: (() => Promise<string>)[] = [];
   const nonce = crypto.randomUUID();
   // A stand-in no tool text can hold (a NUL cannot come from Postgres, and the nonce is new), spliced out below.
@@ -359,6 +361,11 @@ async function resultJson(result: ToolResult): Promise<string> {
     json = `${json.slice(0, at)}${await part()}${json.slice(at + marker.length)}`;
   }
   return json;
+}
+
+function isLong(block: ToolResult["content"][number]): boolean {
+  return (block.type === "text" && block.text.length > SLICE_CHARS) ||
+    (block.type === "resource" && block.resource.text.length > SLICE_CHARS);
 }
 
 /** JSON.stringify(text), escaped SLICE_CHARS at a time with a yield between slices. */
