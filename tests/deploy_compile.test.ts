@@ -3,8 +3,7 @@
 // files; and everything the server runs is imported statically (nothing a compiled binary would miss).
 import assert from "node:assert/strict";
 import { emptyDatabase } from "./helpers/db.ts";
-
-const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
+import { moduleGraph, ROOT } from "./helpers/module_graph.ts";
 
 function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -13,22 +12,9 @@ function freePort(): number {
   return port;
 }
 
-interface InfoModule {
-  specifier: string;
-  local?: string;
-}
-
-/** The local source files of a program's module graph, from `deno info --json`. */
+/** The local source files of a program's module graph. */
 async function localModules(entry: string): Promise<string[]> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", entry],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: InfoModule[] };
-  return info.modules
+  return (await moduleGraph(entry)).modules
     .filter((m) => m.specifier.startsWith(`file://${ROOT}/`))
     .map((m) => m.specifier.slice(`file://${ROOT}/`.length));
 }

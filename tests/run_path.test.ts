@@ -1,8 +1,8 @@
 // The run path (main.ts, admin.ts) imports none of the test-only packages: the MCP SDK (with Express),
 // openid-client, playwright-core. Checked on `deno info --json`'s module graph, npm dependencies included.
 import assert from "node:assert/strict";
+import { moduleGraph } from "./helpers/module_graph.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
 const TEST_ONLY = [
   "@modelcontextprotocol/sdk",
   "openid-client",
@@ -11,21 +11,9 @@ const TEST_ONLY = [
   "express",
 ];
 
-interface Info {
-  modules: Array<{ kind: string; specifier: string; npmPackage?: string }>;
-  npmPackages: Record<string, { name: string; dependencies?: string[] }>;
-}
-
 /** Names of every npm package the entry point's graph reaches, through npm dependencies too. */
 async function npmPackagesOf(entry: string): Promise<Set<string>> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", entry],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as Info;
+  const info = await moduleGraph(entry);
   // `npmPackages` lists the whole lockfile snapshot; what the graph uses starts from its npm modules.
   const queue = info.modules.filter((m) => m.kind === "npm" && m.npmPackage).map((m) => m.npmPackage!);
   const seen = new Set<string>();
