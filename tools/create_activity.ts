@@ -63,6 +63,7 @@ const Input = z.strictObject({
 
 export const createActivity = defineTool({
   name: "create_activity",
+  title: "Log CRM activity",
   area: "crm",
   module: "crm",
   needsUser: true,

@@ -38,6 +38,7 @@ const Input = z.strictObject({
 
 export const createAppointment = defineTool({
   name: "create_appointment",
+  title: "Create appointment",
   area: "calendar",
   module: "calendar",
   needsUser: true,

@@ -46,6 +46,7 @@ const InputA = z.strictObject({ companyName, ...CLIENT_FIELDS, ...CLIENT_FIELDS_
 
 export const createClient = defineTool({
   name: "create_client",
+  title: "Create client",
   area: "clients",
   module: null,
   needsUser: false,

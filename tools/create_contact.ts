@@ -59,6 +59,7 @@ const Input = z.strictObject({
 
 export const createContact = defineTool({
   name: "create_contact",
+  title: "Create contact",
   area: "contacts",
   module: "crm",
   needsUser: false,

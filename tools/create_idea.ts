@@ -36,6 +36,7 @@ const InputB = z.strictObject({
 
 export const createIdea = defineTool({
   name: "create_idea",
+  title: "Create idea",
   area: "ideas",
   module: "projects",
   needsUser: true,

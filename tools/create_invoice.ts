@@ -76,6 +76,7 @@ const InputB = z.strictObject(common).refine(datesInOrder, DATES);
 
 export const createInvoice = defineTool({
   name: "create_invoice",
+  title: "Create invoice",
   area: "invoices",
   module: "finance_collections",
   needsUser: false,

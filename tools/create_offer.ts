@@ -71,6 +71,7 @@ const InputB = z.strictObject(common).refine(datesInOrder, DATES);
 
 export const createOffer = defineTool({
   name: "create_offer",
+  title: "Create offer",
   area: "offers",
   module: "crm",
   needsUser: true,

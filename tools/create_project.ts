@@ -47,6 +47,7 @@ const InputB = z.strictObject(common).refine(datesInOrder, DATES);
 
 export const createProject = defineTool({
   name: "create_project",
+  title: "Create project",
   area: "projects",
   module: "projects",
   needsUser: false,

@@ -54,6 +54,7 @@ const InputB = z.strictObject({
 
 export const createSubtask = defineTool({
   name: "create_subtask",
+  title: "Create subtask",
   area: "tasks",
   module: "tasks",
   needsUser: true,

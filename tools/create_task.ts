@@ -58,6 +58,7 @@ const InputB = z.strictObject({
 
 export const createTask = defineTool({
   name: "create_task",
+  title: "Create task",
   area: "tasks",
   module: "tasks",
   needsUser: true,

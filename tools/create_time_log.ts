@@ -42,6 +42,7 @@ const InputB = z.strictObject({
 
 export const createTimeLog = defineTool({
   name: "create_time_log",
+  title: "Log time",
   area: "time_tracking",
   module: "time_tracking",
   needsUser: true,

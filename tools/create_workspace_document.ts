@@ -75,6 +75,7 @@ const Input = z.strictObject({
 
 export const createWorkspaceDocument = defineTool({
   name: "create_workspace_document",
+  title: "Create document",
   area: "documents",
   module: "documents",
   needsUser: true,

@@ -10,6 +10,7 @@ const Input = z.strictObject({
 
 export const deleteTimeLog = defineTool({
   name: "delete_time_log",
+  title: "Delete time log",
   area: "time_tracking",
   module: "time_tracking",
   needsUser: true,

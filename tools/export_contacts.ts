@@ -23,6 +23,7 @@ function message(out: { rows: number; matched: number; cutBy: "rows" | "bytes" |
 
 export const exportContacts = defineTool({
   name: "export_contacts",
+  title: "Export contacts (CSV)",
   area: "contacts",
   module: "crm",
   needsUser: false,

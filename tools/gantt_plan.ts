@@ -40,6 +40,7 @@ const Input = z.strictObject({
 
 export const ganttPlan = defineTool({
   name: "gantt_plan",
+  title: "Project Gantt plan",
   area: "tasks",
   module: "tasks",
   needsUser: false,

@@ -42,6 +42,7 @@ const Input = z.strictObject({
 
 export const generateInvoiceFromOfferTranche = defineTool({
   name: "generate_invoice_from_offer_tranche",
+  title: "Invoice an offer tranche",
   area: "invoices",
   module: "finance_collections",
   needsUser: false,

@@ -10,6 +10,7 @@ const Input = z.strictObject({
 
 export const getAiActivity = defineTool({
   name: "get_ai_activity",
+  title: "Get AI activity",
   area: "ai_activities",
   module: "ai_activities",
   needsUser: false,

@@ -7,6 +7,7 @@ const Input = z.strictObject({});
 
 export const getBookingSettings = defineTool({
   name: "get_booking_settings",
+  title: "Get booking settings",
   area: "booking",
   module: "booking",
   needsUser: true,

@@ -10,6 +10,7 @@ const Input = z.strictObject({
 
 export const getProject = defineTool({
   name: "get_project",
+  title: "Get project",
   area: "projects",
   module: "projects",
   needsUser: false,

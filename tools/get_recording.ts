@@ -10,6 +10,7 @@ const Input = z.strictObject({
 
 export const getRecording = defineTool({
   name: "get_recording",
+  title: "Get recording",
   area: "recordings",
   module: "recordings",
   needsUser: true,

@@ -10,6 +10,7 @@ const Input = z.strictObject({
 
 export const getTask = defineTool({
   name: "get_task",
+  title: "Get task",
   area: "tasks",
   module: "tasks",
   needsUser: false,

@@ -10,6 +10,7 @@ const Input = z.strictObject({
 
 export const getWorkspaceDocument = defineTool({
   name: "get_workspace_document",
+  title: "Get document",
   area: "documents",
   module: "documents",
   needsUser: false,

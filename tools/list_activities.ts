@@ -21,6 +21,7 @@ const Input = z.strictObject({
 
 export const listActivities = defineTool({
   name: "list_activities",
+  title: "List CRM activities",
   area: "crm",
   module: "crm",
   needsUser: false,

@@ -31,6 +31,7 @@ const Input = z.strictObject({
 
 export const listAiActivities = defineTool({
   name: "list_ai_activities",
+  title: "List AI activities",
   area: "ai_activities",
   module: "ai_activities",
   needsUser: false,

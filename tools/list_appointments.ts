@@ -19,6 +19,7 @@ const Input = z.strictObject({
 
 export const listAppointments = defineTool({
   name: "list_appointments",
+  title: "List appointments",
   area: "calendar",
   module: "calendar",
   needsUser: true,

@@ -7,6 +7,7 @@ const Input = z.strictObject({});
 
 export const listCalendars = defineTool({
   name: "list_calendars",
+  title: "List calendars",
   area: "calendar",
   module: "calendar",
   needsUser: true,

@@ -8,6 +8,7 @@ const Input = z.strictObject({ limit: limitField(100, 500), offset: offsetField(
 
 export const listClients = defineTool({
   name: "list_clients",
+  title: "List clients",
   area: "clients",
   module: null,
   needsUser: false,

@@ -70,6 +70,7 @@ const Input = z.strictObject({
 
 export const listContacts = defineTool({
   name: "list_contacts",
+  title: "List contacts",
   area: "contacts",
   module: "crm",
   needsUser: false,

@@ -18,6 +18,7 @@ const Input = z.strictObject({
 
 export const listInvoices = defineTool({
   name: "list_invoices",
+  title: "List invoices",
   area: "invoices",
   module: "finance_collections",
   needsUser: false,

@@ -15,6 +15,7 @@ const Input = z.strictObject({
 
 export const listProjects = defineTool({
   name: "list_projects",
+  title: "List projects",
   area: "projects",
   module: "projects",
   needsUser: false,

@@ -11,6 +11,7 @@ const Input = z.strictObject({
 
 export const listRecordings = defineTool({
   name: "list_recordings",
+  title: "List recordings",
   area: "recordings",
   module: "recordings",
   needsUser: true,

@@ -10,6 +10,7 @@ const Input = z.strictObject({
 
 export const listSubtasks = defineTool({
   name: "list_subtasks",
+  title: "List subtasks",
   area: "tasks",
   module: "tasks",
   needsUser: false,

@@ -50,6 +50,7 @@ const FIELDS =
 
 export const listTasks = defineTool({
   name: "list_tasks",
+  title: "List tasks",
   area: "tasks",
   module: "tasks",
   needsUser: false,

@@ -7,6 +7,7 @@ const Input = z.strictObject({});
 
 export const listTimeCategories = defineTool({
   name: "list_time_categories",
+  title: "List time categories",
   area: "time_tracking",
   module: "time_tracking",
   needsUser: true,

@@ -17,6 +17,7 @@ const Input = z.strictObject({
 
 export const listTimeLogs = defineTool({
   name: "list_time_logs",
+  title: "List time logs",
   area: "time_tracking",
   module: "time_tracking",
   needsUser: true,

@@ -18,6 +18,7 @@ const Input = z.strictObject({
 
 export const listWorkspaceDocuments = defineTool({
   name: "list_workspace_documents",
+  title: "List documents",
   area: "documents",
   module: "documents",
   needsUser: false,

@@ -13,6 +13,7 @@ const Input = z.strictObject({
 
 export const moveTaskToFocus = defineTool({
   name: "move_task_to_focus",
+  title: "Move task to focus",
   area: "tasks",
   module: "tasks",
   needsUser: false,

@@ -17,6 +17,7 @@ const Input = z.strictObject({
 
 export const setTaskQueuePosition = defineTool({
   name: "set_task_queue_position",
+  title: "Set task queue position",
   area: "tasks",
   module: "tasks",
   needsUser: false,

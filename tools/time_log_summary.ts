@@ -22,6 +22,7 @@ const Input = z.strictObject({
 
 export const timeLogSummary = defineTool({
   name: "time_log_summary",
+  title: "Time log summary",
   area: "time_tracking",
   module: "time_tracking",
   needsUser: true,

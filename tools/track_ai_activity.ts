@@ -64,6 +64,7 @@ const Input = z.strictObject({
 
 export const trackAiActivity = defineTool({
   name: "track_ai_activity",
+  title: "Track AI activity",
   area: "ai_activities",
   module: "ai_activities",
   needsUser: true,

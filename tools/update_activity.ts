@@ -33,6 +33,7 @@ const Input = z.strictObject({
 
 export const updateActivity = defineTool({
   name: "update_activity",
+  title: "Update CRM activity",
   area: "crm",
   module: "crm",
   needsUser: false,

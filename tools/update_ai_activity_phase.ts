@@ -42,6 +42,7 @@ const Input = z.strictObject({
 
 export const updateAiActivityPhase = defineTool({
   name: "update_ai_activity_phase",
+  title: "Update AI activity phase",
   area: "ai_activities",
   module: "ai_activities",
   needsUser: false,

@@ -41,6 +41,7 @@ const Input = z.strictObject({
 
 export const updateAppointment = defineTool({
   name: "update_appointment",
+  title: "Update appointment",
   area: "calendar",
   module: "calendar",
   needsUser: true,

@@ -70,6 +70,7 @@ const Input = z.strictObject({
 
 export const updateBookingSettings = defineTool({
   name: "update_booking_settings",
+  title: "Update booking settings",
   area: "booking",
   module: "booking",
   needsUser: true,

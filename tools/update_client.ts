@@ -41,6 +41,7 @@ const Input = z.strictObject({
 
 export const updateClient = defineTool({
   name: "update_client",
+  title: "Update client",
   area: "clients",
   module: null,
   needsUser: false,

@@ -52,6 +52,7 @@ const Input = z.strictObject({
 
 export const updateContact = defineTool({
   name: "update_contact",
+  title: "Update contact",
   area: "contacts",
   module: "crm",
   needsUser: false,

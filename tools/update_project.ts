@@ -35,6 +35,7 @@ const Input = z.strictObject({
 
 export const updateProject = defineTool({
   name: "update_project",
+  title: "Update project",
   area: "projects",
   module: "projects",
   needsUser: false,

@@ -11,6 +11,7 @@ const Input = z.strictObject({
 
 export const updateProjectStatus = defineTool({
   name: "update_project_status",
+  title: "Set project status",
   area: "projects",
   module: "projects",
   needsUser: false,

@@ -70,6 +70,7 @@ const InputB = z.strictObject({
 
 export const updateTask = defineTool({
   name: "update_task",
+  title: "Update task",
   area: "tasks",
   module: "tasks",
   needsUser: false,

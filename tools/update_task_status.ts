@@ -16,6 +16,7 @@ const InputB = z.strictObject({
 
 export const updateTaskStatus = defineTool({
   name: "update_task_status",
+  title: "Set task status",
   area: "tasks",
   module: "tasks",
   needsUser: false,

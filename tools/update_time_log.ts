@@ -44,6 +44,7 @@ const InputB = z.strictObject({
 
 export const updateTimeLog = defineTool({
   name: "update_time_log",
+  title: "Update time log",
   area: "time_tracking",
   module: "time_tracking",
   needsUser: true,

@@ -35,6 +35,7 @@ const Input = z.strictObject({
 
 export const updateWorkspaceDocument = defineTool({
   name: "update_workspace_document",
+  title: "Update document",
   area: "documents",
   module: "documents",
   needsUser: false,

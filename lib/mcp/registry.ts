@@ -11,9 +11,10 @@ export interface CompiledTool {
   name: string;
   def: AnyTool;
   schema: InputSchema;
-  /** the entry of tools/list: name, description, inputSchema, annotations */
+  /** the entry of tools/list: name, title, description, inputSchema, annotations */
   listing: {
     name: string;
+    title?: string;
     description: string;
     inputSchema: Record<string, unknown>;
     annotations: ToolAnnotations;
@@ -95,6 +96,7 @@ export function buildRegistry(tools: readonly AnyTool[], variant: McpVariant): R
     validate(def, inputSchema, variant);
     const listing = {
       name: def.name,
+      ...(def.title ? { title: def.title } : {}),
       description: descriptionFor(def, variant),
       inputSchema,
       annotations: { ...def.annotations },

@@ -87,6 +87,20 @@ Deno.test("every tool: four annotations, a description saying what it returns, e
   }
 });
 
+Deno.test("every tool in every variant has a short human title (MCP 2025-06-18), emitted in tools/list", () => {
+  for (const variant of ["A", "B"] as const) {
+    for (const t of buildRegistry(TOOLS, variant).all.values()) {
+      const title = t.listing.title ?? "";
+      assert.ok(title.trim().length > 0, `${t.name} (${variant}): no title`);
+      assert.ok(title.length <= 40, `${t.name} (${variant}): title longer than 40 characters`);
+      assert.notEqual(title, t.name, `${t.name}: the title is for humans, not the snake_case name`);
+      assert.equal(t.listing.title, t.def.title);
+    }
+  }
+  assert.throws(() => defineTool({ ...good, title: " " }), /title of 1-40 characters/);
+  assert.throws(() => defineTool({ ...good, title: "x".repeat(41) }), /title of 1-40 characters/);
+});
+
 const Empty = z.strictObject({});
 const good = {
   name: "sample_tool",
