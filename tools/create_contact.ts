@@ -40,21 +40,21 @@ export function emailField(description: string) {
 }
 
 const Input = z.strictObject({
-  companyName: contactText("companyName", "The contact's company or organisation", "Optional.").optional(),
-  contactName: contactText("contactName", "The person's full name", "Optional.").optional(),
-  email: emailField("Email address, up to 320 characters. Optional.").optional(),
-  phone: contactText("phone", "Phone number as written", "Optional.").optional(),
-  website: contactText("website", "Website address", "Optional.").optional(),
-  address: contactText("address", "Street address", "Optional.").optional(),
-  city: contactText("city", "City", "Optional.").optional(),
-  country: contactText("country", "Country", "Optional.").optional(),
-  source: contactText("source", "Where the contact came from (e.g. website, referral, fair)", "Optional.")
+  companyName: contactText("companyName", "The contact's company or organisation", "").optional(),
+  contactName: contactText("contactName", "The person's full name", "").optional(),
+  email: emailField("Email address.").optional(),
+  phone: contactText("phone", "Phone number as written", "").optional(),
+  website: contactText("website", "Website address", "").optional(),
+  address: contactText("address", "Street address", "").optional(),
+  city: contactText("city", "City", "").optional(),
+  country: contactText("country", "Country", "").optional(),
+  source: contactText("source", "Where the contact came from (e.g. website, referral, fair)", "")
     .optional(),
   status: z.enum(CONTACT_STATUSES).describe(
-    `Pipeline status: ${CONTACT_STATUSES.join(", ")}. Default new.`,
+    `Pipeline status. Default new.`,
   ).optional(),
-  notes: contactText("notes", "Internal notes", "Optional.").optional(),
-  nextFollowUp: dateField("Date of the next follow-up, YYYY-MM-DD. Optional.").optional(),
+  notes: contactText("notes", "Internal notes", "").optional(),
+  nextFollowUp: dateField("Date of the next follow-up.").optional(),
 });
 
 export const createContact = defineTool({
@@ -65,8 +65,6 @@ export const createContact = defineTool({
   needsUser: false,
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  description:
-    "Creates a contact; every field is optional (an empty or notes-only contact is accepted). It belongs to the key's company when the key is limited to one. Returns the new " +
-    "contact as a JSON object with every field, including its id.",
+  description: "Creates a contact; every field is optional. Returns the new contact.",
   run: (ctx, input) => create(ctx.db, ctx.caller, input),
 });

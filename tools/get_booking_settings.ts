@@ -14,10 +14,6 @@ export const getBookingSettings = defineTool({
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Returns the key user's online booking settings as a JSON object: configured (false until the " +
-    "first update_booking_settings; the other values are then the defaults), slug, isActive, slotDuration, " +
-    'bufferMinutes, weeklyHours ({"1": [{start, end}], … "7": []}, Monday-Sunday), maxDaysAhead, ' +
-    "minimumNoticeMinutes, welcomeMessage, locationType, locationAddress, bookingCalendarId, " +
-    "bookingCalendarName, companyId, createdAt, updatedAt.",
+    "Gets your online booking settings (defaults with configured: false until first set). Returns the settings.",
   run: (ctx) => get(ctx.db, ctx.caller),
 });

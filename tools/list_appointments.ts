@@ -6,11 +6,11 @@ import { listAppointments as list } from "../lib/workspace/appointments.ts";
 
 const Input = z.strictObject({
   startDate: dateField(
-    "Only appointments on or after this day, YYYY-MM-DD. Optional; default: no lower bound.",
+    "Only appointments on or after this day. Default: no lower bound.",
   )
     .optional(),
   endDate: dateField(
-    "Only appointments on or before this day, YYYY-MM-DD, not before startDate. Optional; default: no upper " +
+    "Only appointments on or before this day, not before startDate. Default: no upper " +
       "bound.",
   ).optional(),
   limit: limitField(100, 500),
@@ -26,9 +26,6 @@ export const listAppointments = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Lists the key user's own appointments in date and time order. Returns { items, total, limit, " +
-    "offset, hasMore, nextOffset } (when hasMore, call again with offset = nextOffset); items are appointments: id, title, clientName, clientEmail, clientPhone, date, startTime, endTime, isAllDay, " +
-    "location, address, onlinePlatform, onlineLink, notes, status, projectId, projectName, calendarId, " +
-    "companyId, createdAt, updatedAt.",
+    "Lists your appointments in date and time order. Returns a page {items, total, hasMore, nextOffset} of appointments.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -13,9 +13,6 @@ export const listCalendars = defineTool({
   needsUser: true,
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description:
-    "Lists the key user's own calendars, the default one first. Returns a JSON array of {id, name, " +
-    "color, timeZone, isDefault, companyId, createdAt}; an id can be the bookingCalendarId of " +
-    "update_booking_settings.",
+  description: "Lists your calendars, the default first. Returns a JSON array of calendars.",
   run: (ctx) => list(ctx.db, ctx.caller),
 });

@@ -15,10 +15,6 @@ export const listClients = defineTool({
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Lists the clients the key may see, sorted by company name. Returns { items, total, limit, offset, " +
-    "hasMore, nextOffset } (when hasMore, call again with offset = nextOffset): items are " +
-    "clients with every field (id, companyName, firstName, lastName, email, phone, vatNumber, address, " +
-    "postalCode, city, country, companyId, department, vatRate, intermediary, commission, createdAt, " +
-    'updatedAt); percentages as decimal strings ("8.10").',
+    "Lists clients by company name. Returns a page {items, total, hasMore, nextOffset} of clients; percentages as decimal strings.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -33,9 +33,7 @@ const textFilters = Object.fromEntries(
   (Object.keys(CONTACT_TEXT_FILTERS) as ContactTextFilter[]).map((f) => [
     f,
     textField(
-      `Only contacts whose ${
-        LABELS[f]
-      } contains this text (case-insensitive); up to 200 characters. Optional.`,
+      `Only contacts whose ${LABELS[f]} contains this text (case-insensitive).`,
       { max: 200 },
     ).optional(),
   ]),
@@ -45,21 +43,20 @@ const textFilters = Object.fromEntries(
 export const CONTACT_FILTER_FIELDS = {
   search: textField(
     "Text to find in the contact's name (contact, first and last name), company name, email or phone/mobile " +
-      "number (case-insensitive substring); up to 200 characters. Optional.",
+      "number (case-insensitive substring).",
     { max: 200 },
   ).optional(),
   ...textFilters,
   status: z.enum(CONTACT_STATUSES).describe(
-    `Only contacts with this pipeline status: ${CONTACT_STATUSES.join(", ")}. Optional.`,
+    `Only contacts with this pipeline status.`,
   ).optional(),
-  assignedTo: uuidField("Only contacts assigned to this workspace member (user id, UUID). Optional.")
+  assignedTo: uuidField("Only contacts assigned to this workspace member (user id).")
     .optional(),
   sortField: z.string({ error: "must be a string" }).max(64, { error: "must be at most 64 characters" })
     .describe(
-      `Column to sort by, one of: ${Object.keys(CONTACT_SORT_FIELDS).join(", ")}. Default createdAt (most ` +
-        "recent first). Text columns sort case-insensitively; empty values come last.",
+      `Column to sort by, one of: ${Object.keys(CONTACT_SORT_FIELDS).join(", ")}. Default createdAt.`,
     ).optional(),
-  sortDirection: z.enum(["asc", "desc"]).default("desc").describe("asc or desc; default desc."),
+  sortDirection: z.enum(["asc", "desc"]).default("desc").describe("Sort direction. Default desc."),
 };
 
 const Input = z.strictObject({
@@ -76,9 +73,7 @@ export const listContacts = defineTool({
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description: "Lists the contacts the key may see; every given filter must match (AND), most recent first " +
-    "unless sortField/sortDirection say otherwise. Returns { items, total, limit, offset, hasMore, nextOffset }: items are " +
-    "contacts with every field (id, companyName, contactName, firstName, lastName, email, phone, status, " +
-    "nextFollowUp, assignedTo …), total counts all matches for paging.",
+  description:
+    "Lists contacts matching every given filter, most recent first unless sorted. Returns a page {items, total, hasMore, nextOffset} of contacts.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

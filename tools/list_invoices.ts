@@ -6,12 +6,12 @@ import { INVOICE_STATUSES, INVOICE_TYPES, listInvoices as list } from "../lib/wo
 
 const Input = z.strictObject({
   status: z.enum(INVOICE_STATUSES).describe(
-    "Only invoices in this status: draft, sent, partially_paid or paid. Default: every status.",
+    "Only invoices in this status.",
   ).optional(),
   type: z.enum(INVOICE_TYPES).describe(
-    "Only this type: recurring, project or credit_note. Default: every type.",
+    "Only this type.",
   ).optional(),
-  clientId: uuidField("Only invoices of this client (UUID). Optional.").optional(),
+  clientId: uuidField("Only invoices of this client.").optional(),
   limit: limitField(50, 200),
   offset: offsetField(),
 });
@@ -24,10 +24,7 @@ export const listInvoices = defineTool({
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description: "Lists the invoices and credit notes the key may see, newest invoice date first. Returns " +
-    "{ items, total, limit, offset, hasMore, nextOffset, sums }: items are summaries (id, number like 2026-0007, type, status, " +
-    "client, company, dates, currency, vatRate, subtotal, vatAmount, roundingAdjustment, total, " +
-    "collectedAmount, outstanding); money as decimal strings, negative for credit notes. total counts every " +
-    "match; when hasMore is true, call again with offset = nextOffset for the next page; sums holds per currency the signed sums over every match (credit notes subtract).",
+  description:
+    "Lists invoices and credit notes, newest first. Returns a page {items, total, hasMore, nextOffset} of invoice summaries plus sums per currency; money as decimal strings, negative for credit notes.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -18,9 +18,6 @@ export const listRecordings = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Lists the key user's own most recent audio recordings (at most 10 per page), newest first. Returns " +
-    "{ items, total, limit, offset, hasMore, nextOffset } (when hasMore, call again with offset = nextOffset); " +
-    "items are summaries: id, title, recordedAt, durationSeconds, companyId, summaryPreview (first 280 " +
-    "characters), actionItemCount, hasTranscription. Use get_recording for the full summary and transcription.",
+    "Lists your own audio recordings, newest first. Returns a page {items, total, hasMore, nextOffset} of recording summaries.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

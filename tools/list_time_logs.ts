@@ -5,10 +5,10 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { listTimeLogs as list } from "../lib/workspace/time_logs.ts";
 
 const Input = z.strictObject({
-  startDate: dateField("Only logs on or after this day, YYYY-MM-DD. Optional; default: no lower bound.")
+  startDate: dateField("Only logs on or after this day. Default: no lower bound.")
     .optional(),
   endDate: dateField(
-    "Only logs on or before this day, YYYY-MM-DD, not before startDate. Optional; default: no " +
+    "Only logs on or before this day, not before startDate. Default: no " +
       "upper bound.",
   ).optional(),
   limit: limitField(100, 500),
@@ -24,10 +24,6 @@ export const listTimeLogs = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Lists the key user's own time logs, newest day first. Returns { items, total, limit, offset, hasMore, " +
-    "nextOffset } (when hasMore, call again with offset = nextOffset); items are logs: id, date, " +
-    "startTime, endTime (HH:MM), minutes, hours (2 decimals), description, taskId, taskTitle, categoryId, " +
-    "categoryName, projectId and projectName (the task's project, or a category log's project), isBillable, " +
-    "hourlyRate, amount, companyId, createdAt, updatedAt.",
+    "Lists your own time logs, newest day first. Returns a page {items, total, hasMore, nextOffset} of time logs.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

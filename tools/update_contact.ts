@@ -5,7 +5,7 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { CONTACT_STATUSES, updateContact as update } from "../lib/workspace/contacts.ts";
 import { CONTACT_LIMITS, contactText, emailSchema } from "./create_contact.ts";
 
-const KEEP = 'null or "" clears it. Omit to keep.';
+const KEEP = 'null or "" clears it.';
 const LABELS: Record<keyof typeof CONTACT_LIMITS, string> = {
   companyName: "New company or organisation name",
   contactName: "New full name",
@@ -34,19 +34,19 @@ const texts = Object.fromEntries(
 ) as Record<keyof typeof CONTACT_LIMITS, z.ZodOptional<z.ZodNullable<z.ZodString>>>;
 
 const Input = z.strictObject({
-  contactId: uuidField("The contact's id (UUID), as returned by list_contacts. Required."),
+  contactId: uuidField("The contact's id, as returned by list_contacts."),
   ...texts,
   email: z.union([z.literal(""), emailSchema()]).nullable().optional().describe(
-    `New email address, up to 320 characters; ${KEEP}`,
+    `New email address; ${KEEP}`,
   ),
   status: z.enum(CONTACT_STATUSES).describe(
-    `New pipeline status: ${CONTACT_STATUSES.join(", ")}. Omit to keep.`,
+    `New pipeline status.`,
   ).optional(),
   assignedTo: uuidField(
-    `Workspace member (user id, UUID) responsible for the contact; null clears it. Omit to keep.`,
+    `Workspace member (user id) responsible for the contact; null clears it.`,
   )
     .nullable().optional(),
-  nextFollowUp: dateField("New follow-up date, YYYY-MM-DD; null clears it. Omit to keep.").nullable()
+  nextFollowUp: dateField("New follow-up date; null clears it.").nullable()
     .optional(),
 });
 
@@ -60,7 +60,6 @@ export const updateContact = defineTool({
   // Overwrites free text (notes and the other fields) that cannot be recovered afterwards.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
-    "Changes the given fields of a contact; omitted fields stay as they are. Returns the updated " +
-    "contact as a JSON object with every field. not_found when the id is unknown or outside the key's companies.",
+    'Changes the given fields of a contact; null or "" clears a text field. Returns the updated contact.',
   run: (ctx, { contactId, ...patch }) => update(ctx.db, ctx.caller, contactId, patch),
 });

@@ -42,22 +42,58 @@ const ANNOTATION_KEYS = ["readOnlyHint", "destructiveHint", "idempotentHint", "o
 /** Distinct capability signatures are few (roles × module sets); the bound only guards against surprises. */
 const MAX_VIEWS = 500;
 
-type JsonProp = { description?: string; anyOf?: JsonProp[] };
+type JsonNode = Record<string, unknown>;
 
 /**
- * JSON Schema of a tool input, without the $schema marker (MCP assumes 2020-12). `field.describe(…).nullable()`
- * puts the description inside anyOf, where clients do not show it: it is hoisted to the property.
+ * Formats a JSON Schema validator (and a model) understands without the pattern zod also emits. The server keeps
+ * validating with the zod schema (the full ISO date and UUID rules), so only the advertised schema gets shorter:
+ * the patterns were a third of the tools/list tokens.
  */
-export function inputJsonSchema(schema: InputSchema): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as Record<string, unknown>;
-  delete json.$schema;
-  for (const prop of Object.values((json.properties ?? {}) as Record<string, JsonProp>)) {
-    const inner = prop.anyOf?.find((p) => p.description);
-    if (!prop.description && inner) {
-      prop.description = inner.description;
-      for (const p of prop.anyOf!) delete p.description;
+const FORMATS_WITHOUT_PATTERN: ReadonlySet<string> = new Set(["uuid", "date", "date-time", "email", "time"]);
+
+/**
+ * Makes one schema node shorter without changing what it accepts: drops a pattern that restates `format`, a
+ * `minLength` or `minItems` of 0, the description of array items (the array's own description says it), and folds
+ * `anyOf: [X, {type: "null"}]` into X with `type: [X.type, "null"]`.
+ */
+function compactNode(node: JsonNode, parentDescribed: boolean): void {
+  for (const alt of (node.anyOf ?? []) as JsonNode[]) compactNode(alt, false);
+  for (const p of Object.values((node.properties ?? {}) as Record<string, JsonNode>)) compactNode(p, false);
+  if (node.items && typeof node.items === "object") compactNode(node.items as JsonNode, !!node.description);
+  const anyOf = node.anyOf as JsonNode[] | undefined;
+  if (anyOf?.length === 2 && anyOf[1].type === "null" && Object.keys(anyOf[1]).length === 1) {
+    const inner = anyOf[0];
+    if (typeof inner.type === "string" && !inner.anyOf && inner.const === undefined) {
+      delete node.anyOf;
+      const description = node.description ?? inner.description;
+      Object.assign(node, inner, { type: [inner.type, "null"] });
+      if (Array.isArray(inner.enum)) node.enum = [...inner.enum, null];
+      if (description !== undefined) node.description = description;
     }
   }
+  if (typeof node.format === "string" && FORMATS_WITHOUT_PATTERN.has(node.format)) delete node.pattern;
+  if (node.minLength === 0) delete node.minLength;
+  if (node.minItems === 0) delete node.minItems;
+  if (parentDescribed) delete node.description;
+}
+
+/**
+ * JSON Schema of a tool input, without the $schema marker (MCP assumes 2020-12), compacted (compactNode).
+ * `field.describe(…).nullable()` puts the description inside anyOf, where clients do not show it: it is hoisted
+ * to the property.
+ */
+export function inputJsonSchema(schema: InputSchema): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as JsonNode;
+  delete json.$schema;
+  for (const prop of Object.values((json.properties ?? {}) as Record<string, JsonNode>)) {
+    const alts = prop.anyOf as JsonNode[] | undefined;
+    const inner = alts?.find((p) => p.description);
+    if (!prop.description && inner) {
+      prop.description = inner.description;
+      for (const p of alts!) delete p.description;
+    }
+  }
+  compactNode(json, false);
   return json;
 }
 

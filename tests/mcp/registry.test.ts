@@ -261,3 +261,47 @@ for (const doc of [DOCS, README]) {
     );
   });
 }
+
+Deno.test("tools/list advertises format uuid/date without zod's long patterns; the server still checks them", () => {
+  const reg = buildRegistry(TOOLS, "A");
+  let formats = 0;
+  for (const t of reg.all.values()) {
+    JSON.stringify(t.listing.inputSchema, (key, value) => {
+      if (value && typeof value === "object" && !Array.isArray(value) && "format" in value) {
+        formats++;
+        assert.equal("pattern" in value, false, `${t.name}: ${key} restates its format as a pattern`);
+      }
+      if (key === "minLength" || key === "minItems") assert.notEqual(value, 0, `${t.name}: a bound of 0`);
+      return value;
+    });
+  }
+  assert.ok(formats >= 100, `only ${formats} formatted fields`);
+  const createTask = reg.all.get("create_task")!;
+  const props = createTask.listing.inputSchema.properties as Record<string, Record<string, unknown>>;
+  assert.deepEqual(props.dueDate, { type: "string", format: "date", description: props.dueDate.description });
+  assert.deepEqual(props.projectId, {
+    type: "string",
+    format: "uuid",
+    description: props.projectId.description,
+  });
+  // validation at the server is unchanged: zod refuses what the dropped patterns refused
+  const bad = createTask.schema.safeParse({ title: "x", dueDate: "2025-02-30", projectId: "not-a-uuid" });
+  assert.equal(bad.success, false);
+  const paths = bad.error!.issues.map((i) => i.path.join(".")).sort();
+  assert.deepEqual(paths, ["dueDate", "projectId"]);
+  const nullable = reg.all.get("update_task")!.listing.inputSchema.properties as Record<string, unknown>;
+  assert.deepEqual((nullable.projectId as { type: unknown }).type, ["string", "null"], "anyOf+null folded");
+});
+
+Deno.test("gpt-tokenizer is bench-only: main.ts's module graph does not reach it", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", fileURLToPath(new URL("../../main.ts", import.meta.url))],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  assert.equal(out.code, 0);
+  // npmPackages lists every package of deno.json; the modules and their dependencies are the graph itself
+  const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: unknown[] };
+  assert.ok(graph.modules.length > 50);
+  assert.equal(JSON.stringify(graph.modules).includes("gpt-tokenizer"), false);
+});
