@@ -25,7 +25,8 @@ import {
   messageCount,
   rateLimitedBody,
 } from "../lib/mcp/rate_limit.ts";
-import { registryFor } from "../lib/mcp/registry.ts";
+import { narrowRegistry, registryFor } from "../lib/mcp/registry.ts";
+import { parseSelection } from "../lib/mcp/toolsets.ts";
 import {
   DEFAULT_PROTOCOL_VERSION,
   handleMcpMessage,
@@ -197,6 +198,13 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       );
     }
 
+    // A connection may narrow its tools (docs/mcp.md "Toolsets and read-only"); a bad selection is the URL's
+    // fault, so it is refused before any database work, whoever asks.
+    const selected = parseSelection(c.req.query("toolsets"), c.req.query("readonly"));
+    if (!selected.ok) {
+      return json(400, rpcErrorBody(null, RPC.INVALID_PARAMS, `Invalid params: ${selected.message}`));
+    }
+
     // Rate limit, before any database work: a credential accepted recently on this instance is charged to its
     // key or grant; anything else to the client address (lib/mcp/rate_limit.ts).
     const presented = presentedCredential(c);
@@ -238,7 +246,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     const requestId = c.get("requestId");
     const audit = deps.audit;
     const answer = await handleMcpMessage({
-      registry,
+      registry: selected.selection ? narrowRegistry(registry, selected.selection) : registry,
       caller,
       db: deps.sql,
       log: deps.log,

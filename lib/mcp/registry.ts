@@ -5,6 +5,8 @@ import type { Caller } from "./caller.ts";
 import { capabilitySignature, denial, isArea } from "./permissions.ts";
 import type { AnyTool, InputSchema, ToolAnnotations } from "./tool.ts";
 import { isModule } from "../workspace/modules.ts";
+import { AppError } from "../errors.ts";
+import { outsideSelection, type Selection, selectionKey } from "./toolsets.ts";
 
 /** One tool as served by one variant. */
 export interface CompiledTool {
@@ -166,4 +168,55 @@ export function registryFor(tools: readonly AnyTool[], variant: McpVariant): Reg
   let byVariant = built.get(tools);
   if (!byVariant) built.set(tools, byVariant = {});
   return byVariant[variant] ??= buildRegistry(tools, variant);
+}
+
+/** Any arguments: a tool outside the selection answers `unavailable:` whatever it was sent. */
+const ANY_INPUT = z.looseObject({});
+
+/** A stand-in for a tool outside the connection's selection: listed nowhere, and every call is unavailable. */
+function unavailableTool(t: CompiledTool, why: string): CompiledTool {
+  const run = () => {
+    throw new AppError("unavailable", why);
+  };
+  return { ...t, schema: ANY_INPUT, def: { ...t.def, run } };
+}
+
+const narrowed = new WeakMap<Registry, Map<string, Registry>>();
+
+/**
+ * `base` narrowed to a connection's selection (`/mcp?toolsets=…&readonly=1`, lib/mcp/toolsets.ts): tools outside
+ * it are absent from tools/list and answer `unavailable:`. It only removes tools from the caller's own view, so
+ * it can never widen what a caller may do. Built once per selection (at most 2^9 × 2 of them) and registry.
+ */
+export function narrowRegistry(base: Registry, selection: Selection): Registry {
+  let bySelection = narrowed.get(base);
+  if (!bySelection) narrowed.set(base, bySelection = new Map());
+  const key = selectionKey(selection);
+  const cached = bySelection.get(key);
+  if (cached) return cached;
+  const all = new Map<string, CompiledTool>();
+  for (const t of base.all.values()) {
+    const why = outsideSelection(t.def, selection);
+    all.set(t.name, why ? unavailableTool(t, why) : t);
+  }
+  // keyed by the base view, which is itself cached per capability signature
+  const views = new WeakMap<ToolView, ToolView>();
+  const registry: Registry = {
+    variant: base.variant,
+    all,
+    view(caller) {
+      const full = base.view(caller);
+      let v = views.get(full);
+      if (!v) {
+        const allowed = new Map<string, CompiledTool>();
+        for (const t of full.tools.values()) if (all.get(t.name) === t) allowed.set(t.name, t);
+        const json = listJson(allowed.values());
+        v = { tools: allowed, listJson: json, listBytes: new TextEncoder().encode(json) };
+        views.set(full, v);
+      }
+      return v;
+    },
+  };
+  bySelection.set(key, registry);
+  return registry;
 }
