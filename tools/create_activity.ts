@@ -10,27 +10,27 @@ const ONE = "Give exactly one of contactId, clientId, collaboratorId, supplierId
 /** The fields create_activity and update_activity share; `tail` ends each description. */
 export function activityFields(tail: string, clear: string) {
   return {
-    type: z.enum(ACTIVITY_TYPES).describe(`Kind of activity. ${tail}`),
-    description: textField(`What it was about${clear}. ${tail}`, { max: 10000 }),
+    type: z.enum(ACTIVITY_TYPES).describe(`Kind of activity.${tail}`),
+    description: textField(`What it was about${clear}.${tail}`, { max: 10000 }),
     contactId: uuidField(`The contact it is about. ${ONE}`),
     clientId: uuidField(`The client it is about. ${ONE}`),
     collaboratorId: uuidField(`The collaborator it is about. ${ONE}`),
     supplierId: uuidField(`The supplier it is about. ${ONE}`),
     activityDate: instantField(
-      `When it happened or is planned: ISO 8601 date-time with Z/offset, or YYYY-MM-DD (midnight UTC). ${tail}`,
+      `When it happened or is planned: ISO 8601 date-time with Z/offset, or YYYY-MM-DD (midnight UTC).${tail}`,
     ),
-    startDate: instantField(`Start, ISO 8601 date-time or YYYY-MM-DD${clear}. ${tail}`),
-    endDate: instantField(`End, not before startDate, ISO 8601 date-time or YYYY-MM-DD${clear}. ${tail}`),
-    isAllDay: z.boolean({ error: "must be true or false" }).describe(`Whether it lasts all day. ${tail}`),
+    startDate: instantField(`Start, ISO 8601 date-time or YYYY-MM-DD${clear}.${tail}`),
+    endDate: instantField(`End, not before startDate, ISO 8601 date-time or YYYY-MM-DD${clear}.${tail}`),
+    isAllDay: z.boolean({ error: "must be true or false" }).describe(`Whether it lasts all day.${tail}`),
     durationMinutes: z.number({ error: "must be a number" }).int({ error: "must be an integer" })
       .min(0, { error: "must not be negative" }).max(10080, { error: "must be at most 10080 (a week)" })
-      .describe(`Duration in minutes, 0-10080${clear}. ${tail}`),
+      .describe(`Duration in minutes, 0-10080${clear}.${tail}`),
     isCompleted: z.boolean({ error: "must be true or false" }).describe(
-      `Whether it is done; true stamps completedAt (now unless given), false clears it. ${tail}`,
+      `Whether it is done; true stamps completedAt (now unless given), false clears it.${tail}`,
     ),
-    completedAt: instantField(`When it was completed (marks it completed)${clear}. ${tail}`),
-    outcome: textField(`Result of the activity${clear}. ${tail}`, { max: 2000 }),
-    notes: textField(`Internal notes${clear}. ${tail}`, { max: 10000 }),
+    completedAt: instantField(`When it was completed (marks it completed)${clear}.${tail}`),
+    outcome: textField(`Result of the activity${clear}.${tail}`, { max: 2000 }),
+    notes: textField(`Internal notes${clear}.${tail}`, { max: 10000 }),
   };
 }
 

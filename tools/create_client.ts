@@ -22,8 +22,7 @@ const CLIENT_FIELDS = {
   city: optionalText("City", 100),
   country: optionalText("Country (name or ISO code)", 100),
   companyId: uuidField(
-    "The workspace company the client belongs to. Default: the key's only company when the " +
-      "key is limited to one, else none.",
+    "The client's company. Default: the key's only company, else none.",
   ).optional(),
 };
 
@@ -35,7 +34,7 @@ const CLIENT_FIELDS_A = {
   ).optional(),
   intermediary: optionalText("Who brought the client (an agent or partner); kept and returned", 200),
   commission: percentField(
-    "The intermediary's commission in percent, 0-100 with at most 2 decimals; kept and returned.",
+    "The intermediary's commission in percent, 0-100; kept and returned.",
   ).optional(),
 };
 

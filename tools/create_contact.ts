@@ -27,7 +27,7 @@ export const CONTACT_LIMITS = {
 
 export function contactText(field: keyof typeof CONTACT_LIMITS, what: string, tail: string) {
   const max = CONTACT_LIMITS[field];
-  return textField(`${what}; up to ${max} characters. ${tail}`, { max });
+  return textField(tail ? `${what}; ${tail}` : `${what}.`, { max });
 }
 
 /** An email address of at most 320 characters. */
@@ -46,8 +46,8 @@ const Input = z.strictObject({
   phone: contactText("phone", "Phone number as written", "").optional(),
   website: contactText("website", "Website address", "").optional(),
   address: contactText("address", "Street address", "").optional(),
-  city: contactText("city", "City", "").optional(),
-  country: contactText("country", "Country", "").optional(),
+  city: contactText("city", "City of the address", "").optional(),
+  country: contactText("country", "Country of the address", "").optional(),
   source: contactText("source", "Where the contact came from (e.g. website, referral, fair)", "")
     .optional(),
   status: z.enum(CONTACT_STATUSES).describe(

@@ -10,13 +10,12 @@ const common = {
   description: textField("The idea in detail.", { max: 10000 })
     .optional(),
   estimatedBudget: decimalMoneyField(
-    "Rough budget, at least 0 with at most 2 decimals.",
+    "Rough budget, at least 0.",
   ).optional(),
   currency: currencyField("ISO 4217 currency of the budget, e.g. EUR. Default EUR.").optional(),
   notes: textField("Internal notes.", { max: 10000 }).optional(),
   companyId: uuidField(
-    "The workspace company the idea belongs to. Default: the client's company, or the key's " +
-      "only company when the key is limited to one.",
+    "The idea's company. Default: the client's, else the key's only company.",
   ).optional(),
   clientId: uuidField("The client the idea is for.").optional(),
 };

@@ -10,8 +10,7 @@ const common = {
     "The client billed. Default: the project's client. The client's vatRate is the default VAT.",
   ).optional(),
   companyId: uuidField(
-    "The workspace company issuing the invoice. Default: the client's or project's company, " +
-      "or the key's only company.",
+    "The issuing company. Default: the client's or project's, else the key's only company.",
   ).optional(),
   projectId: uuidField("The project invoiced.").optional(),
   subject: textField("Subject line.", { max: 200 }).optional(),
@@ -42,22 +41,18 @@ const InputA = z.strictObject({
   status: z.enum(INVOICE_STATUSES).describe("Status. Default draft.")
     .optional(),
   vatRate: percentField(
-    "VAT rate in percent, 0-100 with at most 2 decimals. Default: the original invoice's for a credit note, " +
-      "else the client's vatRate, else 0.",
+    "VAT rate in percent, 0-100. Default: the original's (credit note), else the client's vatRate, else 0.",
   ).optional(),
   roundingAdjustment: decimalField(
-    "Added to subtotal + VAT to round the total (e.g. -0.03 to the 5 cents), -1.00 to 1.00 with at most 2 " +
-      "decimals. Default 0.",
+    "Added to subtotal + VAT to round the total, -1.00 to 1.00. Default 0.",
     { scale: 2, max: 100n, negative: true },
   ).optional(),
   collectedAmount: decimalMoneyField(
-    "Amount already received, at least 0 and at most the total, at most 2 decimals. Default 0. (Credit notes: " +
-      "a negative value is taken as positive.)",
+    "Amount already received, 0 to the total. Default 0.",
     { negative: true },
   ).optional(),
   isCreditNote: z.boolean({ error: "must be true or false" }).describe(
-    "true: a credit note for originalInvoiceId. It shares the invoices' number sequence; amounts are stored " +
-      "positive (negative input is normalised) and shown negative. Default false.",
+    "true: a credit note (same number sequence; amounts shown negative, negative input taken as positive).",
   ).optional(),
   originalInvoiceId: uuidField(
     "The invoice a credit note credits (only with isCreditNote); client, company, project, currency and VAT " +

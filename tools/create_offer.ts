@@ -16,8 +16,7 @@ const common = {
   )
     .optional(),
   companyId: uuidField(
-    "The workspace company making the offer. Default: the client's company, or the key's only " +
-      "company when the key is limited to one.",
+    "The offer's company. Default: the client's, else the key's only company.",
   ).optional(),
   offerDate: dateField("Date of the offer. Default today (UTC).").optional(),
   validUntil: dateField("Last day the offer is valid, not before offerDate.")
@@ -34,12 +33,12 @@ const Tranche = z.strictObject({
     },
   ).optional(),
   percentage: percentField(
-    "Share of the offer total in percent, greater than 0 and at most 100 with at most 2 decimals. Give this or " +
+    "Share of the offer total in percent, > 0 to 100. Give this or " +
       "amount, not both; the percentages of an offer add up to at most 100.",
     { positive: true },
   ).optional(),
   amount: decimalMoneyField(
-    "Fixed amount of the tranche, greater than 0 with at most 2 decimals. Give this or " +
+    "Fixed amount of the tranche, > 0. Give this or " +
       "percentage, not both; all tranches together come to at most the offer total.",
     { positive: true },
   ).optional(),

@@ -11,18 +11,17 @@ const common = {
     "The client the project is for. the project then belongs to the client's company.",
   ).optional(),
   companyId: uuidField(
-    "The company the project belongs to. Default: the client's company, or the key's only " +
-      "company when the key is limited to one.",
+    "The project's company. Default: the client's, else the key's only company.",
   ).optional(),
   description: textField("What the project is about.", { max: 10000 })
     .optional(),
   startDate: dateField("First day.").optional(),
   endDate: dateField("Last day, not before startDate.").optional(),
   budget: decimalMoneyField(
-    "Budget in the project's currency: at least 0, at most 2 decimals.",
+    "Budget in the project's currency: at least 0.",
   )
     .optional(),
-  estimatedHours: hoursField("Estimated effort in hours: 0-100000, at most 2 decimals.").optional(),
+  estimatedHours: hoursField("Estimated effort in hours: 0-100000.").optional(),
   notes: textField("Internal notes.", { max: 10000 }).optional(),
   currency: currencyField("ISO 4217 currency of the budget, e.g. EUR or USD. Default EUR.").optional(),
 };

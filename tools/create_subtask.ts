@@ -20,7 +20,7 @@ const common = {
     .optional(),
   priority: z.enum(TASK_PRIORITIES).describe("Task priority. Default medium.").optional(),
   estimatedHours: hoursField(
-    `Estimated effort in hours: 0-${MAX_TASK_ESTIMATE_HOURS}, at most 2 decimals.`,
+    `Estimated effort in hours: 0-${MAX_TASK_ESTIMATE_HOURS}.`,
     { max: MAX_TASK_ESTIMATE_HOURS },
   ).optional(),
   dueDate: dateField("Due date of the task.").optional(),

@@ -16,7 +16,7 @@ const common = {
   isBillable: z.boolean({ error: "must be true or false" })
     .describe("Whether the time is billable to the client. Default false.").optional(),
   hourlyRate: decimalMoneyField(
-    "Hourly rate for billable time: at least 0, at most 2 decimals.",
+    "Hourly rate for billable time: at least 0.",
   )
     .optional(),
 };
@@ -26,7 +26,7 @@ const InputA = z.strictObject({
   taskId: uuidField("The task worked on. Exactly one of taskId and categoryId is required.")
     .optional(),
   categoryId: uuidField(
-    "The timesheet category (UUID, from list_time_categories) for time not spent on a task. Exactly one of " +
+    "The timesheet category (from list_time_categories) for time not spent on a task. Exactly one of " +
       "taskId and categoryId is required.",
   ).optional(),
   projectId: uuidField(

@@ -52,8 +52,7 @@ const Input = z.strictObject({
     .optional(),
   description: textField("Short description.", { max: 10000 }).optional(),
   companyId: uuidField(
-    "The company it belongs to. Default: the AI activity's company when activityId is given, else the " +
-      "key's only company when it is limited to one, else none.",
+    "The company it belongs to. Default: the AI activity's company when activityId is given, else the key's only company, else none.",
   ).optional(),
   mimeType: mimeTypeField(
     "Media type of the document, e.g. text/markdown or application/pdf. Default text/markdown.",

@@ -30,7 +30,7 @@ export const exportContacts = defineTool({
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Exports the contacts matching the list_contacts filters as CSV (UTF-8 with BOM, at most 10000 rows). Returns a summary {rows, matched, truncated, cutBy, uri, message} and the CSV as an embedded resource.",
+    "Exports the contacts matching the list_contacts filters (text filters: case-insensitive substrings) as CSV (UTF-8 with BOM, at most 10000 rows). Returns a summary {rows, matched, truncated, cutBy, uri, message} and the CSV as an embedded resource.",
   run: async (ctx, input) => {
     const out = await exportCsv(ctx.db, ctx.caller, input);
     const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");

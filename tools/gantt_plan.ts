@@ -24,8 +24,7 @@ const Input = z.strictObject({
     .describe("Show only bars of tasks with these statuses.")
     .optional(),
   search: textField(
-    "Show only bars whose task title contains this text (case-insensitive); up to 200 " +
-      "characters.",
+    "Show only bars whose task title contains this text (case-insensitive).",
     { max: 200 },
   ).optional(),
   limit: limitField(500, 5000),

@@ -25,7 +25,7 @@ const Input = z.strictObject({
   dueDate: dateField("Payment due date, not before invoiceDate.").optional(),
   currency: currencyField("ISO 4217 currency. Default: the offer's.").optional(),
   vatRate: percentField(
-    "VAT rate in percent, 0-100 with at most 2 decimals. Default: the client's vatRate, else 0.",
+    "VAT rate in percent, 0-100. Default: the client's vatRate, else 0.",
   )
     .optional(),
   notes: textField("Internal notes.", { max: 10000 }).optional(),

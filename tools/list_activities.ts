@@ -1,6 +1,7 @@
 // MCP tool list_activities: the caller's CRM activities, optionally of one record, one type or matching text.
 import { z } from "zod";
 import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { ACTIVITY_TYPES, listActivities as list } from "../lib/workspace/activities.ts";
 
@@ -11,8 +12,7 @@ const Input = z.strictObject({
   supplierId: uuidField("Only activities about this supplier.").optional(),
   type: z.enum(ACTIVITY_TYPES).describe(`Only this kind.`).optional(),
   search: textField(
-    "Text to find in title, description, outcome or notes (case-insensitive substring); up to 200 " +
-      "characters.",
+    "Text to find in title, description, outcome or notes (case-insensitive substring).",
     { max: 200 },
   ).optional(),
   limit: limitField(50, 100),
@@ -27,7 +27,8 @@ export const listActivities = defineTool({
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  outputSchema: pageOutput(),
   description:
-    "Lists CRM activities, most recent first; filters combine with AND. Returns a page {items, total, hasMore, nextOffset} of activities with their entity {kind, id, name}.",
+    "Lists CRM activities, most recent first; filters combine with AND. Returns a page of activities with their entity {kind, id, name}.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -1,6 +1,7 @@
 // MCP tool list_ai_activities: the caller's AI activities as summaries, newest first.
 import { z } from "zod";
 import { limitField, offsetField, textField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import {
   AI_ACTIVITY_KINDS,
@@ -21,8 +22,7 @@ const Input = z.strictObject({
   )
     .optional(),
   search: textField(
-    "Text to find in title, description, agentName or aiTaskId (case-insensitive substring); up to 200 " +
-      "characters.",
+    "Text to find in title, description, agentName or aiTaskId (case-insensitive substring).",
     { max: 200 },
   ).optional(),
   limit: limitField(20, 100),
@@ -37,7 +37,8 @@ export const listAiActivities = defineTool({
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  outputSchema: pageOutput(),
   description:
-    "Lists AI activities, newest first; filters combine with AND. Returns a page {items, total, hasMore, nextOffset} of activity summaries.",
+    "Lists AI activities, newest first; filters combine with AND. Returns a page of activity summaries.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

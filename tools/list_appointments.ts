@@ -1,17 +1,17 @@
 // MCP tool list_appointments: the key user's own appointments, optionally within dates.
 import { z } from "zod";
 import { dateField, limitField, offsetField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { listAppointments as list } from "../lib/workspace/appointments.ts";
 
 const Input = z.strictObject({
   startDate: dateField(
-    "Only appointments on or after this day. Default: no lower bound.",
+    "Only appointments on or after this day.",
   )
     .optional(),
   endDate: dateField(
-    "Only appointments on or before this day, not before startDate. Default: no upper " +
-      "bound.",
+    "Only appointments on or before this day, not before startDate.",
   ).optional(),
   limit: limitField(100, 500),
   offset: offsetField(),
@@ -25,7 +25,7 @@ export const listAppointments = defineTool({
   needsUser: true,
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description:
-    "Lists your appointments in date and time order. Returns a page {items, total, hasMore, nextOffset} of appointments.",
+  outputSchema: pageOutput(),
+  description: "Lists your appointments in date and time order. Returns a page of appointments.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

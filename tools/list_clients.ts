@@ -1,6 +1,7 @@
 // MCP tool list_clients: every client the key may see, sorted by company name.
 import { z } from "zod";
 import { limitField, offsetField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { listClients as list } from "../lib/workspace/clients.ts";
 
@@ -14,7 +15,7 @@ export const listClients = defineTool({
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description:
-    "Lists clients by company name. Returns a page {items, total, hasMore, nextOffset} of clients; percentages as decimal strings.",
+  outputSchema: pageOutput(),
+  description: "Lists clients by company name. Returns a page of clients; percentages as decimal strings.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

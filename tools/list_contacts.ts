@@ -1,6 +1,7 @@
 // MCP tool list_contacts: the caller's contacts, filtered (AND), sorted from a whitelist and paged, with a total.
 import { z } from "zod";
 import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import {
   CONTACT_SORT_FIELDS,
@@ -33,7 +34,7 @@ const textFilters = Object.fromEntries(
   (Object.keys(CONTACT_TEXT_FILTERS) as ContactTextFilter[]).map((f) => [
     f,
     textField(
-      `Only contacts whose ${LABELS[f]} contains this text (case-insensitive).`,
+      `${LABELS[f][0].toUpperCase()}${LABELS[f].slice(1)} contains this text.`,
       { max: 200 },
     ).optional(),
   ]),
@@ -73,7 +74,8 @@ export const listContacts = defineTool({
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  outputSchema: pageOutput(),
   description:
-    "Lists contacts matching every given filter, most recent first unless sorted. Returns a page {items, total, hasMore, nextOffset} of contacts.",
+    "Lists contacts matching every given filter (text filters: case-insensitive substrings), most recent first unless sorted. Returns a page of contacts.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -1,6 +1,7 @@
 // MCP tool list_invoices: invoices and credit notes, newest first, credit notes negative, with sums per currency.
 import { z } from "zod";
 import { limitField, offsetField, uuidField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { INVOICE_STATUSES, INVOICE_TYPES, listInvoices as list } from "../lib/workspace/invoices.ts";
 
@@ -24,7 +25,8 @@ export const listInvoices = defineTool({
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  outputSchema: pageOutput({ sums: z.array(z.looseObject({})) }),
   description:
-    "Lists invoices and credit notes, newest first. Returns a page {items, total, hasMore, nextOffset} of invoice summaries plus sums per currency; money as decimal strings, negative for credit notes.",
+    "Lists invoices and credit notes, newest first. Returns a page of invoice summaries plus sums per currency; money as decimal strings, negative for credit notes.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -1,6 +1,7 @@
 // MCP tool list_recordings: the key user's most recent audio recordings.
 import { z } from "zod";
 import { limitField, offsetField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { listRecordings as list, RECORDINGS_MAX_LIMIT } from "../lib/workspace/recordings.ts";
 
@@ -17,7 +18,7 @@ export const listRecordings = defineTool({
   needsUser: true,
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description:
-    "Lists your own audio recordings, newest first. Returns a page {items, total, hasMore, nextOffset} of recording summaries.",
+  outputSchema: pageOutput(),
+  description: "Lists your own audio recordings, newest first. Returns a page of recording summaries.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -1,6 +1,7 @@
 // MCP tool list_tasks: top-level tasks the key may see, with filters (A: scope, search, numbers, overdue).
 import { z } from "zod";
 import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { listTasks as list, TASK_SCOPES } from "../lib/workspace/tasks.ts";
 
@@ -15,8 +16,7 @@ const InputA = z.strictObject({
   ).optional(),
   targetUserId: uuidField("Only tasks assigned to this workspace member.").optional(),
   query: textField(
-    "Words to find in the title or description (case-insensitive), or a display id such as WEB-42; up to " +
-      "200 characters.",
+    "Words to find in the title or description (case-insensitive), or a display id such as WEB-42.",
     { max: 200 },
   ).optional(),
   taskNumber: z.number({ error: "must be a number" }).int({ error: "must be an integer" })
@@ -50,9 +50,10 @@ export const listTasks = defineTool({
   needsUser: false,
   variants: { A: InputA, B: InputB },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  outputSchema: pageOutput(),
   description: {
-    A: "Lists top-level tasks, newest first, with filters. Returns a page {items, total, hasMore, nextOffset} of task summaries with displayId, isOverdue and isForecastLate.",
-    B: "Lists top-level tasks, newest first. Returns a page {items, total, hasMore, nextOffset} of task summaries.",
+    A: "Lists top-level tasks, newest first, with filters. Returns a page of task summaries with displayId, isOverdue and isForecastLate.",
+    B: "Lists top-level tasks, newest first. Returns a page of task summaries.",
   },
   run: (ctx, input) => {
     if (ctx.variant === "B") {

@@ -1,15 +1,15 @@
 // MCP tool list_time_logs: the key user's own time logs, optionally within dates.
 import { z } from "zod";
 import { dateField, limitField, offsetField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { listTimeLogs as list } from "../lib/workspace/time_logs.ts";
 
 const Input = z.strictObject({
-  startDate: dateField("Only logs on or after this day. Default: no lower bound.")
+  startDate: dateField("Only logs on or after this day.")
     .optional(),
   endDate: dateField(
-    "Only logs on or before this day, not before startDate. Default: no " +
-      "upper bound.",
+    "Only logs on or before this day, not before startDate.",
   ).optional(),
   limit: limitField(100, 500),
   offset: offsetField(),
@@ -23,7 +23,7 @@ export const listTimeLogs = defineTool({
   needsUser: true,
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description:
-    "Lists your own time logs, newest day first. Returns a page {items, total, hasMore, nextOffset} of time logs.",
+  outputSchema: pageOutput(),
+  description: "Lists your own time logs, newest day first. Returns a page of time logs.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

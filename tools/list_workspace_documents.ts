@@ -1,6 +1,7 @@
 // MCP tool list_workspace_documents: the caller's documents as summaries (without content), newest first.
 import { z } from "zod";
 import { limitField, offsetField, textField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { DOCUMENT_KINDS, DOCUMENT_SOURCES, listDocuments as list } from "../lib/workspace/documents.ts";
 
@@ -24,7 +25,7 @@ export const listWorkspaceDocuments = defineTool({
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description:
-    "Lists workspace documents, newest first, without their content. Returns a page {items, total, hasMore, nextOffset} of documents.",
+  outputSchema: pageOutput(),
+  description: "Lists workspace documents, newest first, without their content. Returns a page of documents.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -5,11 +5,10 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { timeLogSummary as summary } from "../lib/workspace/time_logs.ts";
 
 const Input = z.strictObject({
-  startDate: dateField("Only logs on or after this day. Default: no lower bound.")
+  startDate: dateField("Only logs on or after this day.")
     .optional(),
   endDate: dateField(
-    "Only logs on or before this day, not before startDate. Default: no " +
-      "upper bound.",
+    "Only logs on or before this day, not before startDate.",
   ).optional(),
   projectIds: z.array(uuidField("A project id."), { error: "must be an array of project ids" })
     .max(100, { error: "must hold at most 100 ids" })

@@ -44,7 +44,7 @@ const Input = z.strictObject({
     `Status. Default running.`,
   ).optional(),
   companyId: uuidField(
-    "The company the work is for. Default: the key's only company when it is limited to one, else none.",
+    "The company the work is for. Default: the key's only company, else none.",
   ).optional(),
   aiTaskId: textField("The agent platform's own id of the task.", {
     max: 200,

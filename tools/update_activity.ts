@@ -5,7 +5,7 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { updateActivity as update } from "../lib/workspace/activities.ts";
 import { activityFields } from "./create_activity.ts";
 
-const KEEP = "Omit to keep.";
+const KEEP = "";
 const f = activityFields(KEEP, "; null clears it");
 const MOVE = "Give at most one of contactId, clientId, collaboratorId, supplierId.";
 

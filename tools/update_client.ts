@@ -25,17 +25,17 @@ const Input = z.strictObject({
   city: clearableText("city", 100),
   country: clearableText("country (name or ISO code)", 100),
   companyId: uuidField(
-    "Move the client to this workspace company (UUID, must be in the key's scope); null removes the company " +
+    "Move the client to this workspace company (must be in the key's scope); null removes the company " +
       "(only for keys not limited to companies).",
   ).nullable().optional(),
   department: clearableText("department at the client", 200),
   vatRate: percentField(
-    "New default VAT rate in percent for the client's new invoices, 0-100 with at most 2 decimals; null " +
+    "New default VAT rate in percent for the client's new invoices, 0-100; null " +
       "clears it (existing invoices keep theirs).",
   ).nullable().optional(),
   intermediary: clearableText("intermediary (who brought the client)", 200),
   commission: percentField(
-    "New commission of the intermediary in percent, 0-100 with at most 2 decimals; null clears it.",
+    "New commission of the intermediary in percent, 0-100; null clears it.",
   ).nullable().optional(),
 });
 

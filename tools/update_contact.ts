@@ -5,7 +5,6 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { CONTACT_STATUSES, updateContact as update } from "../lib/workspace/contacts.ts";
 import { CONTACT_LIMITS, contactText, emailSchema } from "./create_contact.ts";
 
-const KEEP = 'null or "" clears it.';
 const LABELS: Record<keyof typeof CONTACT_LIMITS, string> = {
   companyName: "New company or organisation name",
   contactName: "New full name",
@@ -16,7 +15,7 @@ const LABELS: Record<keyof typeof CONTACT_LIMITS, string> = {
   website: "New website address",
   address: "New street address",
   postalCode: "New postal code",
-  city: "New city",
+  city: "New city name",
   state: "New state or region",
   country: "New country",
   department: "New department",
@@ -29,7 +28,7 @@ const LABELS: Record<keyof typeof CONTACT_LIMITS, string> = {
 const texts = Object.fromEntries(
   (Object.keys(CONTACT_LIMITS) as (keyof typeof CONTACT_LIMITS)[]).map((f) => [
     f,
-    contactText(f, LABELS[f], KEEP).nullable().optional(),
+    contactText(f, LABELS[f], "").nullable().optional(),
   ]),
 ) as Record<keyof typeof CONTACT_LIMITS, z.ZodOptional<z.ZodNullable<z.ZodString>>>;
 
@@ -37,7 +36,7 @@ const Input = z.strictObject({
   contactId: uuidField("The contact's id, as returned by list_contacts."),
   ...texts,
   email: z.union([z.literal(""), emailSchema()]).nullable().optional().describe(
-    `New email address; ${KEEP}`,
+    "New email address.",
   ),
   status: z.enum(CONTACT_STATUSES).describe(
     `New pipeline status.`,

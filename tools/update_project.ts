@@ -17,7 +17,7 @@ const Input = z.strictObject({
   endDate: dateField("New last day, not before the start date; null clears it.")
     .nullable().optional(),
   budget: decimalMoneyField(
-    "New budget: at least 0, at most 2 decimals; null clears it.",
+    "New budget: at least 0; null clears it.",
   ).nullable()
     .optional(),
   estimatedHours: hoursField("New estimate in hours, 0-100000; null clears it.").nullable()

@@ -33,12 +33,11 @@ const common = {
       error: "must be at most 1000000000000",
     })
     .describe(
-      "New position value in the assignees' queues (ascending; any number from -1e12 to 1e12). " +
-        "set_task_queue_position places a task by slot instead.",
+      "New queue position value (ascending); set_task_queue_position places a task by slot instead.",
     ).optional(),
   projectId: uuidField(
-    "Move the task (and its subtasks) to this project: they get the project's next numbers and " +
-      "company; null makes them project-less. Not allowed on a subtask.",
+    "Move the task and its subtasks to this project (new numbers and company); null: no project. Not for " +
+      "subtasks.",
   ).nullable().optional(),
   assigneeIds: z.array(uuidField("A workspace member's user id."), {
     error: "must be an array of UUIDs",
@@ -55,8 +54,7 @@ const InputA = z.strictObject({
   status: z.enum(TASK_STATUSES).describe("New status.")
     .optional(),
   startDate: dateField(
-    "New first day of work (a solid bar in gantt_plan); null clears it (back into the queues). " +
-      "Omit to keep.",
+    "New first day of work (a solid bar in gantt_plan); null clears it (back into the queues).",
   ).nullable().optional(),
 }).refine((v) => !v.startDate || !v.dueDate || v.dueDate >= v.startDate, {
   error: "must not be before startDate",

@@ -17,7 +17,7 @@ const common = {
   isBillable: z.boolean({ error: "must be true or false" }).describe("New billable flag.")
     .optional(),
   hourlyRate: decimalMoneyField(
-    "New hourly rate: at least 0, at most 2 decimals; null clears it.",
+    "New hourly rate: at least 0; null clears it.",
   )
     .nullable().optional(),
 };
@@ -32,8 +32,7 @@ const InputA = z.strictObject({
     "Link the log to this timesheet category; clears taskId. Not together with taskId.",
   ).optional(),
   projectId: uuidField(
-    "The project a category-linked log counts towards; null clears it. Refused on task-linked logs. " +
-      "Omit to keep.",
+    "The project a category-linked log counts towards; null clears it. Refused on task-linked logs.",
   ).nullable().optional(),
 });
 

@@ -16,7 +16,7 @@ const Input = z.strictObject({
   kind: z.enum(DOCUMENT_KINDS).describe(`New document kind.`).optional(),
   source: z.enum(DOCUMENT_SOURCES).describe(`New document source.`)
     .optional(),
-  companyId: uuidField(`Move the document to this company (UUID, in the key's scope); ${CLEAR}`).nullable()
+  companyId: uuidField(`Move the document to this company (in the key's scope); ${CLEAR}`).nullable()
     .optional(),
   mimeType: mimeTypeField("New media type, e.g. text/markdown.").optional(),
   contentMarkdown: markdownField(`New content (replaces the old), at most 1 MiB of UTF-8; ${CLEAR}`)

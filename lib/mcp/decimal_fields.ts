@@ -52,7 +52,7 @@ export function decimalField(description: string, limits: DecimalLimits) {
 
 export { MAX_CENTS };
 
-/** Money: at most 2 decimals, 0 (or above, with minExclusive) up to 999999999999.99. */
+/** Money:, 0 (or above, with minExclusive) up to 999999999999.99. */
 export function decimalMoneyField(
   description: string,
   opts: { positive?: boolean; negative?: boolean } = {},
@@ -90,10 +90,10 @@ export function rowsField(description: string, opts: { negative?: boolean; min?:
     unit: z.string({ error: "must be a string" }).trim().max(20, { error: "must be at most 20 characters" })
       .describe("Unit shown with the quantity (h, days, pcs).").optional(),
     unitPrice: decimalField(
-      `Net unit price, at most 2 decimals.${negativeNote}`,
+      `Net unit price.${negativeNote}`,
       { scale: 2, min: 0n, max: MAX_CENTS, negative: opts.negative },
     ),
-    discountPercent: percentField("Row discount in percent, 0-100 with at most 2 decimals. Default 0.")
+    discountPercent: percentField("Row discount in percent, 0-100. Default 0.")
       .optional(),
   });
   return z.array(row, { error: "must be an array of rows" })

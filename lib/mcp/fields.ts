@@ -65,5 +65,5 @@ export function offsetField() {
   return z.number(typeError("must be a number")).int({ error: "must be an integer" })
     .min(0, { error: "must not be negative" }).max(100_000, { error: "must be at most 100000" })
     .default(0)
-    .describe("Records to skip: the nextOffset of the previous page.");
+    .describe("Paging: the nextOffset of the last page.");
 }

@@ -19,6 +19,7 @@ export interface CompiledTool {
     title?: string;
     description: string;
     inputSchema: Record<string, unknown>;
+    outputSchema?: Record<string, unknown>;
     annotations: ToolAnnotations;
   };
 }
@@ -55,7 +56,7 @@ const FORMATS_WITHOUT_PATTERN: ReadonlySet<string> = new Set(["uuid", "date", "d
 
 /**
  * Makes one schema node shorter without changing what it accepts: drops a pattern that restates `format`, a
- * `minLength` or `minItems` of 0, the description of array items (the array's own description says it), and folds
+ * `minLength` or `minItems` of 0, z.int()'s safe-integer bounds, the description of array items (the array's own description says it), and folds
  * `anyOf: [X, {type: "null"}]` into X with `type: [X.type, "null"]`.
  */
 function compactNode(node: JsonNode, parentDescribed: boolean): void {
@@ -76,6 +77,15 @@ function compactNode(node: JsonNode, parentDescribed: boolean): void {
   if (typeof node.format === "string" && FORMATS_WITHOUT_PATTERN.has(node.format)) delete node.pattern;
   if (node.minLength === 0) delete node.minLength;
   if (node.minItems === 0) delete node.minItems;
+  // z.int()'s implicit safe-integer bounds, and an object that allows anything, say nothing a client needs
+  if (node.maximum === Number.MAX_SAFE_INTEGER) delete node.maximum;
+  if (node.minimum === Number.MIN_SAFE_INTEGER) delete node.minimum;
+  const props = node.properties as JsonNode | undefined;
+  const extra = node.additionalProperties as JsonNode | undefined;
+  if (props && Object.keys(props).length === 0 && extra && Object.keys(extra).length === 0) {
+    delete node.properties;
+    delete node.additionalProperties;
+  }
   if (parentDescribed) delete node.description;
 }
 
@@ -95,6 +105,16 @@ export function inputJsonSchema(schema: InputSchema): Record<string, unknown> {
       for (const p of alts!) delete p.description;
     }
   }
+  compactNode(json, false);
+  return json;
+}
+
+/** JSON Schema of a tool's structuredContent, compacted like the inputs. */
+export function outputJsonSchema(schema: z.ZodObject): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "output", unrepresentable: "throw" }) as JsonNode;
+  delete json.$schema;
+  // a result may gain fields later without breaking clients that validate it
+  delete json.additionalProperties;
   compactNode(json, false);
   return json;
 }
@@ -137,6 +157,7 @@ export function buildRegistry(tools: readonly AnyTool[], variant: McpVariant): R
       ...(def.title ? { title: def.title } : {}),
       description: descriptionFor(def, variant),
       inputSchema,
+      ...(def.outputSchema ? { outputSchema: outputJsonSchema(def.outputSchema) } : {}),
       annotations: { ...def.annotations },
     };
     all.set(def.name, { name: def.name, def, schema, listing });

@@ -55,6 +55,11 @@ export interface ToolDefinition<A extends InputSchema = InputSchema, B extends I
   /** the input schema per variant; leave a variant out to not offer the tool there */
   variants: { A?: A; B?: B };
   annotations: ToolAnnotations;
+  /**
+   * The shape of structuredContent (MCP 2025-06-18 `outputSchema`), for tools whose result is always an object of
+   * this shape; clients may validate results against it. Leave it out for tools answering arrays or text.
+   */
+  outputSchema?: z.ZodObject;
   /** says what the tool does and what it returns; may differ per variant */
   description: string | { A?: string; B?: string };
   /**

@@ -305,3 +305,24 @@ Deno.test("gpt-tokenizer is bench-only: main.ts's module graph does not reach it
   assert.ok(graph.modules.length > 50);
   assert.equal(JSON.stringify(graph.modules).includes("gpt-tokenizer"), false);
 });
+
+Deno.test("tools/list costs at most half the tokens of main at c067009, per variant and caller (o200k_base)", async () => {
+  const { measure } = await import("../../bench/catalogue_tokens.ts");
+  // BENCHMARKS.md "tools/list tokens per variant and role": the before column
+  const before: Record<string, number> = {
+    "A owner": 39012,
+    "A admin": 39012,
+    "A manager": 35646,
+    "A accounting": 15907,
+    "A member": 31117,
+    "A guest": 9599,
+    "B internal key": 14224,
+    "B workspace key": 6438,
+  };
+  const rows = measure();
+  assert.equal(rows.length, Object.keys(before).length);
+  for (const r of rows) {
+    const was = before[`${r.variant} ${r.who}`];
+    assert.ok(r.tokens <= was / 2, `${r.variant} ${r.who}: ${r.tokens} tokens, more than half of ${was}`);
+  }
+});
