@@ -25,8 +25,8 @@ import {
   messageCount,
   rateLimitedBody,
 } from "../lib/mcp/rate_limit.ts";
-import { narrowRegistry, registryFor } from "../lib/mcp/registry.ts";
-import { parseSelection } from "../lib/mcp/toolsets.ts";
+import { narrowRegistry, type Registry, registryFor } from "../lib/mcp/registry.ts";
+import { effectiveSelection, parseSelection, type Selection } from "../lib/mcp/toolsets.ts";
 import {
   DEFAULT_PROTOCOL_VERSION,
   handleMcpMessage,
@@ -82,6 +82,11 @@ function json(
     status,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...headers },
   });
+}
+
+/** The registry a connection sees: the whole one, or narrowed to its key's and URL's selection. */
+function narrowed(registry: Registry, selection: Selection | null): Registry {
+  return selection ? narrowRegistry(registry, selection) : registry;
 }
 
 export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}): Hono<AppEnv> {
@@ -246,7 +251,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     const requestId = c.get("requestId");
     const audit = deps.audit;
     const answer = await handleMcpMessage({
-      registry: selected.selection ? narrowRegistry(registry, selected.selection) : registry,
+      registry: narrowed(registry, effectiveSelection(selected.selection, caller)),
       caller,
       db: deps.sql,
       log: deps.log,

@@ -16,6 +16,10 @@ export const TOOLSETS = [
 ] as const;
 export type Toolset = typeof TOOLSETS[number];
 
+export function isToolset(s: string): s is Toolset {
+  return (TOOLSETS as readonly string[]).includes(s);
+}
+
 /**
  * The toolset of each role-permission area: the one statement of which domain a tool belongs to (a tool's area is
  * its source, so a new area fails to compile until it is placed). Clients sit with contacts in crm (the people
@@ -54,7 +58,7 @@ export function outsideSelection(tool: AnyTool, selection: Selection): string | 
   const set = toolsetOf(tool);
   if (selection.toolsets && !selection.toolsets.has(set)) {
     return `${tool.name} is in the ${set} toolset, outside this connection's toolsets (${
-      [...selection.toolsets].join(", ")
+      [...selection.toolsets].join(", ") || "none"
     })`;
   }
   if (selection.readOnly && !tool.annotations.readOnlyHint) {
@@ -85,7 +89,7 @@ export function parseSelection(toolsets: string | undefined, readonly: string | 
     if (names.length === 0) {
       return { ok: false, message: `toolsets must name at least one of: ${TOOLSETS.join(", ")}` };
     }
-    const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
+    const unknown = names.filter((n) => !isToolset(n));
     if (unknown.length > 0) {
       return {
         ok: false,
@@ -101,4 +105,23 @@ export function parseSelection(toolsets: string | undefined, readonly: string | 
   }
   if (sets === null && !readOnly) return { ok: true, selection: null };
   return { ok: true, selection: { toolsets: sets, readOnly } };
+}
+
+/** What a credential itself is limited to (an API key's toolsets and read_only columns). */
+export interface CredentialLimits {
+  toolsets?: readonly string[];
+  readOnly?: boolean;
+}
+
+/**
+ * The selection in force: the credential's limits narrowed by the connection's (`url`). Toolsets intersect (an
+ * empty intersection leaves no tool), read-only holds if either says so; null when nothing is limited.
+ */
+export function effectiveSelection(url: Selection | null, limits: CredentialLimits): Selection | null {
+  const own = limits.toolsets ? new Set(limits.toolsets.filter(isToolset)) : null;
+  let toolsets: ReadonlySet<Toolset> | null = url?.toolsets ?? null;
+  if (own) toolsets = toolsets ? new Set([...toolsets].filter((t) => own.has(t))) : own;
+  const readOnly = (url?.readOnly ?? false) || limits.readOnly === true;
+  if (toolsets === null && !readOnly) return null;
+  return { toolsets, readOnly };
 }

@@ -1,5 +1,7 @@
 // Toolsets and read-only connections: /mcp?toolsets=…&readonly=1 narrows a caller's tools and never widens them.
 import assert from "node:assert/strict";
+import { createApiKey } from "../../lib/api_keys.ts";
+import { runAdmin } from "../../lib/admin/cli.ts";
 import { buildRegistry } from "../../lib/mcp/registry.ts";
 import { AREA_TOOLSET, parseSelection, toolsetOf, TOOLSETS } from "../../lib/mcp/toolsets.ts";
 import { TOOLS } from "../../tools/mod.ts";
@@ -148,4 +150,75 @@ Deno.test("parseSelection: absent parameters select nothing; names are trimmed a
   assert.ok(r.ok && r.selection);
   assert.deepEqual([...r.selection.toolsets!], ["tasks", "time"]);
   assert.equal(r.selection.readOnly, true);
+});
+
+Deno.test("a key limited to toolsets and read-only: the URL narrows it further and never widens it", async () => {
+  const key = await createApiKey(db.sql, {
+    workspaceId: f.workspaceId,
+    userId: f.users.owner,
+    toolsets: ["tasks", "time"],
+    readOnly: true,
+  }).then((k) => k.key);
+  const full = await listedTools(apps.A, f.keys.owner);
+  const own = full.filter((n) => {
+    const t = byName.get(n)!;
+    return ["tasks", "time"].includes(toolsetOf(t)) && t.annotations.readOnlyHint;
+  });
+  assert.deepEqual(await listedTools(apps.A, key), own);
+  assert.ok(own.includes("list_tasks") && own.includes("list_time_logs"));
+  // widening attempts change nothing: readonly=0 and other toolsets
+  assert.deepEqual(await namesAt(apps.A, "readonly=0", key), own);
+  assert.deepEqual(await namesAt(apps.A, "toolsets=finance", key), []);
+  assert.deepEqual(
+    await namesAt(apps.A, "toolsets=tasks,finance", key),
+    own.filter((n) =>
+      n !== "list_time_logs" &&
+      toolsetOf(byName.get(n)!) === "tasks"
+    ),
+  );
+  const write = await callAt(apps.A, "readonly=0", key, "create_task", { title: "no" });
+  assert.equal(write.text, "unavailable: create_task changes data and this connection is read-only");
+  const other = await callAt(apps.A, "", key, "list_projects", {});
+  assert.equal(
+    other.text,
+    "unavailable: list_projects is in the projects toolset, outside this connection's toolsets (tasks, time)",
+  );
+  const none = await callAt(apps.A, "toolsets=finance", key, "list_tasks", {});
+  assert.equal(
+    none.text,
+    "unavailable: list_tasks is in the tasks toolset, outside this connection's toolsets (none)",
+  );
+});
+
+Deno.test("admin apikey create --toolsets a,b --read-only (runAdmin, as deno task admin) stores the selection", async () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = {
+    sql: db.sql,
+    secretKey: "x".repeat(43),
+    out: (l: string) => out.push(l),
+    err: (l: string) => err.push(l),
+  };
+  const argv = ["apikey", "create", "--workspace", f.workspaceId, "--user", f.users.member];
+  assert.equal(
+    await runAdmin([...argv, "--toolsets", "tasks, crm", "--read-only", "--json"], io),
+    0,
+    err.join(),
+  );
+  const { id, key } = JSON.parse(out[0]);
+  const [row] = await db.sql`select toolsets, read_only from api_keys where id = ${id}`;
+  assert.deepEqual(row, { toolsets: ["tasks", "crm"], read_only: true });
+  const names = await listedTools(apps.A, key);
+  assert.ok(names.length > 0);
+  assert.ok(names.every((n) => ["tasks", "crm"].includes(toolsetOf(byName.get(n)!))), names.join());
+  assert.ok(names.every((n) => byName.get(n)!.annotations.readOnlyHint), names.join());
+  // without the flags: no limits stored
+  out.length = 0;
+  assert.equal(await runAdmin([...argv, "--json"], io), 0);
+  const [plain] = await db.sql`select toolsets, read_only from api_keys where id = ${JSON.parse(out[0]).id}`;
+  assert.deepEqual(plain, { toolsets: null, read_only: false });
+  // an unknown toolset is refused, nothing stored
+  err.length = 0;
+  assert.equal(await runAdmin([...argv, "--toolsets", "tasks,bogus", "--json"], io), 1);
+  assert.equal(err[0], `admin: unknown toolset bogus; known: ${TOOLSETS.join(", ")}`);
 });
