@@ -2,6 +2,7 @@
 import type { Db } from "./db/client.ts";
 import { randomToken, sha256Hex } from "./crypto.ts";
 import { invalidInput, notFound, requireUuid } from "./errors.ts";
+import { isToolset, TOOLSETS } from "./mcp/toolsets.ts";
 
 export type ApiKeyKind = "user" | "workspace" | "internal";
 export const API_KEY_PREFIX = "pak_";
@@ -12,6 +13,10 @@ export interface NewApiKey {
   companyId?: string;
   kind?: ApiKeyKind;
   name?: string;
+  /** limits the key to these toolsets (lib/mcp/toolsets.ts); absent = every toolset */
+  toolsets?: string[];
+  /** limits the key to read-only tools */
+  readOnly?: boolean;
 }
 
 /** Creates a key; the returned `key` is the only time its value exists outside the caller's hands. */
@@ -37,11 +42,22 @@ export async function createApiKey(db: Db, input: NewApiKey): Promise<{ id: stri
     const [c] = await db`select 1 from companies where workspace_id = ${workspaceId} and id = ${companyId}`;
     if (!c) throw notFound(`no company ${companyId} in workspace ${workspaceId}`);
   }
+  let toolsets: string[] | null = null;
+  if (input.toolsets !== undefined) {
+    const unknown = input.toolsets.find((t) => !isToolset(t));
+    if (unknown !== undefined) {
+      throw invalidInput(`unknown toolset ${unknown}; known: ${TOOLSETS.join(", ")}`);
+    }
+    if (input.toolsets.length === 0) {
+      throw invalidInput(`toolsets must name at least one of: ${TOOLSETS.join(", ")}`);
+    }
+    toolsets = [...new Set(input.toolsets)];
+  }
   const key = randomToken(API_KEY_PREFIX);
   const [row] = await db<{ id: string }[]>`
-    insert into api_keys (workspace_id, key_hash, key_prefix, kind, user_id, company_id, name)
+    insert into api_keys (workspace_id, key_hash, key_prefix, kind, user_id, company_id, name, toolsets, read_only)
     values (${workspaceId}, ${sha256Hex(key)}, ${key.slice(0, 10)}, ${kind}, ${input.userId ?? null},
-            ${input.companyId ?? null}, ${name})
+            ${input.companyId ?? null}, ${name}, ${toolsets}, ${input.readOnly ?? false})
     returning id`;
   return { id: row.id, key };
 }

@@ -12,6 +12,7 @@ import m00011 from "./00011_signin_registration.sql" with { type: "text" };
 import m00013 from "./00013_oauth_lifecycle.sql" with { type: "text" };
 import m00014 from "./00014_key_activation.sql" with { type: "text" };
 import m00015 from "./00015_spent_tickets.sql" with { type: "text" };
+import m00018 from "./00018_key_toolsets.sql" with { type: "text" };
 import m00019 from "./00019_search_indexes.sql" with { type: "text" };
 
 export interface Migration {
@@ -33,5 +34,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "00013_oauth_lifecycle.sql", sql: m00013 },
   { name: "00014_key_activation.sql", sql: m00014 },
   { name: "00015_spent_tickets.sql", sql: m00015 },
+  { name: "00018_key_toolsets.sql", sql: m00018 },
   { name: "00019_search_indexes.sql", sql: m00019 },
 ];

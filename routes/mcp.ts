@@ -26,7 +26,8 @@ import {
   messageCount,
   rateLimitedBody,
 } from "../lib/mcp/rate_limit.ts";
-import { registryFor } from "../lib/mcp/registry.ts";
+import { narrowRegistry, type Registry, registryFor } from "../lib/mcp/registry.ts";
+import { effectiveSelection, parseSelection, type Selection } from "../lib/mcp/toolsets.ts";
 import {
   DEFAULT_PROTOCOL_VERSION,
   handleMcpMessage,
@@ -74,6 +75,11 @@ function hostName(host: string): string {
 }
 
 const JSON_HEADERS = [["Content-Type", "application/json"], ["Cache-Control", "no-store"]] as const;
+
+/** The registry a connection sees: the whole one, or narrowed to its key's and URL's selection. */
+function narrowed(registry: Registry, selection: Selection | null): Registry {
+  return selection ? narrowRegistry(registry, selection) : registry;
+}
 
 export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}): Hono<AppEnv> {
   const variant = deps.config.mcpVariant;
@@ -212,6 +218,13 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       );
     }
 
+    // A connection may narrow its tools (docs/mcp.md "Toolsets and read-only"); a bad selection is the URL's
+    // fault, so it is refused before any database work, whoever asks.
+    const selected = parseSelection(c.req.query("toolsets"), c.req.query("readonly"));
+    if (!selected.ok) {
+      return json(c, 400, rpcErrorBody(null, RPC.INVALID_PARAMS, `Invalid params: ${selected.message}`));
+    }
+
     // Rate limit, before any database work: a credential accepted recently on this instance is charged to its
     // key or grant; anything else to the client address (lib/mcp/rate_limit.ts).
     const presented = presentedCredential(c);
@@ -251,7 +264,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     const requestId = c.get("requestId");
     const audit = deps.audit;
     const answer = await handleMcpMessage({
-      registry,
+      registry: narrowed(registry, effectiveSelection(selected.selection, caller)),
       caller,
       db: deps.sql,
       log: deps.log,

@@ -10,34 +10,34 @@ const ONE = "Give exactly one of contactId, clientId, collaboratorId, supplierId
 /** The fields create_activity and update_activity share; `tail` ends each description. */
 export function activityFields(tail: string, clear: string) {
   return {
-    type: z.enum(ACTIVITY_TYPES).describe(`Kind of activity: ${ACTIVITY_TYPES.join(", ")}. ${tail}`),
-    description: textField(`What it was about; up to 10000 characters${clear}. ${tail}`, { max: 10000 }),
-    contactId: uuidField(`The contact it is about (UUID). ${ONE}`),
-    clientId: uuidField(`The client it is about (UUID). ${ONE}`),
-    collaboratorId: uuidField(`The collaborator it is about (UUID). ${ONE}`),
-    supplierId: uuidField(`The supplier it is about (UUID). ${ONE}`),
+    type: z.enum(ACTIVITY_TYPES).describe(`Kind of activity.${tail}`),
+    description: textField(`What it was about${clear}.${tail}`, { max: 10000 }),
+    contactId: uuidField(`The contact it is about. ${ONE}`),
+    clientId: uuidField(`The client it is about. ${ONE}`),
+    collaboratorId: uuidField(`The collaborator it is about. ${ONE}`),
+    supplierId: uuidField(`The supplier it is about. ${ONE}`),
     activityDate: instantField(
-      `When it happened or is planned: ISO 8601 date-time with Z/offset, or YYYY-MM-DD (midnight UTC). ${tail}`,
+      `When it happened or is planned: ISO 8601 date-time with Z/offset, or YYYY-MM-DD (midnight UTC).${tail}`,
     ),
-    startDate: instantField(`Start, ISO 8601 date-time or YYYY-MM-DD${clear}. ${tail}`),
-    endDate: instantField(`End, not before startDate, ISO 8601 date-time or YYYY-MM-DD${clear}. ${tail}`),
-    isAllDay: z.boolean({ error: "must be true or false" }).describe(`Whether it lasts all day. ${tail}`),
+    startDate: instantField(`Start, ISO 8601 date-time or YYYY-MM-DD${clear}.${tail}`),
+    endDate: instantField(`End, not before startDate, ISO 8601 date-time or YYYY-MM-DD${clear}.${tail}`),
+    isAllDay: z.boolean({ error: "must be true or false" }).describe(`Whether it lasts all day.${tail}`),
     durationMinutes: z.number({ error: "must be a number" }).int({ error: "must be an integer" })
       .min(0, { error: "must not be negative" }).max(10080, { error: "must be at most 10080 (a week)" })
-      .describe(`Duration in minutes, 0-10080${clear}. ${tail}`),
+      .describe(`Duration in minutes, 0-10080${clear}.${tail}`),
     isCompleted: z.boolean({ error: "must be true or false" }).describe(
-      `Whether it is done; true stamps completedAt (now unless given), false clears it. ${tail}`,
+      `Whether it is done; true stamps completedAt (now unless given), false clears it.${tail}`,
     ),
-    completedAt: instantField(`When it was completed (marks it completed)${clear}. ${tail}`),
-    outcome: textField(`Result of the activity; up to 2000 characters${clear}. ${tail}`, { max: 2000 }),
-    notes: textField(`Internal notes; up to 10000 characters${clear}. ${tail}`, { max: 10000 }),
+    completedAt: instantField(`When it was completed (marks it completed)${clear}.${tail}`),
+    outcome: textField(`Result of the activity${clear}.${tail}`, { max: 2000 }),
+    notes: textField(`Internal notes${clear}.${tail}`, { max: 10000 }),
   };
 }
 
-const f = activityFields("Optional.", "");
+const f = activityFields("", "");
 const Input = z.strictObject({
-  title: textField("Short title, 1-200 characters. Required.", { min: 1, max: 200 }),
-  type: f.type.optional().describe(`Kind of activity: ${ACTIVITY_TYPES.join(", ")}. Default other.`),
+  title: textField("Short title.", { min: 1, max: 200 }),
+  type: f.type.optional().describe(`Kind of activity. Default other.`),
   description: f.description.optional(),
   contactId: f.contactId.optional(),
   clientId: f.clientId.optional(),
@@ -63,14 +63,13 @@ const Input = z.strictObject({
 
 export const createActivity = defineTool({
   name: "create_activity",
+  title: "Log CRM activity",
   area: "crm",
   module: "crm",
   needsUser: true,
   variants: { A: Input },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description:
-    "Records a CRM activity (call, email, meeting …) by the key's user about exactly one contact, " +
-    "client, collaborator or supplier, which must be visible to the key. Returns the activity as a JSON object " +
-    "with every field, including its id and entity { kind, id, name }.",
+    "Records a CRM activity (call, email, meeting …) about exactly one contact, client, collaborator or supplier. Returns the new activity.",
   run: (ctx, input) => create(ctx.db, ctx.caller, input),
 });

@@ -6,7 +6,7 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { createClient as create } from "../lib/workspace/clients.ts";
 
 function optionalText(what: string, max: number) {
-  return textField(`${what}, up to ${max} characters. Optional.`, { max }).optional();
+  return textField(`${what}, up to ${max} characters.`, { max }).optional();
 }
 
 /** The fields of both variants. */
@@ -14,7 +14,7 @@ const CLIENT_FIELDS = {
   firstName: optionalText("First name of the contact person", 100),
   lastName: optionalText("Last name of the contact person", 100),
   email: z.email({ error: "must be an email address" }).max(320, { error: "must be at most 320 characters" })
-    .describe("Email address, up to 320 characters. Optional.").optional(),
+    .describe("Email address.").optional(),
   phone: optionalText("Phone number", 50),
   vatNumber: optionalText("The client's VAT identification number", 50),
   address: optionalText("Street and house number", 500),
@@ -22,8 +22,7 @@ const CLIENT_FIELDS = {
   city: optionalText("City", 100),
   country: optionalText("Country (name or ISO code)", 100),
   companyId: uuidField(
-    "The workspace company the client belongs to (UUID). Optional; default: the key's only company when the " +
-      "key is limited to one, else none.",
+    "The client's company. Default: the key's only company, else none.",
   ).optional(),
 };
 
@@ -31,28 +30,27 @@ const CLIENT_FIELDS_A = {
   department: optionalText("Department at the client", 200),
   vatRate: percentField(
     "Default VAT rate in percent for this client's new invoices, 0-100 with at most 2 decimals (8.1 or " +
-      '"8.10"). Optional; without it new invoices use 0 unless they give vatRate.',
+      '"8.10"). without it new invoices use 0 unless they give vatRate.',
   ).optional(),
   intermediary: optionalText("Who brought the client (an agent or partner); kept and returned", 200),
   commission: percentField(
-    "The intermediary's commission in percent, 0-100 with at most 2 decimals; kept and returned. Optional.",
+    "The intermediary's commission in percent, 0-100; kept and returned.",
   ).optional(),
 };
 
-const companyName = textField("The client's company name, 1-200 characters. Required.", { min: 1, max: 200 });
+const companyName = textField("The client's company name.", { min: 1, max: 200 });
 
 const InputB = z.strictObject({ companyName, ...CLIENT_FIELDS });
 const InputA = z.strictObject({ companyName, ...CLIENT_FIELDS, ...CLIENT_FIELDS_A });
 
 export const createClient = defineTool({
   name: "create_client",
+  title: "Create client",
   area: "clients",
   module: null,
   needsUser: false,
   variants: { A: InputA, B: InputB },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  description:
-    "Creates a client. Returns the new client as a JSON object with every field, including its id " +
-    '(percentages such as vatRate and commission as decimal strings, e.g. "8.10"; unset fields null).',
+  description: "Creates a client. Returns the new client; percentages as decimal strings.",
   run: (ctx, input) => create(ctx.db, ctx.caller, input),
 });

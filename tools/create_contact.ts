@@ -27,7 +27,7 @@ export const CONTACT_LIMITS = {
 
 export function contactText(field: keyof typeof CONTACT_LIMITS, what: string, tail: string) {
   const max = CONTACT_LIMITS[field];
-  return textField(`${what}; up to ${max} characters. ${tail}`, { max });
+  return textField(tail ? `${what}; ${tail}` : `${what}.`, { max });
 }
 
 /** An email address of at most 320 characters. */
@@ -40,32 +40,31 @@ export function emailField(description: string) {
 }
 
 const Input = z.strictObject({
-  companyName: contactText("companyName", "The contact's company or organisation", "Optional.").optional(),
-  contactName: contactText("contactName", "The person's full name", "Optional.").optional(),
-  email: emailField("Email address, up to 320 characters. Optional.").optional(),
-  phone: contactText("phone", "Phone number as written", "Optional.").optional(),
-  website: contactText("website", "Website address", "Optional.").optional(),
-  address: contactText("address", "Street address", "Optional.").optional(),
-  city: contactText("city", "City", "Optional.").optional(),
-  country: contactText("country", "Country", "Optional.").optional(),
-  source: contactText("source", "Where the contact came from (e.g. website, referral, fair)", "Optional.")
+  companyName: contactText("companyName", "The contact's company or organisation", "").optional(),
+  contactName: contactText("contactName", "The person's full name", "").optional(),
+  email: emailField("Email address.").optional(),
+  phone: contactText("phone", "Phone number as written", "").optional(),
+  website: contactText("website", "Website address", "").optional(),
+  address: contactText("address", "Street address", "").optional(),
+  city: contactText("city", "City of the address", "").optional(),
+  country: contactText("country", "Country of the address", "").optional(),
+  source: contactText("source", "Where the contact came from (e.g. website, referral, fair)", "")
     .optional(),
   status: z.enum(CONTACT_STATUSES).describe(
-    `Pipeline status: ${CONTACT_STATUSES.join(", ")}. Default new.`,
+    `Pipeline status. Default new.`,
   ).optional(),
-  notes: contactText("notes", "Internal notes", "Optional.").optional(),
-  nextFollowUp: dateField("Date of the next follow-up, YYYY-MM-DD. Optional.").optional(),
+  notes: contactText("notes", "Internal notes", "").optional(),
+  nextFollowUp: dateField("Date of the next follow-up.").optional(),
 });
 
 export const createContact = defineTool({
   name: "create_contact",
+  title: "Create contact",
   area: "contacts",
   module: "crm",
   needsUser: false,
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  description:
-    "Creates a contact; every field is optional (an empty or notes-only contact is accepted). It belongs to the key's company when the key is limited to one. Returns the new " +
-    "contact as a JSON object with every field, including its id.",
+  description: "Creates a contact; every field is optional. Returns the new contact.",
   run: (ctx, input) => create(ctx.db, ctx.caller, input),
 });

@@ -6,19 +6,18 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { createIdea as create, PRIORITY_BY_LABEL } from "../lib/workspace/ideas.ts";
 
 const common = {
-  title: textField("The idea in a few words, 1-200 characters. Required.", { min: 1, max: 200 }),
-  description: textField("The idea in detail, up to 10000 characters. Default empty.", { max: 10000 })
+  title: textField("The idea in a few words.", { min: 1, max: 200 }),
+  description: textField("The idea in detail.", { max: 10000 })
     .optional(),
   estimatedBudget: decimalMoneyField(
-    "Rough budget, at least 0 with at most 2 decimals (number or string). Optional.",
+    "Rough budget, at least 0.",
   ).optional(),
   currency: currencyField("ISO 4217 currency of the budget, e.g. EUR. Default EUR.").optional(),
-  notes: textField("Internal notes, up to 10000 characters. Default empty.", { max: 10000 }).optional(),
+  notes: textField("Internal notes.", { max: 10000 }).optional(),
   companyId: uuidField(
-    "The workspace company the idea belongs to (UUID). Optional; default: the client's company, or the key's " +
-      "only company when the key is limited to one.",
+    "The idea's company. Default: the client's, else the key's only company.",
   ).optional(),
-  clientId: uuidField("The client the idea is for (UUID). Optional.").optional(),
+  clientId: uuidField("The client the idea is for.").optional(),
 };
 
 const InputA = z.strictObject({
@@ -30,20 +29,19 @@ const InputA = z.strictObject({
 
 const InputB = z.strictObject({
   ...common,
-  priority: z.enum(["low", "medium", "high"]).describe("Priority: low, medium or high. Default medium.")
+  priority: z.enum(["low", "medium", "high"]).describe("Priority. Default medium.")
     .optional(),
 });
 
 export const createIdea = defineTool({
   name: "create_idea",
+  title: "Create idea",
   area: "ideas",
   module: "projects",
   needsUser: true,
   variants: { A: InputA, B: InputB },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  description: "Records an idea as the calling person. Returns the idea as a JSON object: id, title, " +
-    "description, estimatedBudget (decimal string or null), currency, priority (1-3) and priorityLabel " +
-    "(low/medium/high), notes, companyId, clientId, createdBy, createdAt.",
+  description: "Records an idea. Returns the idea; estimatedBudget as a decimal string.",
   run: (ctx, input) =>
     create(ctx.db, ctx.caller, {
       ...input,

@@ -7,25 +7,24 @@ import { createInvoice as create, INVOICE_STATUSES } from "../lib/workspace/invo
 
 const common = {
   clientId: uuidField(
-    "The client billed (UUID). Optional; default: the project's client. The client's vatRate is the default VAT.",
+    "The client billed. Default: the project's client. The client's vatRate is the default VAT.",
   ).optional(),
   companyId: uuidField(
-    "The workspace company issuing the invoice (UUID). Optional; default: the client's or project's company, " +
-      "or the key's only company when the key is limited to one.",
+    "The issuing company. Default: the client's or project's, else the key's only company.",
   ).optional(),
-  projectId: uuidField("The project invoiced (UUID). Optional.").optional(),
-  subject: textField("Subject line, up to 200 characters. Default empty.", { max: 200 }).optional(),
-  description: textField("Text above the rows, up to 10000 characters. Default empty.", { max: 10000 })
+  projectId: uuidField("The project invoiced.").optional(),
+  subject: textField("Subject line.", { max: 200 }).optional(),
+  description: textField("Text above the rows.", { max: 10000 })
     .optional(),
   invoiceDate: dateField(
-    "Invoice date, YYYY-MM-DD; its year picks the number sequence (2026-0001 …). Default today (UTC).",
+    "Invoice date; its year picks the number sequence (2026-0001 …). Default today (UTC).",
   ).optional(),
-  dueDate: dateField("Payment due date, YYYY-MM-DD, not before invoiceDate. Optional.").optional(),
+  dueDate: dateField("Payment due date, not before invoiceDate.").optional(),
   currency: currencyField("ISO 4217 currency, e.g. EUR. Default EUR (credit notes: the original's).")
     .optional(),
-  notes: textField("Internal notes, up to 10000 characters. Default empty.", { max: 10000 }).optional(),
+  notes: textField("Internal notes.", { max: 10000 }).optional(),
   paymentMethod: textField(
-    "How the invoice is paid (bank transfer, card …), up to 100 characters. Optional.",
+    "How the invoice is paid (bank transfer, card …).",
     {
       max: 100,
     },
@@ -39,35 +38,28 @@ const DATES = { error: "must not be before invoiceDate", path: ["dueDate"] };
 
 const InputA = z.strictObject({
   ...common,
-  status: z.enum(INVOICE_STATUSES).describe("Status: draft, sent, partially_paid or paid. Default draft.")
+  status: z.enum(INVOICE_STATUSES).describe("Status. Default draft.")
     .optional(),
   vatRate: percentField(
-    "VAT rate in percent, 0-100 with at most 2 decimals. Default: the original invoice's for a credit note, " +
-      "else the client's vatRate, else 0.",
+    "VAT rate in percent, 0-100. Default: the original's (credit note), else the client's vatRate, else 0.",
   ).optional(),
   roundingAdjustment: decimalField(
-    "Added to subtotal + VAT to round the total (e.g. -0.03 to the 5 cents), -1.00 to 1.00 with at most 2 " +
-      "decimals; number or string. Default 0.",
+    "Added to subtotal + VAT to round the total, -1.00 to 1.00. Default 0.",
     { scale: 2, max: 100n, negative: true },
   ).optional(),
   collectedAmount: decimalMoneyField(
-    "Amount already received, at least 0 and at most the total, at most 2 decimals. Default 0. (Credit notes: " +
-      "a negative value is taken as positive.)",
+    "Amount already received, 0 to the total. Default 0.",
     { negative: true },
   ).optional(),
   isCreditNote: z.boolean({ error: "must be true or false" }).describe(
-    "true: a credit note for originalInvoiceId. It shares the invoices' number sequence; amounts are stored " +
-      "positive (negative input is normalised) and shown negative. Default false.",
+    "true: a credit note (same number sequence; amounts shown negative, negative input taken as positive).",
   ).optional(),
   originalInvoiceId: uuidField(
-    "The invoice a credit note credits (UUID, an invoice of this workspace in the key's scope). Only with " +
-      "isCreditNote, and optional there (a credit note without it stands alone); client, company, project, " +
-      "currency and VAT rate default to the original's.",
+    "The invoice a credit note credits (only with isCreditNote); client, company, project, currency and VAT " +
+      "rate default to the original's.",
   ).optional(),
   rows: rowsField(
-    "Line items, at most 200. Row amount = quantity × unitPrice less discountPercent, rounded half away from " +
-      "zero to the cent; subtotal = Σ rows; VAT = subtotal × vatRate, rounded; total = subtotal + VAT + " +
-      "roundingAdjustment. Default none (total 0).",
+    "Line items, at most 200; total = Σ rows + VAT + roundingAdjustment, each rounded half away from zero.",
     { negative: true },
   ).optional(),
 }).refine(datesInOrder, DATES);
@@ -76,18 +68,15 @@ const InputB = z.strictObject(common).refine(datesInOrder, DATES);
 
 export const createInvoice = defineTool({
   name: "create_invoice",
+  title: "Create invoice",
   area: "invoices",
   module: "finance_collections",
   needsUser: false,
   variants: { A: InputA, B: InputB },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description: {
-    A: "Creates an invoice or a credit note (isCreditNote) with the next number of the workspace's sequence for " +
-      "the invoice year (2026-0007; invoices and credit notes share it). Totals are computed from the rows, the " +
-      "VAT rate and the rounding adjustment. Returns the invoice as a JSON object with every field and its " +
-      "rows; money as decimal strings, negative for a credit note.",
-    B: "Creates a draft invoice (no rows yet, totals 0.00) with the next number of the workspace's sequence " +
-      "for the invoice year (2026-0007). Returns the invoice as a JSON object with every field.",
+    A: "Creates an invoice or credit note with the next number of the year (2026-0007), totals computed from the rows. Returns the invoice with rows; money as decimal strings.",
+    B: "Creates a draft invoice (no rows, totals 0.00) with the next number of the year. Returns the invoice.",
   },
   run: (ctx, input) => create(ctx.db, ctx.caller, input),
 });

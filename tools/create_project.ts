@@ -6,24 +6,23 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { createProject as create, TASK_PREFIX } from "../lib/workspace/projects.ts";
 
 const common = {
-  name: textField("The project's name, 1-200 characters. Required.", { min: 1, max: 200 }),
+  name: textField("The project's name.", { min: 1, max: 200 }),
   clientId: uuidField(
-    "The client the project is for (UUID). Optional; the project then belongs to the client's company.",
+    "The client the project is for. the project then belongs to the client's company.",
   ).optional(),
   companyId: uuidField(
-    "The company the project belongs to (UUID). Optional; default: the client's company, or the key's only " +
-      "company when the key is limited to one.",
+    "The project's company. Default: the client's, else the key's only company.",
   ).optional(),
-  description: textField("What the project is about; up to 10000 characters. Default empty.", { max: 10000 })
+  description: textField("What the project is about.", { max: 10000 })
     .optional(),
-  startDate: dateField("First day, YYYY-MM-DD. Optional.").optional(),
-  endDate: dateField("Last day, YYYY-MM-DD, not before startDate. Optional.").optional(),
+  startDate: dateField("First day.").optional(),
+  endDate: dateField("Last day, not before startDate.").optional(),
   budget: decimalMoneyField(
-    "Budget in the project's currency: at least 0, at most 2 decimals, a number or a decimal string such as 85.00. Optional.",
+    "Budget in the project's currency: at least 0.",
   )
     .optional(),
-  estimatedHours: hoursField("Estimated effort in hours: 0-100000, at most 2 decimals. Optional.").optional(),
-  notes: textField("Internal notes; up to 10000 characters. Default empty.", { max: 10000 }).optional(),
+  estimatedHours: hoursField("Estimated effort in hours: 0-100000.").optional(),
+  notes: textField("Internal notes.", { max: 10000 }).optional(),
   currency: currencyField("ISO 4217 currency of the budget, e.g. EUR or USD. Default EUR.").optional(),
 };
 
@@ -34,12 +33,12 @@ const DATES = { error: "must not be before startDate", path: ["endDate"] };
 
 const InputA = z.strictObject({
   ...common,
-  offerId: uuidField("The accepted offer the project comes from (UUID). Optional.").optional(),
+  offerId: uuidField("The accepted offer the project comes from.").optional(),
   taskPrefix: z.string().regex(TASK_PREFIX, {
     error: "must be 2-10 capital letters or digits, starting with a letter",
   }).describe(
     "Prefix of the project's task numbers (WEB → WEB-1, WEB-2 …): 2-10 capital letters or digits, starting " +
-      "with a letter, unique in the workspace. Optional.",
+      "with a letter, unique in the workspace.",
   ).optional(),
 }).refine(datesInOrder, DATES);
 
@@ -47,13 +46,12 @@ const InputB = z.strictObject(common).refine(datesInOrder, DATES);
 
 export const createProject = defineTool({
   name: "create_project",
+  title: "Create project",
   area: "projects",
   module: "projects",
   needsUser: false,
   variants: { A: InputA, B: InputB },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  description:
-    "Creates a project (status in_progress). Returns the new project as a JSON object with every " +
-    "field, including its id.",
+  description: "Creates a project (status in_progress). Returns the new project.",
   run: (ctx, input) => create(ctx.db, ctx.caller, input),
 });

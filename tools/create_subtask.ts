@@ -13,22 +13,22 @@ import {
 
 const common = {
   parentTaskId: uuidField(
-    "The parent task (UUID). Required; it must be a top-level task (subtasks nest one level only).",
+    "The parent task. Required; it must be a top-level task (subtasks nest one level only).",
   ),
-  title: textField("The subtask's title, 1-500 characters. Required.", { min: 1, max: 500 }),
-  description: textField("What is to be done; up to 20000 characters. Default empty.", { max: 20000 })
+  title: textField("The subtask's title.", { min: 1, max: 500 }),
+  description: textField("What is to be done.", { max: 20000 })
     .optional(),
-  priority: z.enum(TASK_PRIORITIES).describe("low, medium, high or urgent. Default medium.").optional(),
+  priority: z.enum(TASK_PRIORITIES).describe("Task priority. Default medium.").optional(),
   estimatedHours: hoursField(
-    `Estimated effort in hours: 0-${MAX_TASK_ESTIMATE_HOURS}, at most 2 decimals. Optional.`,
+    `Estimated effort in hours: 0-${MAX_TASK_ESTIMATE_HOURS}.`,
     { max: MAX_TASK_ESTIMATE_HOURS },
   ).optional(),
-  dueDate: dateField("Due date, YYYY-MM-DD. Optional.").optional(),
-  assigneeIds: z.array(uuidField("A workspace member's user id (UUID)."), {
+  dueDate: dateField("Due date of the task.").optional(),
+  assigneeIds: z.array(uuidField("A workspace member's user id."), {
     error: "must be an array of UUIDs",
   })
     .max(20, { error: "must hold at most 20 ids" })
-    .describe("Who works on it: 0-20 workspace members who can see the task's company. Default nobody.")
+    .describe("Who works on it: 0-20 workspace members who can see the task's company.")
     .optional(),
   isPrivate: z.boolean({ error: "must be true or false" })
     .describe(
@@ -39,8 +39,8 @@ const common = {
 
 const InputA = z.strictObject({
   ...common,
-  status: z.enum(TASK_STATUSES).describe("todo, in_progress, frozen or done. Default todo.").optional(),
-  startDate: dateField("First day of work, YYYY-MM-DD (makes it a solid bar in gantt_plan). Optional.")
+  status: z.enum(TASK_STATUSES).describe("Task status. Default todo.").optional(),
+  startDate: dateField("First day of work (makes it a solid bar in gantt_plan).")
     .optional(),
 }).refine((v) => !v.startDate || !v.dueDate || v.dueDate >= v.startDate, {
   error: "must not be before startDate",
@@ -54,14 +54,13 @@ const InputB = z.strictObject({
 
 export const createSubtask = defineTool({
   name: "create_subtask",
+  title: "Create subtask",
   area: "tasks",
   module: "tasks",
   needsUser: true,
   variants: { A: InputA, B: InputB },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  description: "Creates a subtask under a top-level task; it inherits the parent's project (and takes the " +
-    "project's next number) and company. Returns the new subtask as a JSON object (the get_task fields). " +
-    "invalid_input when the parent is itself a subtask. If the subtask was saved but could not be read back, " +
-    "returns {id, saved: true, note} with the given fields instead: do not repeat the call.",
+  description:
+    "Creates a subtask under a top-level task, in the parent's project and company. Returns the new subtask (get_task fields). On {saved: true} do not repeat the call.",
   run: (ctx, input) => create(ctx.db, ctx.caller, input, taskReadOptions(ctx)),
 });

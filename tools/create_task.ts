@@ -12,28 +12,28 @@ import {
 } from "../lib/workspace/tasks.ts";
 
 const common = {
-  title: textField("The task's title, 1-500 characters. Required.", { min: 1, max: 500 }),
-  description: textField("What is to be done; up to 20000 characters. Default empty.", { max: 20000 })
+  title: textField("The task's title.", { min: 1, max: 500 }),
+  description: textField("What is to be done.", { max: 20000 })
     .optional(),
-  priority: z.enum(TASK_PRIORITIES).describe("low, medium, high or urgent. Default medium.").optional(),
+  priority: z.enum(TASK_PRIORITIES).describe("Task priority. Default medium.").optional(),
   estimatedHours: hoursField(
-    `Estimated effort in hours: 0-${MAX_TASK_ESTIMATE_HOURS}, at most 2 decimals. Optional.`,
+    `Estimated effort in hours: 0-${MAX_TASK_ESTIMATE_HOURS}.`,
     { max: MAX_TASK_ESTIMATE_HOURS },
   ).optional(),
-  dueDate: dateField("Due date, YYYY-MM-DD. Optional.").optional(),
+  dueDate: dateField("Due date of the task.").optional(),
   projectId: uuidField(
-    "The project (UUID). Optional; the task then takes the project's company and its next number.",
+    "The project. the task then takes the project's company and its next number.",
   ).optional(),
   companyId: uuidField(
-    "Company of a task without a project (UUID). Optional; default the key's only company, or none for a key " +
+    "Company of a task without a project. Default the key's only company, or none for a key " +
       "that reaches every company. Not allowed to differ from the project's company.",
   ).optional(),
-  assigneeIds: z.array(uuidField("A workspace member's user id (UUID)."), {
+  assigneeIds: z.array(uuidField("A workspace member's user id."), {
     error: "must be an array of UUIDs",
   })
     .max(20, { error: "must hold at most 20 ids" })
     .describe(
-      "Who works on it: 0-20 workspace members who can see the task's company. Default nobody.",
+      "Who works on it: 0-20 workspace members who can see the task's company.",
     ).optional(),
   isPrivate: z.boolean({ error: "must be true or false" })
     .describe("true: only the creator and the assignees see the task. Default false.").optional(),
@@ -41,10 +41,10 @@ const common = {
 
 const InputA = z.strictObject({
   ...common,
-  status: z.enum(TASK_STATUSES).describe("todo, in_progress, frozen or done. Default todo.").optional(),
+  status: z.enum(TASK_STATUSES).describe("Task status. Default todo.").optional(),
   startDate: dateField(
-    "First day of work, YYYY-MM-DD; a dated task is a solid bar in gantt_plan and not in anyone's queue. " +
-      "Optional.",
+    "First day of work; a dated task is a solid bar in gantt_plan and not in anyone's queue. " +
+      "",
   ).optional(),
 }).refine((v) => !v.startDate || !v.dueDate || v.dueDate >= v.startDate, {
   error: "must not be before startDate",
@@ -58,14 +58,13 @@ const InputB = z.strictObject({
 
 export const createTask = defineTool({
   name: "create_task",
+  title: "Create task",
   area: "tasks",
   module: "tasks",
   needsUser: true,
   variants: { A: InputA, B: InputB },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description:
-    "Creates a top-level task, created by the key's user and last in its assignees' queues. Returns " +
-    "the new task as a JSON object (the get_task fields), including its id and number." +
-    " If the task was saved but could not be read back, returns {id, saved: true, note} with the given fields instead: do not repeat the call.",
+    "Creates a top-level task, last in its assignees' queues. Returns the new task (get_task fields). On {saved: true} do not repeat the call.",
   run: (ctx, input) => create(ctx.db, ctx.caller, input, taskReadOptions(ctx)),
 });

@@ -7,52 +7,50 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { createTimeLog as create } from "../lib/workspace/time_logs.ts";
 
 const common = {
-  date: dateField("The day worked, YYYY-MM-DD. Required."),
-  startTime: timeField("Start time HH:MM (00:00-23:59). Required."),
+  date: dateField("The day worked."),
+  startTime: timeField("Start time HH:MM (00:00-23:59)."),
   endTime: timeField(
-    "End time HH:MM, after startTime on the same day (a log does not cross midnight). Required.",
+    "End time HH:MM, after startTime on the same day (a log does not cross midnight).",
   ),
-  description: textField("What was done; up to 2000 characters. Default empty.", { max: 2000 }).optional(),
+  description: textField("What was done.", { max: 2000 }).optional(),
   isBillable: z.boolean({ error: "must be true or false" })
     .describe("Whether the time is billable to the client. Default false.").optional(),
   hourlyRate: decimalMoneyField(
-    "Hourly rate for billable time: at least 0, at most 2 decimals, a number or a decimal string such as 85.00. Optional; default none.",
+    "Hourly rate for billable time: at least 0.",
   )
     .optional(),
 };
 
 const InputA = z.strictObject({
   ...common,
-  taskId: uuidField("The task worked on (UUID). Exactly one of taskId and categoryId is required.")
+  taskId: uuidField("The task worked on. Exactly one of taskId and categoryId is required.")
     .optional(),
   categoryId: uuidField(
-    "The timesheet category (UUID, from list_time_categories) for time not spent on a task. Exactly one of " +
+    "The timesheet category (from list_time_categories) for time not spent on a task. Exactly one of " +
       "taskId and categoryId is required.",
   ).optional(),
   projectId: uuidField(
-    "The project a category log counts towards (UUID). Only together with categoryId; a task log counts its " +
-      "task's project. Optional.",
+    "The project a category log counts towards. Only together with categoryId; a task log counts its " +
+      "task's project.",
   ).optional(),
 });
 
 const InputB = z.strictObject({
   ...common,
-  taskId: uuidField("The task worked on (UUID). Required."),
+  taskId: uuidField("The task worked on."),
 });
 
 export const createTimeLog = defineTool({
   name: "create_time_log",
+  title: "Log time",
   area: "time_tracking",
   module: "time_tracking",
   needsUser: true,
   variants: { A: InputA, B: InputB },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description: {
-    A: "Logs time for the key user on a task or a timesheet category (exactly one of taskId and categoryId; " +
-      "projectId only with categoryId). Returns the new log as a JSON object: id, date, startTime, endTime, " +
-      "minutes, hours, taskId, categoryId, projectId, isBillable, hourlyRate, amount and more.",
-    B: "Logs time for the key user on a task. Returns the new log as a JSON object: id, date, startTime, " +
-      "endTime, minutes, hours, taskId, projectId, isBillable, hourlyRate, amount and more.",
+    A: "Logs your time on a task or a timesheet category (exactly one). Returns the new time log.",
+    B: "Logs your time on a task. Returns the new time log.",
   },
   run: (ctx, input) => create(ctx.db, ctx.caller, input),
 });

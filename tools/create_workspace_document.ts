@@ -20,14 +20,14 @@ export function storageFields(tail: string) {
         STORAGE_PROVIDERS.join(", ")
       }; required with storagePath or storageUrl. ${tail}`,
     ),
-    storagePath: textField(`Bucket key or path of the file at the provider; up to 1024 characters. ${tail}`, {
+    storagePath: textField(`Bucket key or path of the file at the provider. ${tail}`, {
       min: 1,
       max: 1024,
     }),
     storageUrl: z.url({ protocol: /^https?$/, error: "must be an http or https URL" })
       .max(2048, { error: "must be at most 2048 characters" })
       .describe(
-        `Link to the file (http or https), up to 2048 characters; required for provider url. ${tail}`,
+        `Link to the file (http or https); required for provider url. ${tail}`,
       ),
     fileSizeBytes: z.number({ error: "must be a number" }).int({ error: "must be an integer" })
       .min(0, { error: "must not be negative" }).max(Number.MAX_SAFE_INTEGER, { error: "is too large" })
@@ -44,30 +44,29 @@ export function mimeTypeField(description: string) {
   }).describe(description);
 }
 
-const s = storageFields("Optional.");
+const s = storageFields("");
 const Input = z.strictObject({
-  title: textField("The document's title, 1-200 characters. Required.", { min: 1, max: 200 }),
-  kind: z.enum(DOCUMENT_KINDS).describe(`What it is: ${DOCUMENT_KINDS.join(", ")}. Required.`),
-  source: z.enum(DOCUMENT_SOURCES).describe(`Where it came from: ${DOCUMENT_SOURCES.join(", ")}. Default ai.`)
+  title: textField("The document's title.", { min: 1, max: 200 }),
+  kind: z.enum(DOCUMENT_KINDS).describe(`What it is.`),
+  source: z.enum(DOCUMENT_SOURCES).describe(`Where it came from. Default ai.`)
     .optional(),
-  description: textField("Short description; up to 10000 characters. Optional.", { max: 10000 }).optional(),
+  description: textField("Short description.", { max: 10000 }).optional(),
   companyId: uuidField(
-    "The company it belongs to (UUID). Default: the AI activity's company when activityId is given, else the " +
-      "key's only company when it is limited to one, else none.",
+    "The company it belongs to. Default: the AI activity's company when activityId is given, else the key's only company, else none.",
   ).optional(),
   mimeType: mimeTypeField(
     "Media type of the document, e.g. text/markdown or application/pdf. Default text/markdown.",
   )
     .optional(),
-  contentMarkdown: markdownField("The content as markdown; at most 1 MiB of UTF-8. Optional.").optional(),
+  contentMarkdown: markdownField("The content as markdown; at most 1 MiB of UTF-8.").optional(),
   storageProvider: s.storageProvider.optional(),
   storagePath: s.storagePath.optional(),
   storageUrl: s.storageUrl.optional(),
   fileSizeBytes: s.fileSizeBytes.optional(),
   checksumSha256: s.checksumSha256.optional(),
-  activityId: uuidField("An AI activity (UUID) to link the document to. Optional.").optional(),
+  activityId: uuidField("An AI activity to link the document to.").optional(),
   relationship: z.enum(DOCUMENT_RELATIONSHIPS).describe(
-    `What the document is to the activity: ${DOCUMENT_RELATIONSHIPS.join(", ")}. Only with activityId; ` +
+    `What the document is to the activity. Only with activityId; ` +
       "default output.",
   ).optional(),
   metadata: metadataField("Free-form JSON object; at most 16 KiB. Default {}.").optional(),
@@ -75,13 +74,13 @@ const Input = z.strictObject({
 
 export const createWorkspaceDocument = defineTool({
   name: "create_workspace_document",
+  title: "Create document",
   area: "documents",
   module: "documents",
   needsUser: true,
   variants: { A: Input },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  description: "Creates a workspace document by the key's user: markdown content and/or the location of a " +
-    "stored file, optionally linked to an AI activity. Returns the document as get_workspace_document does " +
-    "(every field, contentMarkdown and the linked activities).",
+  description:
+    "Creates a workspace document (markdown and/or a stored file), optionally linked to an AI activity. Returns the document (get_workspace_document fields).",
   run: (ctx, input) => create(ctx.db, ctx.caller, input),
 });

@@ -23,17 +23,14 @@ function message(out: { rows: number; matched: number; cutBy: "rows" | "bytes" |
 
 export const exportContacts = defineTool({
   name: "export_contacts",
+  title: "Export contacts (CSV)",
   area: "contacts",
   module: "crm",
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Exports the contacts matching the list_contacts filters and sort as CSV (UTF-8 with BOM, header " +
-    `row, RFC 4180, formula-injection guard), at most ${EXPORT_MAX_ROWS} rows and ${MIB} MiB. Returns a text ` +
-    "summary { rows, matched, truncated, cutBy, uri, message } and the file as an embedded resource (mimeType " +
-    "text/csv); truncated is true when more contacts matched than were exported, cutBy says which limit cut " +
-    "it (rows or bytes), and message says how to get the rest.",
+    "Exports the contacts matching the list_contacts filters (text filters: case-insensitive substrings) as CSV (UTF-8 with BOM, at most 10000 rows). Returns a summary {rows, matched, truncated, cutBy, uri, message} and the CSV as an embedded resource.",
   run: async (ctx, input) => {
     const out = await exportCsv(ctx.db, ctx.caller, input);
     const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");

@@ -6,33 +6,33 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { invoiceOfferTranche } from "../lib/workspace/invoices.ts";
 
 const Input = z.strictObject({
-  offerId: uuidField("The offer (UUID). Required."),
+  offerId: uuidField("The offer."),
   trancheId: uuidField(
-    "The tranche of that offer's payment plan to invoice (UUID); must be in to_invoice. Required.",
+    "The tranche of that offer's payment plan to invoice; must be in to_invoice.",
   ),
-  clientId: uuidField("The client billed (UUID). Default: the offer's client.").optional(),
+  clientId: uuidField("The client billed. Default: the offer's client.").optional(),
   companyId: uuidField(
-    "The issuing workspace company (UUID). Default: the offer's (or the client's) company.",
+    "The issuing workspace company. Default: the offer's (or the client's) company.",
   )
     .optional(),
-  subject: textField('Subject line, up to 200 characters. Default "<offer subject>: <tranche label>".', {
+  subject: textField('Subject line. Default "<offer subject>: <tranche label>".', {
     max: 200,
   }).optional(),
-  description: textField("Text above the rows, up to 10000 characters. Default empty.", { max: 10000 })
+  description: textField("Text above the rows.", { max: 10000 })
     .optional(),
-  invoiceDate: dateField("Invoice date, YYYY-MM-DD; its year picks the number sequence. Default today (UTC).")
+  invoiceDate: dateField("Invoice date; its year picks the number sequence. Default today (UTC).")
     .optional(),
-  dueDate: dateField("Payment due date, YYYY-MM-DD, not before invoiceDate. Optional.").optional(),
+  dueDate: dateField("Payment due date, not before invoiceDate.").optional(),
   currency: currencyField("ISO 4217 currency. Default: the offer's.").optional(),
   vatRate: percentField(
-    "VAT rate in percent, 0-100 with at most 2 decimals. Default: the client's vatRate, else 0.",
+    "VAT rate in percent, 0-100. Default: the client's vatRate, else 0.",
   )
     .optional(),
-  notes: textField("Internal notes, up to 10000 characters. Default empty.", { max: 10000 }).optional(),
-  paymentMethod: textField("How the invoice is paid, up to 100 characters. Optional.", { max: 100 })
+  notes: textField("Internal notes.", { max: 10000 }).optional(),
+  paymentMethod: textField("How the invoice is paid.", { max: 100 })
     .optional(),
   rows: rowsField(
-    "Line items replacing the default single row (1 × the tranche's amount), 1-200 rows. Optional.",
+    "Line items replacing the default single row (1 × the tranche's amount), 1-200 rows.",
     { min: 1 },
   ).optional(),
 }).refine((v) => !v.invoiceDate || !v.dueDate || v.dueDate >= v.invoiceDate, {
@@ -42,6 +42,7 @@ const Input = z.strictObject({
 
 export const generateInvoiceFromOfferTranche = defineTool({
   name: "generate_invoice_from_offer_tranche",
+  title: "Invoice an offer tranche",
   area: "invoices",
   module: "finance_collections",
   needsUser: false,
@@ -49,9 +50,6 @@ export const generateInvoiceFromOfferTranche = defineTool({
   // A repeated call changes nothing: the tranche is already invoiced and the call answers conflict.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Invoices one tranche of an offer's payment plan: creates the invoice for the tranche's amount " +
-    "(or the rows given) with the next invoice number, marks the tranche invoiced and links it, all at once. " +
-    "Only a tranche in to_invoice can be invoiced (else conflict). Returns { invoice, tranche }: the invoice " +
-    "with every field and its rows, and the tranche (status invoiced, invoiceId).",
+    "Invoices one to_invoice tranche of an offer and marks it invoiced, in one step. Returns {invoice, tranche}.",
   run: (ctx, input) => invoiceOfferTranche(ctx.db, ctx.caller, input),
 });

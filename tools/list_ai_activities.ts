@@ -1,6 +1,7 @@
 // MCP tool list_ai_activities: the caller's AI activities as summaries, newest first.
 import { z } from "zod";
 import { limitField, offsetField, textField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import {
   AI_ACTIVITY_KINDS,
@@ -10,19 +11,18 @@ import {
 } from "../lib/workspace/ai_activities.ts";
 
 const Input = z.strictObject({
-  kind: z.enum(AI_ACTIVITY_KINDS).describe(`Only this kind: ${AI_ACTIVITY_KINDS.join(", ")}. Optional.`)
+  kind: z.enum(AI_ACTIVITY_KINDS).describe(`Only this kind.`)
     .optional(),
   source: z.enum(AI_ACTIVITY_SOURCES).describe(
-    `Only this source: ${AI_ACTIVITY_SOURCES.join(", ")}. Optional.`,
+    `Only this source.`,
   )
     .optional(),
   status: z.enum(AI_ACTIVITY_STATUSES).describe(
-    `Only this status: ${AI_ACTIVITY_STATUSES.join(", ")}. Optional.`,
+    `Only this status.`,
   )
     .optional(),
   search: textField(
-    "Text to find in title, description, agentName or aiTaskId (case-insensitive substring); up to 200 " +
-      "characters. Optional.",
+    "Text to find in title, description, agentName or aiTaskId (case-insensitive substring).",
     { max: 200 },
   ).optional(),
   limit: limitField(20, 100),
@@ -31,13 +31,14 @@ const Input = z.strictObject({
 
 export const listAiActivities = defineTool({
   name: "list_ai_activities",
+  title: "List AI activities",
   area: "ai_activities",
   module: "ai_activities",
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description: "Lists the AI activities the key may see, newest first; filters combine with AND. Returns " +
-    "{ items, total, limit, offset, hasMore, nextOffset }; items are summaries (id, kind, source, status, title, agentName, " +
-    "aiTaskId, companyId, phaseCount, resultBytes, createdBy, createdAt, updatedAt, finishedAt).",
+  outputSchema: pageOutput(),
+  description:
+    "Lists AI activities, newest first; filters combine with AND. Returns a page of activity summaries.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -7,14 +7,12 @@ const Input = z.strictObject({});
 
 export const listCalendars = defineTool({
   name: "list_calendars",
+  title: "List calendars",
   area: "calendar",
   module: "calendar",
   needsUser: true,
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description:
-    "Lists the key user's own calendars, the default one first. Returns a JSON array of {id, name, " +
-    "color, timeZone, isDefault, companyId, createdAt}; an id can be the bookingCalendarId of " +
-    "update_booking_settings.",
+  description: "Lists your calendars, the default first. Returns a JSON array of calendars.",
   run: (ctx) => list(ctx.db, ctx.caller),
 });

@@ -1,6 +1,7 @@
 // MCP tool list_contacts: the caller's contacts, filtered (AND), sorted from a whitelist and paged, with a total.
 import { z } from "zod";
 import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import {
   CONTACT_SORT_FIELDS,
@@ -33,9 +34,7 @@ const textFilters = Object.fromEntries(
   (Object.keys(CONTACT_TEXT_FILTERS) as ContactTextFilter[]).map((f) => [
     f,
     textField(
-      `Only contacts whose ${
-        LABELS[f]
-      } contains this text (case-insensitive); up to 200 characters. Optional.`,
+      `${LABELS[f][0].toUpperCase()}${LABELS[f].slice(1)} contains this text.`,
       { max: 200 },
     ).optional(),
   ]),
@@ -45,21 +44,20 @@ const textFilters = Object.fromEntries(
 export const CONTACT_FILTER_FIELDS = {
   search: textField(
     "Text to find in the contact's name (contact, first and last name), company name, email or phone/mobile " +
-      "number (case-insensitive substring); up to 200 characters. Optional.",
+      "number (case-insensitive substring).",
     { max: 200 },
   ).optional(),
   ...textFilters,
   status: z.enum(CONTACT_STATUSES).describe(
-    `Only contacts with this pipeline status: ${CONTACT_STATUSES.join(", ")}. Optional.`,
+    `Only contacts with this pipeline status.`,
   ).optional(),
-  assignedTo: uuidField("Only contacts assigned to this workspace member (user id, UUID). Optional.")
+  assignedTo: uuidField("Only contacts assigned to this workspace member (user id).")
     .optional(),
   sortField: z.string({ error: "must be a string" }).max(64, { error: "must be at most 64 characters" })
     .describe(
-      `Column to sort by, one of: ${Object.keys(CONTACT_SORT_FIELDS).join(", ")}. Default createdAt (most ` +
-        "recent first). Text columns sort case-insensitively; empty values come last.",
+      `Column to sort by, one of: ${Object.keys(CONTACT_SORT_FIELDS).join(", ")}. Default createdAt.`,
     ).optional(),
-  sortDirection: z.enum(["asc", "desc"]).default("desc").describe("asc or desc; default desc."),
+  sortDirection: z.enum(["asc", "desc"]).default("desc").describe("Sort direction. Default desc."),
 };
 
 const Input = z.strictObject({
@@ -70,14 +68,14 @@ const Input = z.strictObject({
 
 export const listContacts = defineTool({
   name: "list_contacts",
+  title: "List contacts",
   area: "contacts",
   module: "crm",
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description: "Lists the contacts the key may see; every given filter must match (AND), most recent first " +
-    "unless sortField/sortDirection say otherwise. Returns { items, total, limit, offset, hasMore, nextOffset }: items are " +
-    "contacts with every field (id, companyName, contactName, firstName, lastName, email, phone, status, " +
-    "nextFollowUp, assignedTo …), total counts all matches for paging.",
+  outputSchema: pageOutput(),
+  description:
+    "Lists contacts matching every given filter (text filters: case-insensitive substrings), most recent first unless sorted. Returns a page of contacts.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -7,7 +7,7 @@ import { listProjects as list, PROJECT_STATUSES } from "../lib/workspace/project
 
 const Input = z.strictObject({
   status: z.enum(PROJECT_STATUSES).optional().describe(
-    "Only projects with this status: in_progress, completed or invoiced. Default: every status.",
+    "Only projects with this status.",
   ),
   limit: limitField(100, 500),
   offset: offsetField(),
@@ -15,16 +15,14 @@ const Input = z.strictObject({
 
 export const listProjects = defineTool({
   name: "list_projects",
+  title: "List projects",
   area: "projects",
   module: "projects",
   needsUser: false,
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Lists the projects the key may see, newest first. Returns a JSON array of summaries: id, name, " +
-    "status, budget (decimal string), currency, clientId, clientName, companyId, startDate, endDate, " +
-    "estimatedHours, taskPrefix. When more projects match than the page holds, a second text block says so " +
-    "and gives the offset of the next page.",
+    "Lists projects, newest first. Returns a JSON array of project summaries; a second text block gives the next offset when more match.",
   // The seed fixes the answer as a JSON array, so the page's facts cannot sit beside the items: the array stays
   // the first block, alone and unchanged, and a cut list adds a plain-text second block.
   run: async (ctx, input) => {

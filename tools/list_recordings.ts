@@ -1,6 +1,7 @@
 // MCP tool list_recordings: the key user's most recent audio recordings.
 import { z } from "zod";
 import { limitField, offsetField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { listRecordings as list, RECORDINGS_MAX_LIMIT } from "../lib/workspace/recordings.ts";
 
@@ -11,15 +12,13 @@ const Input = z.strictObject({
 
 export const listRecordings = defineTool({
   name: "list_recordings",
+  title: "List recordings",
   area: "recordings",
   module: "recordings",
   needsUser: true,
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description:
-    "Lists the key user's own most recent audio recordings (at most 10 per page), newest first. Returns " +
-    "{ items, total, limit, offset, hasMore, nextOffset } (when hasMore, call again with offset = nextOffset); " +
-    "items are summaries: id, title, recordedAt, durationSeconds, companyId, summaryPreview (first 280 " +
-    "characters), actionItemCount, hasTranscription. Use get_recording for the full summary and transcription.",
+  outputSchema: pageOutput(),
+  description: "Lists your own audio recordings, newest first. Returns a page of recording summaries.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

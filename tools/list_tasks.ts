@@ -1,65 +1,59 @@
 // MCP tool list_tasks: top-level tasks the key may see, with filters (A: scope, search, numbers, overdue).
 import { z } from "zod";
 import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { PAGE_SHAPE as PAGE } from "../lib/workspace/page.ts";
 import { listTasks as list, TASK_SCOPES } from "../lib/workspace/tasks.ts";
 
 const InputA = z.strictObject({
-  projectIds: z.array(uuidField("A project id (UUID)."), { error: "must be an array of UUIDs" })
+  projectIds: z.array(uuidField("A project id."), { error: "must be an array of UUIDs" })
     .min(1, { error: "must not be empty" }).max(50, { error: "must hold at most 50 ids" })
-    .describe("Only tasks of these projects (1-50 UUIDs). Default: every project and project-less tasks.")
+    .describe("Only tasks of these projects (1-50 UUIDs).")
     .optional(),
   taskScope: z.enum(TASK_SCOPES).describe(
     "Whose tasks: me (assigned to the caller), my_team (assigned to anyone sharing a team with the caller, " +
-      "the caller included), all. Default all.",
+      "the caller included), all.",
   ).optional(),
-  targetUserId: uuidField("Only tasks assigned to this workspace member (UUID). Optional.").optional(),
+  targetUserId: uuidField("Only tasks assigned to this workspace member.").optional(),
   query: textField(
-    "Words to find in the title or description (case-insensitive), or a display id such as WEB-42; up to " +
-      "200 characters. Optional.",
+    "Words to find in the title or description (case-insensitive), or a display id such as WEB-42.",
     { max: 200 },
   ).optional(),
   taskNumber: z.number({ error: "must be a number" }).int({ error: "must be an integer" })
     .min(1, { error: "must be at least 1" }).max(999_999_999, { error: "must be at most 999999999" })
-    .describe("Only the task(s) with this number within their project (the 42 of WEB-42). Optional.")
+    .describe("Only the task(s) with this number within their project (the 42 of WEB-42).")
     .optional(),
   projectPrefix: z.string({ error: "must be a string" }).regex(/^[A-Za-z][A-Za-z0-9]{1,9}$/, {
     error: "must be 2-10 letters or digits, starting with a letter",
   }).describe(
-    "Only tasks of the project with this task prefix (the WEB of WEB-42), case-insensitive. Optional.",
+    "Only tasks of the project with this task prefix (the WEB of WEB-42), case-insensitive.",
   )
     .optional(),
   overdue: z.boolean({ error: "must be true or false" }).describe(
-    "true: only overdue tasks (due date before today, not done); false: only tasks that are not. Default: both.",
+    "true: only overdue tasks (due date before today, not done); false: only tasks that are not.",
   ).optional(),
   limit: limitField(100, 500),
   offset: offsetField(),
 });
 
 const InputB = z.strictObject({
-  projectId: uuidField("Only tasks of this project (UUID). Optional; default every task.").optional(),
+  projectId: uuidField("Only tasks of this project.").optional(),
   limit: limitField(100, 500),
   offset: offsetField(),
 });
 
-const FIELDS =
-  "id, number, title, status, priority, projectId, projectName, parentTaskId (null), companyId, " +
-  "isPrivate, startDate, dueDate, estimatedHours, actualHours, sortOrder, assigneeIds, childTaskCount, " +
-  "createdBy, createdAt, updatedAt";
-
 export const listTasks = defineTool({
   name: "list_tasks",
+  title: "List tasks",
   area: "tasks",
   module: "tasks",
   needsUser: false,
   variants: { A: InputA, B: InputB },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  outputSchema: pageOutput(),
   description: {
-    A: "Lists top-level tasks the key may see (private tasks only for their creator and assignees), newest " +
-      `first. ${PAGE} Items are summaries: ${FIELDS}, plus displayId (e.g. WEB-42), isOverdue (due date ` +
-      "passed and not done) and isForecastLate (the plan finishes it after its due date).",
-    B: `Lists top-level tasks the key may see, newest first. ${PAGE} Items are summaries: ${FIELDS}.`,
+    A: "Lists top-level tasks, newest first, with filters. Returns a page of task summaries with displayId, isOverdue and isForecastLate.",
+    B: "Lists top-level tasks, newest first. Returns a page of task summaries.",
   },
   run: (ctx, input) => {
     if (ctx.variant === "B") {

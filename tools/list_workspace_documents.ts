@@ -1,15 +1,16 @@
 // MCP tool list_workspace_documents: the caller's documents as summaries (without content), newest first.
 import { z } from "zod";
 import { limitField, offsetField, textField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { DOCUMENT_KINDS, DOCUMENT_SOURCES, listDocuments as list } from "../lib/workspace/documents.ts";
 
 const Input = z.strictObject({
-  kind: z.enum(DOCUMENT_KINDS).describe(`Only this kind: ${DOCUMENT_KINDS.join(", ")}. Optional.`).optional(),
-  source: z.enum(DOCUMENT_SOURCES).describe(`Only this source: ${DOCUMENT_SOURCES.join(", ")}. Optional.`)
+  kind: z.enum(DOCUMENT_KINDS).describe(`Only this kind.`).optional(),
+  source: z.enum(DOCUMENT_SOURCES).describe(`Only this source.`)
     .optional(),
   search: textField(
-    "Text to find in title, description or content (case-insensitive substring); up to 200 characters. Optional.",
+    "Text to find in title, description or content (case-insensitive substring).",
     { max: 200 },
   ).optional(),
   limit: limitField(20, 100),
@@ -18,14 +19,13 @@ const Input = z.strictObject({
 
 export const listWorkspaceDocuments = defineTool({
   name: "list_workspace_documents",
+  title: "List documents",
   area: "documents",
   module: "documents",
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description:
-    "Lists the workspace documents the key may see, newest first; filters combine with AND. Returns " +
-    "{ items, total, limit, offset, hasMore, nextOffset }; items have every field except contentMarkdown and metadata " +
-    "(contentBytes gives the content's size). Read one with get_workspace_document.",
+  outputSchema: pageOutput(),
+  description: "Lists workspace documents, newest first, without their content. Returns a page of documents.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

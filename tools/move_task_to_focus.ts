@@ -5,23 +5,21 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { moveToFocus, taskReadOptions } from "../lib/workspace/tasks.ts";
 
 const Input = z.strictObject({
-  taskId: uuidField("The task to focus on (UUID). Required."),
+  taskId: uuidField("The task to focus on."),
   userId: uuidField(
-    "Who focuses on it (UUID of a workspace member who can see the task's company). Required.",
+    "Who focuses on it (UUID of a workspace member who can see the task's company).",
   ),
 });
 
 export const moveTaskToFocus = defineTool({
   name: "move_task_to_focus",
+  title: "Move task to focus",
   area: "tasks",
   module: "tasks",
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Puts a task in a person's focus: it becomes in_progress and assigned to them (other assignees " +
-    "stay); the task that was in focus for them before goes back to todo at slot 1 of their queue. Returns a " +
-    "JSON object: task (the get_task fields; {id, saved: true, note} if the change was saved but could not be " +
-    "read back), userId, demotedTaskId (or null).",
+    "Makes a task a person's focus (in_progress, assigned to them); their previous focus goes back to slot 1 of the queue. Returns {task, userId, demotedTaskId}.",
   run: (ctx, input) => moveToFocus(ctx.db, ctx.caller, input.taskId, input.userId, taskReadOptions(ctx)),
 });

@@ -18,12 +18,12 @@ export function phaseNameField(description: string) {
 }
 
 const PhaseInput = z.strictObject({
-  name: phaseNameField("The phase's name, 1-100 characters, unique within the activity. Required."),
-  status: z.enum(PHASE_STATUSES).describe(`Phase status: ${PHASE_STATUSES.join(", ")}. Default pending.`)
+  name: phaseNameField("The phase's name, unique within the activity."),
+  status: z.enum(PHASE_STATUSES).describe(`Phase status. Default pending.`)
     .optional(),
-  summary: textField("What happened in the phase; up to 10000 characters. Optional.", { max: 10000 })
+  summary: textField("What happened in the phase.", { max: 10000 })
     .optional(),
-  error: textField("Why the phase failed; up to 10000 characters. Optional.", { max: 10000 }).optional(),
+  error: textField("Why the phase failed.", { max: 10000 }).optional(),
   startedAt: instantField("When the phase started (ISO 8601). Default now unless the status is pending.")
     .optional(),
   finishedAt: instantField("When it ended (ISO 8601). Default now for completed, failed or skipped.")
@@ -31,32 +31,32 @@ const PhaseInput = z.strictObject({
 });
 
 const Input = z.strictObject({
-  kind: z.enum(AI_ACTIVITY_KINDS).describe(`What kind of work: ${AI_ACTIVITY_KINDS.join(", ")}. Required.`),
-  title: textField("Short title, 1-200 characters. Required.", { min: 1, max: 200 }),
+  kind: z.enum(AI_ACTIVITY_KINDS).describe(`What kind of work.`),
+  title: textField("Short title.", { min: 1, max: 200 }),
   source: z.enum(AI_ACTIVITY_SOURCES).describe(
-    `Where the work was started: ${AI_ACTIVITY_SOURCES.join(", ")}. Default mcp.`,
+    `Where the work was started. Default mcp.`,
   ).optional(),
-  description: textField("What the work is about; up to 10000 characters. Optional.", { max: 10000 })
+  description: textField("What the work is about.", { max: 10000 })
     .optional(),
-  agentName: textField("Name of the agent or model doing it; up to 200 characters. Optional.", { max: 200 })
+  agentName: textField("Name of the agent or model doing it.", { max: 200 })
     .optional(),
   status: z.enum(AI_ACTIVITY_STATUSES).describe(
-    `Status: ${AI_ACTIVITY_STATUSES.join(", ")}. Default running.`,
+    `Status. Default running.`,
   ).optional(),
   companyId: uuidField(
-    "The company the work is for (UUID). Default: the key's only company when it is limited to one, else none.",
+    "The company the work is for. Default: the key's only company, else none.",
   ).optional(),
-  aiTaskId: textField("The agent platform's own id of the task; up to 200 characters. Optional.", {
+  aiTaskId: textField("The agent platform's own id of the task.", {
     max: 200,
   })
     .optional(),
   phases: z.array(PhaseInput, { error: "must be an array of phases" })
     .max(MAX_PHASES, { error: `must hold at most ${MAX_PHASES} phases` })
     .describe(
-      `Initial phases in order (positions 1, 2, …); at most ${MAX_PHASES}, unique names. Default none.`,
+      `Initial phases in order (positions 1, 2, …); at most ${MAX_PHASES}, unique names.`,
     )
     .optional(),
-  resultMarkdown: markdownField("The result so far as markdown; at most 1 MiB of UTF-8. Default empty.")
+  resultMarkdown: markdownField("The result so far as markdown; at most 1 MiB of UTF-8.")
     .optional(),
   metadata: metadataField("Free-form JSON object (model, tokens, links …); at most 16 KiB. Default {}.")
     .optional(),
@@ -64,14 +64,13 @@ const Input = z.strictObject({
 
 export const trackAiActivity = defineTool({
   name: "track_ai_activity",
+  title: "Track AI activity",
   area: "ai_activities",
   module: "ai_activities",
   needsUser: true,
   variants: { A: Input },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description:
-    "Records a piece of AI work by the key's user, with optional initial phases and result. Returns " +
-    "the activity as get_ai_activity does: every field, phases in order, resultMarkdown, metadata and linked " +
-    "documents. Report progress afterwards with update_ai_activity_phase.",
+    "Records a piece of AI work with optional phases and result; report progress with update_ai_activity_phase. Returns the activity (get_ai_activity fields).",
   run: (ctx, input) => track(ctx.db, ctx.caller, input),
 });

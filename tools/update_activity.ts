@@ -5,21 +5,19 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { updateActivity as update } from "../lib/workspace/activities.ts";
 import { activityFields } from "./create_activity.ts";
 
-const KEEP = "Omit to keep.";
+const KEEP = "";
 const f = activityFields(KEEP, "; null clears it");
-const MOVE =
-  "Giving one of contactId, clientId, collaboratorId, supplierId moves the activity to that record " +
-  "(exactly one). Omit all four to keep.";
+const MOVE = "Give at most one of contactId, clientId, collaboratorId, supplierId.";
 
 const Input = z.strictObject({
-  activityId: uuidField("The activity's id (UUID), as returned by list_activities. Required."),
-  title: textField("New title, 1-200 characters. Omit to keep.", { min: 1, max: 200 }).optional(),
+  activityId: uuidField("The activity's id, as returned by list_activities."),
+  title: textField("New title.", { min: 1, max: 200 }).optional(),
   type: f.type.optional(),
   description: f.description.nullable().optional(),
-  contactId: f.contactId.optional().describe(`Move to this contact (UUID). ${MOVE}`),
-  clientId: f.clientId.optional().describe(`Move to this client (UUID). ${MOVE}`),
-  collaboratorId: f.collaboratorId.optional().describe(`Move to this collaborator (UUID). ${MOVE}`),
-  supplierId: f.supplierId.optional().describe(`Move to this supplier (UUID). ${MOVE}`),
+  contactId: f.contactId.optional().describe(`Move to this contact. ${MOVE}`),
+  clientId: f.clientId.optional().describe(`Move to this client. ${MOVE}`),
+  collaboratorId: f.collaboratorId.optional().describe(`Move to this collaborator. ${MOVE}`),
+  supplierId: f.supplierId.optional().describe(`Move to this supplier. ${MOVE}`),
   activityDate: f.activityDate.optional(),
   startDate: f.startDate.nullable().optional(),
   endDate: f.endDate.nullable().optional(),
@@ -33,15 +31,13 @@ const Input = z.strictObject({
 
 export const updateActivity = defineTool({
   name: "update_activity",
+  title: "Update CRM activity",
   area: "crm",
   module: "crm",
   needsUser: false,
   variants: { A: Input },
   // Overwrites free text (description, outcome, notes) that cannot be recovered afterwards.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  description:
-    "Changes the given fields of a CRM activity; omitted fields stay as they are. Returns the updated " +
-    "activity as a JSON object with every field. not_found when the activity (or a new record) is unknown or " +
-    "outside the key's companies.",
+  description: "Changes the given fields of a CRM activity. Returns the updated activity.",
   run: (ctx, { activityId, ...patch }) => update(ctx.db, ctx.caller, activityId, patch),
 });

@@ -11,15 +11,15 @@ import {
 import { phaseNameField } from "./track_ai_activity.ts";
 
 const Input = z.strictObject({
-  activityId: uuidField("The AI activity's id (UUID). Required."),
+  activityId: uuidField("The AI activity's id."),
   phaseName: phaseNameField(
-    "The phase's name, 1-100 characters: an existing phase of that name is updated, otherwise a new phase is " +
-      "appended after the last one. Required.",
+    "The phase's name: an existing phase of that name is updated, otherwise a new phase is " +
+      "appended after the last one.",
   ),
-  phaseStatus: z.enum(PHASE_STATUSES).describe(`The phase's status: ${PHASE_STATUSES.join(", ")}. Required.`),
-  phaseSummary: textField("What happened in the phase; up to 10000 characters. Omit to keep.", { max: 10000 })
+  phaseStatus: z.enum(PHASE_STATUSES).describe(`The phase's status.`),
+  phaseSummary: textField("What happened in the phase.", { max: 10000 })
     .optional(),
-  phaseError: textField("Why the phase failed; up to 10000 characters. Omit to keep.", { max: 10000 })
+  phaseError: textField("Why the phase failed.", { max: 10000 })
     .optional(),
   startedAt: instantField(
     "When the phase started (ISO 8601). Default: kept, or now when the phase first leaves pending.",
@@ -29,11 +29,11 @@ const Input = z.strictObject({
       "for other statuses.",
   ).optional(),
   activityStatus: z.enum(AI_ACTIVITY_STATUSES).describe(
-    `Moves the whole activity to this status: ${AI_ACTIVITY_STATUSES.join(", ")}. Omit to keep.`,
+    `Moves the whole activity to this status.`,
   ).optional(),
   resultMarkdown: markdownField(
     "Markdown appended to the activity's result after a blank line (or replacing it, see " +
-      "replaceResultMarkdown); the whole result may hold at most 1 MiB of UTF-8. Omit to keep.",
+      "replaceResultMarkdown); the whole result may hold at most 1 MiB of UTF-8.",
   ).optional(),
   replaceResultMarkdown: z.boolean({ error: "must be true or false" }).default(false).describe(
     "true: resultMarkdown replaces the result instead of being appended. Default false.",
@@ -42,6 +42,7 @@ const Input = z.strictObject({
 
 export const updateAiActivityPhase = defineTool({
   name: "update_ai_activity_phase",
+  title: "Update AI activity phase",
   area: "ai_activities",
   module: "ai_activities",
   needsUser: false,
@@ -49,8 +50,6 @@ export const updateAiActivityPhase = defineTool({
   // replaceResultMarkdown overwrites the previous result, which cannot be recovered.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   description:
-    "Reports progress on an AI activity: updates the phase named phaseName or appends it in order, " +
-    "optionally moves the activity's status and appends to (or replaces) its markdown result. Returns the " +
-    "activity as get_ai_activity does (phases in order). not_found when the id is unknown or out of scope.",
+    "Updates or appends the phase phaseName of an AI activity, optionally setting its status and result. Returns the activity (get_ai_activity fields).",
   run: (ctx, { activityId, ...u }) => update(ctx.db, ctx.caller, activityId, u),
 });

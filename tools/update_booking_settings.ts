@@ -14,7 +14,7 @@ function bounded(name: keyof typeof BOOKING_BOUNDS, what: string) {
   const b = BOOKING_BOUNDS[name];
   return z.number({ error: "must be a number" }).int({ error: "must be a whole number" })
     .min(b.min, { error: `must be at least ${b.min}` }).max(b.max, { error: `must be at most ${b.max}` })
-    .describe(`${what}: ${b.min}-${b.max}; default ${b.default} until set. Omit to keep.`);
+    .describe(`${what}: ${b.min}-${b.max}; default ${b.default} until set.`);
 }
 
 const Interval = z.strictObject({
@@ -24,7 +24,7 @@ const Interval = z.strictObject({
 
 const Input = z.strictObject({
   isActive: z.boolean({ error: "must be true or false" })
-    .describe("Whether the booking page accepts bookings. Default false until set. Omit to keep.").optional(),
+    .describe("Whether the booking page accepts bookings. Default false until set.").optional(),
   slotDuration: bounded("slotDuration", "Length of one bookable slot in minutes").optional(),
   bufferMinutes: bounded("bufferMinutes", "Free minutes kept after each booking").optional(),
   weeklyHours: z.record(
@@ -39,44 +39,43 @@ const Input = z.strictObject({
           : 'must be an object keyed "1" (Monday) to "7" (Sunday)',
     },
   ).describe(
-    'Bookable hours per weekday, replacing the stored ones: an object keyed "1" (Monday) to "7" (Sunday), each ' +
-      `an array of up to ${MAX_INTERVALS_PER_DAY} {start, end} HH:MM intervals, start before end, not ` +
-      "overlapping within a day (touching is fine). A missing day is closed. Omit to keep.",
+    `Bookable hours, replacing the stored ones: keys "1" (Monday) to "7" (Sunday), each up to ` +
+      `${MAX_INTERVALS_PER_DAY} non-overlapping {start, end} HH:MM intervals. A missing day is closed.`,
   ).optional(),
   maxDaysAhead: bounded("maxDaysAhead", "How many days ahead people may book").optional(),
   minimumNoticeMinutes: bounded("minimumNoticeMinutes", "Minutes between booking and the slot's start")
     .optional(),
-  welcomeMessage: textField("Text shown on the booking page, up to 2000 characters. Omit to keep.", {
+  welcomeMessage: textField("Text shown on the booking page.", {
     max: 2000,
   }).optional(),
   locationType: z.enum(LOCATION_TYPES, { error: "must be none, in_person or google_meet" })
-    .describe("Where booked meetings happen: none, in_person or google_meet. Default none. Omit to keep.")
+    .describe("Where booked meetings happen.")
     .optional(),
   locationAddress: textField(
-    "Address for in_person meetings, up to 500 characters; null clears it. Omit to keep.",
+    "Address for in_person meetings; null clears it.",
     {
       max: 500,
     },
   ).nullable().optional(),
   bookingCalendarId: uuidField(
-    "The calendar bookings are written to (UUID): one of the key user's calendars (list_calendars); null clears " +
-      "it. Omit to keep.",
+    "The calendar bookings are written to: one of the key user's calendars (list_calendars); null clears " +
+      "it.",
   ).nullable().optional(),
   companyId: uuidField(
-    "The company the booking page belongs to (UUID), within the key's companies. Default on creation: the key's " +
-      "only company, or none for an unlimited key. Omit to keep.",
+    "The company the booking page belongs to, within the key's companies. Default on creation: the key's " +
+      "only company, or none for an unlimited key.",
   ).optional(),
 });
 
 export const updateBookingSettings = defineTool({
   name: "update_booking_settings",
+  title: "Update booking settings",
   area: "booking",
   module: "booking",
   needsUser: true,
   variants: { A: Input },
   // Replaces weekly hours and the welcome text, which cannot be recovered afterwards.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  description: "Changes the key user's online booking settings; the first call creates them with a unique " +
-    "slug. Omitted fields stay. Returns the settings as a JSON object (as get_booking_settings).",
+  description: "Changes your online booking settings; the first call creates them. Returns the settings.",
   run: (ctx, input) => update(ctx.db, ctx.caller, input),
 });

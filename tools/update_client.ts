@@ -6,18 +6,18 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { updateClient as update } from "../lib/workspace/clients.ts";
 
 function clearableText(what: string, max: number) {
-  return textField(`New ${what}, up to ${max} characters; null clears it. Omit to keep.`, { max }).nullable()
+  return textField(`New ${what}, up to ${max} characters; null clears it.`, { max }).nullable()
     .optional();
 }
 
 const Input = z.strictObject({
-  clientId: uuidField("The client's id (UUID). Required."),
-  companyName: textField("New company name, 1-200 characters. Omit to keep.", { min: 1, max: 200 })
+  clientId: uuidField("The client's id."),
+  companyName: textField("New company name.", { min: 1, max: 200 })
     .optional(),
   firstName: clearableText("first name of the contact person", 100),
   lastName: clearableText("last name of the contact person", 100),
   email: z.email({ error: "must be an email address" }).max(320, { error: "must be at most 320 characters" })
-    .describe("New email address, up to 320 characters; null clears it. Omit to keep.").nullable().optional(),
+    .describe("New email address; null clears it.").nullable().optional(),
   phone: clearableText("phone number", 50),
   vatNumber: clearableText("VAT identification number", 50),
   address: clearableText("street and house number", 500),
@@ -25,22 +25,23 @@ const Input = z.strictObject({
   city: clearableText("city", 100),
   country: clearableText("country (name or ISO code)", 100),
   companyId: uuidField(
-    "Move the client to this workspace company (UUID, must be in the key's scope); null removes the company " +
-      "(only for keys not limited to companies). Omit to keep.",
+    "Move the client to this workspace company (must be in the key's scope); null removes the company " +
+      "(only for keys not limited to companies).",
   ).nullable().optional(),
   department: clearableText("department at the client", 200),
   vatRate: percentField(
-    "New default VAT rate in percent for the client's new invoices, 0-100 with at most 2 decimals; null " +
-      "clears it (existing invoices keep theirs). Omit to keep.",
+    "New default VAT rate in percent for the client's new invoices, 0-100; null " +
+      "clears it (existing invoices keep theirs).",
   ).nullable().optional(),
   intermediary: clearableText("intermediary (who brought the client)", 200),
   commission: percentField(
-    "New commission of the intermediary in percent, 0-100 with at most 2 decimals; null clears it. Omit to keep.",
+    "New commission of the intermediary in percent, 0-100; null clears it.",
   ).nullable().optional(),
 });
 
 export const updateClient = defineTool({
   name: "update_client",
+  title: "Update client",
   area: "clients",
   module: null,
   needsUser: false,
@@ -48,7 +49,6 @@ export const updateClient = defineTool({
   // Overwrites contact data that cannot be recovered afterwards.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
-    "Changes the given fields of a client; omitted fields stay as they are, null clears an optional " +
-    "field. Returns the updated client as a JSON object with every field.",
+    "Changes the given fields of a client; null clears an optional field. Returns the updated client.",
   run: (ctx, { clientId, ...patch }) => update(ctx.db, ctx.caller, clientId, patch),
 });

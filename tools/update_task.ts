@@ -12,51 +12,49 @@ import {
 } from "../lib/workspace/tasks.ts";
 
 const common = {
-  taskId: uuidField("The task's id (UUID). Required."),
-  title: textField("New title, 1-500 characters. Omit to keep.", { min: 1, max: 500 }).optional(),
-  description: textField('New description, up to 20000 characters; "" clears it. Omit to keep.', {
+  taskId: uuidField("The task's id."),
+  title: textField("New title.", { min: 1, max: 500 }).optional(),
+  description: textField('New description; "" clears it.', {
     max: 20000,
   }).optional(),
-  priority: z.enum(TASK_PRIORITIES).describe("New priority: low, medium, high or urgent. Omit to keep.")
+  priority: z.enum(TASK_PRIORITIES).describe("New priority.")
     .optional(),
   estimatedHours: hoursField(
-    `New estimate in hours, 0-${MAX_TASK_ESTIMATE_HOURS}; null clears it. Omit to keep.`,
+    `New estimate in hours, 0-${MAX_TASK_ESTIMATE_HOURS}; null clears it.`,
     { max: MAX_TASK_ESTIMATE_HOURS },
   ).nullable()
     .optional(),
-  actualHours: hoursField("Hours spent so far, 0-100000; null clears it. Omit to keep.").nullable()
+  actualHours: hoursField("Hours spent so far, 0-100000; null clears it.").nullable()
     .optional(),
-  dueDate: dateField("New due date, YYYY-MM-DD, not before the start date; null clears it. Omit to keep.")
+  dueDate: dateField("New due date, not before the start date; null clears it.")
     .nullable().optional(),
   sortOrder: z.number({ error: "must be a number" })
     .min(-1e12, { error: "must be at least -1000000000000" }).max(1e12, {
       error: "must be at most 1000000000000",
     })
     .describe(
-      "New position value in the assignees' queues (ascending; any number from -1e12 to 1e12). Omit to keep; " +
-        "set_task_queue_position places a task by slot instead.",
+      "New queue position value (ascending); set_task_queue_position places a task by slot instead.",
     ).optional(),
   projectId: uuidField(
-    "Move the task (and its subtasks) to this project (UUID): they get the project's next numbers and " +
-      "company; null makes them project-less. Not allowed on a subtask. Omit to keep.",
+    "Move the task and its subtasks to this project (new numbers and company); null: no project. Not for " +
+      "subtasks.",
   ).nullable().optional(),
-  assigneeIds: z.array(uuidField("A workspace member's user id (UUID)."), {
+  assigneeIds: z.array(uuidField("A workspace member's user id."), {
     error: "must be an array of UUIDs",
   })
     .max(20, { error: "must hold at most 20 ids" })
-    .describe("Replaces the assignees: 0-20 workspace members who can see the task's company. Omit to keep.")
+    .describe("Replaces the assignees: 0-20 workspace members who can see the task's company.")
     .optional(),
   isPrivate: z.boolean({ error: "must be true or false" })
-    .describe("true: only the creator and the assignees see the task. Omit to keep.").optional(),
+    .describe("true: only the creator and the assignees see the task.").optional(),
 };
 
 const InputA = z.strictObject({
   ...common,
-  status: z.enum(TASK_STATUSES).describe("New status: todo, in_progress, frozen or done. Omit to keep.")
+  status: z.enum(TASK_STATUSES).describe("New status.")
     .optional(),
   startDate: dateField(
-    "New first day of work, YYYY-MM-DD (a solid bar in gantt_plan); null clears it (back into the queues). " +
-      "Omit to keep.",
+    "New first day of work (a solid bar in gantt_plan); null clears it (back into the queues).",
   ).nullable().optional(),
 }).refine((v) => !v.startDate || !v.dueDate || v.dueDate >= v.startDate, {
   error: "must not be before startDate",
@@ -65,11 +63,12 @@ const InputA = z.strictObject({
 
 const InputB = z.strictObject({
   ...common,
-  status: z.enum(TASK_STATUSES_B).describe("New status: todo, in_progress or done. Omit to keep.").optional(),
+  status: z.enum(TASK_STATUSES_B).describe("New status.").optional(),
 });
 
 export const updateTask = defineTool({
   name: "update_task",
+  title: "Update task",
   area: "tasks",
   module: "tasks",
   needsUser: false,
@@ -77,8 +76,6 @@ export const updateTask = defineTool({
   // Overwrites the description and replaces the assignee list, which cannot be recovered afterwards.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description:
-    "Changes the given fields of a task; omitted fields stay as they are. Returns the updated task " +
-    "as a JSON object (the get_task fields)." +
-    " If the task was saved but could not be read back, returns {id, saved: true, note} with the given fields instead: do not repeat the call.",
+    "Changes the given fields of a task. Returns the updated task (get_task fields). On {saved: true} do not repeat the call.",
   run: (ctx, { taskId, ...patch }) => update(ctx.db, ctx.caller, taskId, patch, taskReadOptions(ctx)),
 });

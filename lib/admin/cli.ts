@@ -97,8 +97,10 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "apikey create": {
-    usage: "apikey create --workspace W [--user U] [--company C] [--kind user|workspace|internal] [--name N]",
-    options: { workspace: S, user: S, company: S, kind: S, name: S },
+    usage:
+      "apikey create --workspace W [--user U] [--company C] [--kind user|workspace|internal] [--name N] " +
+      "[--toolsets projects,tasks,…] [--read-only]",
+    options: { workspace: S, user: S, company: S, kind: S, name: S, toolsets: S, "read-only": B },
     required: ["workspace"],
     run: (v, io) =>
       createApiKey(io.sql, {
@@ -107,6 +109,8 @@ const COMMANDS: Record<string, Command> = {
         companyId: opt(v, "company"),
         kind: opt(v, "kind") as ApiKeyKind | undefined,
         name: opt(v, "name"),
+        toolsets: opt(v, "toolsets") === undefined ? undefined : list(opt(v, "toolsets")),
+        readOnly: v["read-only"] === true,
       }),
   },
   "apikey revoke": {

@@ -33,6 +33,10 @@ export interface Caller {
   companyScope?: string;
   /** areas the role may use (rule 3, variant A only; empty for `workspace` keys, which B does not role-gate) */
   areas: ReadonlySet<Area>;
+  /** the key is limited to these toolsets (lib/mcp/toolsets.ts); absent = every toolset */
+  toolsets?: readonly string[];
+  /** the key is limited to read-only tools */
+  readOnly?: boolean;
 }
 
 export type CallerResult =
@@ -58,6 +62,8 @@ interface KeyRow {
   company_ids: string[] | null;
   overrides: Record<string, string[]> | null;
   user_disabled: boolean;
+  toolsets: string[] | null;
+  read_only: boolean;
 }
 
 /** Loads the caller for a raw x-api-key value; a stale last_used_at is refreshed in the background. */
@@ -78,7 +84,7 @@ export async function loadCaller(
   }
   // One round trip: the key, its workspace, the member row of its user and the workspace's role overrides.
   const [row] = await db<KeyRow[]>`
-    select k.id, k.workspace_id, k.kind, k.user_id, k.company_id,
+    select k.id, k.workspace_id, k.kind, k.user_id, k.company_id, k.toolsets, k.read_only,
            k.revoked_at is not null as revoked,
            (k.last_used_at is null
              or k.last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS})) as stale,
@@ -115,6 +121,8 @@ export async function loadCaller(
       companyIds: row.company_ids,
       companyScope: row.company_id,
       overrides: row.overrides,
+      toolsets: row.toolsets,
+      readOnly: row.read_only,
     }),
   };
 }
@@ -132,6 +140,8 @@ export interface CallerFacts {
   overrides: Record<string, string[]> | null;
   clientId?: string;
   grantId?: string;
+  toolsets?: string[] | null;
+  readOnly?: boolean;
 }
 
 /** The one place a Caller is built, whichever way the request came in. */
@@ -150,6 +160,8 @@ export function callerFrom(f: CallerFacts): Caller {
   if (f.companyScope) caller.companyScope = f.companyScope;
   if (f.clientId) caller.clientId = f.clientId;
   if (f.grantId) caller.grantId = f.grantId;
+  if (f.toolsets) caller.toolsets = f.toolsets;
+  if (f.readOnly) caller.readOnly = true;
   return Object.freeze(caller);
 }
 

@@ -52,7 +52,7 @@ export function decimalField(description: string, limits: DecimalLimits) {
 
 export { MAX_CENTS };
 
-/** Money: at most 2 decimals, 0 (or above, with minExclusive) up to 999999999999.99; number or string. */
+/** Money:, 0 (or above, with minExclusive) up to 999999999999.99. */
 export function decimalMoneyField(
   description: string,
   opts: { positive?: boolean; negative?: boolean } = {},
@@ -66,7 +66,7 @@ export function decimalMoneyField(
   });
 }
 
-/** A percentage 0-100 with at most 2 decimals (8.1 = 8.1 %); number or string. */
+/** A percentage 0-100 with at most 2 decimals (8.1 = 8.1 %). */
 export function percentField(description: string, opts: { positive?: boolean } = {}) {
   return decimalField(description, { scale: 2, min: 0n, minExclusive: opts.positive, max: 10_000n });
 }
@@ -78,24 +78,22 @@ const MAX_QUANTITY = 1_000_000_000n; // 1 000 000 with 3 decimals
  * notes, whose negative input is normalised to positive, never refused.
  */
 export function rowsField(description: string, opts: { negative?: boolean; min?: number } = {}) {
-  const negativeNote = opts.negative ? " A negative value (credit notes) is taken as positive." : "";
+  const negativeNote = opts.negative ? " Negative values (credit notes) are taken as positive." : "";
   const row = z.strictObject({
     description: z.string({ error: "must be a string" }).trim()
       .min(1, { error: "must not be empty" }).max(1000, { error: "must be at most 1000 characters" })
-      .describe("What the row is for, 1-1000 characters. Required."),
+      .describe("What the row is for."),
     quantity: decimalField(
-      `How many units, greater than 0 and at most 1000000, with at most 3 decimals (1.5 for 1.5 h); a number ` +
-        `or a decimal string. Default 1.${negativeNote}`,
+      `Units, > 0 and at most 1000000, at most 3 decimals. Default 1.${negativeNote}`,
       { scale: 3, min: 0n, minExclusive: true, max: MAX_QUANTITY, negative: opts.negative },
     ).optional(),
     unit: z.string({ error: "must be a string" }).trim().max(20, { error: "must be at most 20 characters" })
-      .describe("Unit shown with the quantity (h, days, pcs), up to 20 characters. Optional.").optional(),
+      .describe("Unit shown with the quantity (h, days, pcs).").optional(),
     unitPrice: decimalField(
-      `Net price of one unit, 0 to 999999999999.99 with at most 2 decimals; a number or a decimal string ` +
-        `("95.00"). Required.${negativeNote}`,
+      `Net unit price.${negativeNote}`,
       { scale: 2, min: 0n, max: MAX_CENTS, negative: opts.negative },
     ),
-    discountPercent: percentField("Row discount in percent, 0-100 with at most 2 decimals. Default 0.")
+    discountPercent: percentField("Row discount in percent, 0-100. Default 0.")
       .optional(),
   });
   return z.array(row, { error: "must be an array of rows" })

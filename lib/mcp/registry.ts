@@ -5,17 +5,21 @@ import type { Caller } from "./caller.ts";
 import { capabilitySignature, denial, isArea } from "./permissions.ts";
 import type { AnyTool, InputSchema, ToolAnnotations } from "./tool.ts";
 import { isModule } from "../workspace/modules.ts";
+import { AppError } from "../errors.ts";
+import { outsideSelection, type Selection, selectionKey } from "./toolsets.ts";
 
 /** One tool as served by one variant. */
 export interface CompiledTool {
   name: string;
   def: AnyTool;
   schema: InputSchema;
-  /** the entry of tools/list: name, description, inputSchema, annotations */
+  /** the entry of tools/list: name, title, description, inputSchema, annotations */
   listing: {
     name: string;
+    title?: string;
     description: string;
     inputSchema: Record<string, unknown>;
+    outputSchema?: Record<string, unknown>;
     annotations: ToolAnnotations;
   };
 }
@@ -41,22 +45,77 @@ const ANNOTATION_KEYS = ["readOnlyHint", "destructiveHint", "idempotentHint", "o
 /** Distinct capability signatures are few (roles × module sets); the bound only guards against surprises. */
 const MAX_VIEWS = 500;
 
-type JsonProp = { description?: string; anyOf?: JsonProp[] };
+type JsonNode = Record<string, unknown>;
 
 /**
- * JSON Schema of a tool input, without the $schema marker (MCP assumes 2020-12). `field.describe(…).nullable()`
- * puts the description inside anyOf, where clients do not show it: it is hoisted to the property.
+ * Formats a JSON Schema validator (and a model) understands without the pattern zod also emits. The server keeps
+ * validating with the zod schema (the full ISO date and UUID rules), so only the advertised schema gets shorter:
+ * the patterns were a third of the tools/list tokens.
  */
-export function inputJsonSchema(schema: InputSchema): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as Record<string, unknown>;
-  delete json.$schema;
-  for (const prop of Object.values((json.properties ?? {}) as Record<string, JsonProp>)) {
-    const inner = prop.anyOf?.find((p) => p.description);
-    if (!prop.description && inner) {
-      prop.description = inner.description;
-      for (const p of prop.anyOf!) delete p.description;
+const FORMATS_WITHOUT_PATTERN: ReadonlySet<string> = new Set(["uuid", "date", "date-time", "email", "time"]);
+
+/**
+ * Makes one schema node shorter without changing what it accepts: drops a pattern that restates `format`, a
+ * `minLength` or `minItems` of 0, z.int()'s safe-integer bounds, the description of array items (the array's own description says it), and folds
+ * `anyOf: [X, {type: "null"}]` into X with `type: [X.type, "null"]`.
+ */
+function compactNode(node: JsonNode, parentDescribed: boolean): void {
+  for (const alt of (node.anyOf ?? []) as JsonNode[]) compactNode(alt, false);
+  for (const p of Object.values((node.properties ?? {}) as Record<string, JsonNode>)) compactNode(p, false);
+  if (node.items && typeof node.items === "object") compactNode(node.items as JsonNode, !!node.description);
+  const anyOf = node.anyOf as JsonNode[] | undefined;
+  if (anyOf?.length === 2 && anyOf[1].type === "null" && Object.keys(anyOf[1]).length === 1) {
+    const inner = anyOf[0];
+    if (typeof inner.type === "string" && !inner.anyOf && inner.const === undefined) {
+      delete node.anyOf;
+      const description = node.description ?? inner.description;
+      Object.assign(node, inner, { type: [inner.type, "null"] });
+      if (Array.isArray(inner.enum)) node.enum = [...inner.enum, null];
+      if (description !== undefined) node.description = description;
     }
   }
+  if (typeof node.format === "string" && FORMATS_WITHOUT_PATTERN.has(node.format)) delete node.pattern;
+  if (node.minLength === 0) delete node.minLength;
+  if (node.minItems === 0) delete node.minItems;
+  // z.int()'s implicit safe-integer bounds, and an object that allows anything, say nothing a client needs
+  if (node.maximum === Number.MAX_SAFE_INTEGER) delete node.maximum;
+  if (node.minimum === Number.MIN_SAFE_INTEGER) delete node.minimum;
+  const props = node.properties as JsonNode | undefined;
+  const extra = node.additionalProperties as JsonNode | undefined;
+  if (props && Object.keys(props).length === 0 && extra && Object.keys(extra).length === 0) {
+    delete node.properties;
+    delete node.additionalProperties;
+  }
+  if (parentDescribed) delete node.description;
+}
+
+/**
+ * JSON Schema of a tool input, without the $schema marker (MCP assumes 2020-12), compacted (compactNode).
+ * `field.describe(…).nullable()` puts the description inside anyOf, where clients do not show it: it is hoisted
+ * to the property.
+ */
+export function inputJsonSchema(schema: InputSchema): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as JsonNode;
+  delete json.$schema;
+  for (const prop of Object.values((json.properties ?? {}) as Record<string, JsonNode>)) {
+    const alts = prop.anyOf as JsonNode[] | undefined;
+    const inner = alts?.find((p) => p.description);
+    if (!prop.description && inner) {
+      prop.description = inner.description;
+      for (const p of alts!) delete p.description;
+    }
+  }
+  compactNode(json, false);
+  return json;
+}
+
+/** JSON Schema of a tool's structuredContent, compacted like the inputs. */
+export function outputJsonSchema(schema: z.ZodObject): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "output", unrepresentable: "throw" }) as JsonNode;
+  delete json.$schema;
+  // a result may gain fields later without breaking clients that validate it
+  delete json.additionalProperties;
+  compactNode(json, false);
   return json;
 }
 
@@ -95,8 +154,10 @@ export function buildRegistry(tools: readonly AnyTool[], variant: McpVariant): R
     validate(def, inputSchema, variant);
     const listing = {
       name: def.name,
+      ...(def.title ? { title: def.title } : {}),
       description: descriptionFor(def, variant),
       inputSchema,
+      ...(def.outputSchema ? { outputSchema: outputJsonSchema(def.outputSchema) } : {}),
       annotations: { ...def.annotations },
     };
     all.set(def.name, { name: def.name, def, schema, listing });
@@ -128,4 +189,55 @@ export function registryFor(tools: readonly AnyTool[], variant: McpVariant): Reg
   let byVariant = built.get(tools);
   if (!byVariant) built.set(tools, byVariant = {});
   return byVariant[variant] ??= buildRegistry(tools, variant);
+}
+
+/** Any arguments: a tool outside the selection answers `unavailable:` whatever it was sent. */
+const ANY_INPUT = z.looseObject({});
+
+/** A stand-in for a tool outside the connection's selection: listed nowhere, and every call is unavailable. */
+function unavailableTool(t: CompiledTool, why: string): CompiledTool {
+  const run = () => {
+    throw new AppError("unavailable", why);
+  };
+  return { ...t, schema: ANY_INPUT, def: { ...t.def, run } };
+}
+
+const narrowed = new WeakMap<Registry, Map<string, Registry>>();
+
+/**
+ * `base` narrowed to a connection's selection (`/mcp?toolsets=…&readonly=1`, lib/mcp/toolsets.ts): tools outside
+ * it are absent from tools/list and answer `unavailable:`. It only removes tools from the caller's own view, so
+ * it can never widen what a caller may do. Built once per selection (at most 2^9 × 2 of them) and registry.
+ */
+export function narrowRegistry(base: Registry, selection: Selection): Registry {
+  let bySelection = narrowed.get(base);
+  if (!bySelection) narrowed.set(base, bySelection = new Map());
+  const key = selectionKey(selection);
+  const cached = bySelection.get(key);
+  if (cached) return cached;
+  const all = new Map<string, CompiledTool>();
+  for (const t of base.all.values()) {
+    const why = outsideSelection(t.def, selection);
+    all.set(t.name, why ? unavailableTool(t, why) : t);
+  }
+  // keyed by the base view, which is itself cached per capability signature
+  const views = new WeakMap<ToolView, ToolView>();
+  const registry: Registry = {
+    variant: base.variant,
+    all,
+    view(caller) {
+      const full = base.view(caller);
+      let v = views.get(full);
+      if (!v) {
+        const allowed = new Map<string, CompiledTool>();
+        for (const t of full.tools.values()) if (all.get(t.name) === t) allowed.set(t.name, t);
+        const json = listJson(allowed.values());
+        v = { tools: allowed, listJson: json, listBytes: new TextEncoder().encode(json) };
+        views.set(full, v);
+      }
+      return v;
+    },
+  };
+  bySelection.set(key, registry);
+  return registry;
 }

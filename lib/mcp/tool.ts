@@ -17,8 +17,6 @@ export interface ToolAnnotations {
   idempotentHint: boolean;
   /** true: reaches systems outside Portico's database */
   openWorldHint: boolean;
-  /** optional human title shown by some clients */
-  title?: string;
 }
 
 /** What a tool's `run` receives besides its validated input. Nothing about HTTP or JSON-RPC. */
@@ -39,6 +37,11 @@ export type InputSchema = z.ZodObject;
 export interface ToolDefinition<A extends InputSchema = InputSchema, B extends InputSchema = A> {
   /** snake_case, equal to the file name in tools/ */
   name: string;
+  /**
+   * Short human name shown by clients (MCP 2025-06-18 `title`), 1-40 characters. Optional in the type only so
+   * test fixtures stay small; tests/mcp/registry.test.ts requires it of every tool in tools/.
+   */
+  title?: string;
   /** role-permission area (lib/mcp/permissions.ts AREAS) */
   area: Area;
   /** workspace module that must be enabled (variant A), or null when the tool is always available */
@@ -52,6 +55,11 @@ export interface ToolDefinition<A extends InputSchema = InputSchema, B extends I
   /** the input schema per variant; leave a variant out to not offer the tool there */
   variants: { A?: A; B?: B };
   annotations: ToolAnnotations;
+  /**
+   * The shape of structuredContent (MCP 2025-06-18 `outputSchema`), for tools whose result is always an object of
+   * this shape; clients may validate results against it. Leave it out for tools answering arrays or text.
+   */
+  outputSchema?: z.ZodObject;
   /** says what the tool does and what it returns; may differ per variant */
   description: string | { A?: string; B?: string };
   /**
@@ -72,5 +80,8 @@ export function defineTool<A extends InputSchema, B extends InputSchema = A>(
 ): ToolDefinition<A, B> {
   if (!NAME.test(def.name)) throw new Error(`tool name ${def.name} must be snake_case`);
   if (!def.variants.A && !def.variants.B) throw new Error(`tool ${def.name} is in no variant`);
+  if (def.title !== undefined && (def.title.trim().length === 0 || def.title.length > 40)) {
+    throw new Error(`tool ${def.name} needs a title of 1-40 characters`);
+  }
   return def;
 }

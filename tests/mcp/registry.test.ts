@@ -87,6 +87,20 @@ Deno.test("every tool: four annotations, a description saying what it returns, e
   }
 });
 
+Deno.test("every tool in every variant has a short human title (MCP 2025-06-18), emitted in tools/list", () => {
+  for (const variant of ["A", "B"] as const) {
+    for (const t of buildRegistry(TOOLS, variant).all.values()) {
+      const title = t.listing.title ?? "";
+      assert.ok(title.trim().length > 0, `${t.name} (${variant}): no title`);
+      assert.ok(title.length <= 40, `${t.name} (${variant}): title longer than 40 characters`);
+      assert.notEqual(title, t.name, `${t.name}: the title is for humans, not the snake_case name`);
+      assert.equal(t.listing.title, t.def.title);
+    }
+  }
+  assert.throws(() => defineTool({ ...good, title: " " }), /title of 1-40 characters/);
+  assert.throws(() => defineTool({ ...good, title: "x".repeat(41) }), /title of 1-40 characters/);
+});
+
 const Empty = z.strictObject({});
 const good = {
   name: "sample_tool",
@@ -247,3 +261,68 @@ for (const doc of [DOCS, README]) {
     );
   });
 }
+
+Deno.test("tools/list advertises format uuid/date without zod's long patterns; the server still checks them", () => {
+  const reg = buildRegistry(TOOLS, "A");
+  let formats = 0;
+  for (const t of reg.all.values()) {
+    JSON.stringify(t.listing.inputSchema, (key, value) => {
+      if (value && typeof value === "object" && !Array.isArray(value) && "format" in value) {
+        formats++;
+        assert.equal("pattern" in value, false, `${t.name}: ${key} restates its format as a pattern`);
+      }
+      if (key === "minLength" || key === "minItems") assert.notEqual(value, 0, `${t.name}: a bound of 0`);
+      return value;
+    });
+  }
+  assert.ok(formats >= 100, `only ${formats} formatted fields`);
+  const createTask = reg.all.get("create_task")!;
+  const props = createTask.listing.inputSchema.properties as Record<string, Record<string, unknown>>;
+  assert.deepEqual(props.dueDate, { type: "string", format: "date", description: props.dueDate.description });
+  assert.deepEqual(props.projectId, {
+    type: "string",
+    format: "uuid",
+    description: props.projectId.description,
+  });
+  // validation at the server is unchanged: zod refuses what the dropped patterns refused
+  const bad = createTask.schema.safeParse({ title: "x", dueDate: "2025-02-30", projectId: "not-a-uuid" });
+  assert.equal(bad.success, false);
+  const paths = bad.error!.issues.map((i) => i.path.join(".")).sort();
+  assert.deepEqual(paths, ["dueDate", "projectId"]);
+  const nullable = reg.all.get("update_task")!.listing.inputSchema.properties as Record<string, unknown>;
+  assert.deepEqual((nullable.projectId as { type: unknown }).type, ["string", "null"], "anyOf+null folded");
+});
+
+Deno.test("gpt-tokenizer is bench-only: main.ts's module graph does not reach it", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", fileURLToPath(new URL("../../main.ts", import.meta.url))],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  assert.equal(out.code, 0);
+  // npmPackages lists every package of deno.json; the modules and their dependencies are the graph itself
+  const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: unknown[] };
+  assert.ok(graph.modules.length > 50);
+  assert.equal(JSON.stringify(graph.modules).includes("gpt-tokenizer"), false);
+});
+
+Deno.test("tools/list costs at most half the tokens of main at c067009, per variant and caller (o200k_base)", async () => {
+  const { measure } = await import("../../bench/catalogue_tokens.ts");
+  // BENCHMARKS.md "tools/list tokens per variant and role": the before column
+  const before: Record<string, number> = {
+    "A owner": 39012,
+    "A admin": 39012,
+    "A manager": 35646,
+    "A accounting": 15907,
+    "A member": 31117,
+    "A guest": 9599,
+    "B internal key": 14224,
+    "B workspace key": 6438,
+  };
+  const rows = measure();
+  assert.equal(rows.length, Object.keys(before).length);
+  for (const r of rows) {
+    const was = before[`${r.variant} ${r.who}`];
+    assert.ok(r.tokens <= was / 2, `${r.variant} ${r.who}: ${r.tokens} tokens, more than half of ${was}`);
+  }
+});

@@ -1,0 +1,113 @@
+// outputSchema (MCP 2025-06-18): declared for fixed-shape results and validated by the official SDK client.
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { buildRegistry } from "../../lib/mcp/registry.ts";
+import { defineTool } from "../../lib/mcp/tool.ts";
+import { pageOutput } from "../../lib/mcp/output.ts";
+import { TOOLS } from "../../tools/mod.ts";
+import { freshDatabase } from "../helpers/db.ts";
+import { buildFixture, mcpApp, type RequestTarget } from "../helpers/mcp.ts";
+
+const db = await freshDatabase();
+const f = await buildFixture(db.sql);
+Deno.test.afterAll(() => db.close());
+
+/** The list tools that answer the Page of lib/workspace/page.ts as structuredContent. */
+const PAGE_TOOLS = [
+  "list_tasks",
+  "list_clients",
+  "list_contacts",
+  "list_activities",
+  "list_ai_activities",
+  "list_workspace_documents",
+  "list_recordings",
+  "list_time_logs",
+  "list_appointments",
+  "list_invoices",
+];
+
+async function connect(app: RequestTarget, key: string) {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (req) => app.request(req),
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.addr.port}/mcp`), {
+    requestInit: { headers: { "x-api-key": key } },
+  });
+  const client = new Client({ name: "portico-test", version: "1.0.0" });
+  await client.connect(transport);
+  return {
+    client,
+    async close() {
+      await client.close().catch(() => {});
+      await server.shutdown();
+    },
+  };
+}
+
+Deno.test("outputSchema: the page list tools and get_booking_settings declare one; array answers do not", () => {
+  const reg = buildRegistry(TOOLS, "A");
+  const declared = [...reg.all.values()].filter((t) => t.listing.outputSchema).map((t) => t.name).sort();
+  assert.deepEqual(declared, [...PAGE_TOOLS, "get_booking_settings"].sort());
+  const page = reg.all.get("list_tasks")!.listing.outputSchema as { required: string[]; type: string };
+  assert.equal(page.type, "object");
+  assert.deepEqual(page.required, ["items", "total", "limit", "offset", "hasMore", "nextOffset"]);
+  const invoices = reg.all.get("list_invoices")!.listing.outputSchema as { required: string[] };
+  assert.ok(invoices.required.includes("sums"));
+  for (const name of ["list_projects", "list_subtasks", "list_calendars", "list_time_categories"]) {
+    assert.equal(
+      reg.all.get(name)!.listing.outputSchema,
+      undefined,
+      `${name} answers an array, not an object`,
+    );
+  }
+});
+
+Deno.test("the SDK client lists outputSchema and validates every declared tool's result against it", async () => {
+  const c = await connect(mcpApp(db.sql, "A"), f.keys.owner);
+  try {
+    const { tools } = await c.client.listTools();
+    const withSchema = tools.filter((t: { outputSchema?: unknown }) => t.outputSchema)
+      .map((t: { name: string }) => t.name).sort();
+    assert.deepEqual(withSchema, [...PAGE_TOOLS, "get_booking_settings"].sort());
+    for (const name of [...PAGE_TOOLS, "get_booking_settings"]) {
+      const r = await c.client.callTool({ name, arguments: {} });
+      assert.equal(r.isError, undefined, `${name}: ${JSON.stringify(r.content)}`);
+      assert.equal(typeof r.structuredContent, "object", name);
+    }
+    const page = await c.client.callTool({ name: "list_tasks", arguments: { limit: 1 } });
+    const sc = page.structuredContent as { limit: number; offset: number };
+    assert.equal(sc.limit, 1);
+    assert.equal(sc.offset, 0);
+  } finally {
+    await c.close();
+  }
+});
+
+Deno.test("the SDK client refuses a result that does not match the declared outputSchema", async () => {
+  // a stand-in whose answer breaks its own schema: proves the client checks, so the tests above mean something
+  const liar = defineTool({
+    name: "list_tasks",
+    title: "List tasks",
+    area: "tasks",
+    module: "tasks",
+    needsUser: false,
+    variants: { A: z.strictObject({}) },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    outputSchema: pageOutput(),
+    description: "Test stand-in. Returns a page without nextOffset.",
+    run: () => ({ items: [], total: 0, limit: 10, offset: 0, hasMore: false }),
+  });
+  const c = await connect(mcpApp(db.sql, "A", { tools: [liar] }), f.keys.owner);
+  try {
+    await c.client.listTools();
+    await assert.rejects(
+      c.client.callTool({ name: "list_tasks", arguments: {} }),
+      /Structured content does not match the tool's output schema/,
+    );
+  } finally {
+    await c.close();
+  }
+});
