@@ -200,7 +200,19 @@ function where(db: Db, s: Scope, f: ContactFilter) {
 /** ORDER BY from the whitelist; text sorts ignore case; empty values last; id breaks ties so paging is stable. */
 function orderBy(db: Db, f: ContactFilter) {
   const { column, text } = sortColumn(f.sortField);
-  const key = text ? db`lower(${db(column)})` : db`${db(column)}`;
+  // With a text filter the matches are few and found through the trigram index; walking the ORDER BY index
+  // instead (which the planner picks when it expects matches early) read all 100,000 rows of a workspace for
+  // 10 matches (427 ms). coalesce(x, x) sorts the same but matches no index, so the planner filters first.
+  const searching = (f.search !== undefined && f.search !== "") ||
+    Object.keys(CONTACT_TEXT_FILTERS).some((k) => {
+      const v = f[k as ContactTextFilter];
+      return v !== undefined && v !== "";
+    });
+  const key = text
+    ? db`lower(${db(column)})`
+    : searching
+    ? db`coalesce(${db(column)}, ${db(column)})`
+    : db`${db(column)}`;
   return f.sortDirection === "asc" ? db`${key} asc nulls last, id asc` : db`${key} desc nulls last, id desc`;
 }
 
