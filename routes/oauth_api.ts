@@ -71,6 +71,12 @@ function parseWith<T>(schema: z.ZodType<T>, form: Record<string, string>): T {
 
 export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // One place maps an OAuthError to its JSON answer (status, error, description, and the Basic challenge);
+  // anything else goes on to the app's handler (a database outage becomes temporarily_unavailable there).
+  app.onError((err, c) => {
+    if (err instanceof OAuthError) return oauthErrorResponse(c, err);
+    throw err;
+  });
   const issuer = deps.config.issuer;
   const tokenDeps: TokenDeps = {
     sql: deps.sql,
@@ -143,57 +149,47 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     } catch {
       return c.json({ error: "invalid_client_metadata", error_description: "the body must be JSON" }, 400);
     }
-    try {
-      return c.json(await registerClient(deps.sql, body, { source }), 201);
-    } catch (err) {
-      if (err instanceof OAuthError) return oauthErrorResponse(c, err);
-      throw err;
-    }
+    return c.json(await registerClient(deps.sql, body, { source }), 201);
   });
 
   app.post("/oauth/token", async (c) => {
     c.header("Cache-Control", "no-store");
     c.header("Pragma", "no-cache");
-    try {
-      const form = parseWith(TokenForm, await readForm(c));
-      const creds = readClientCredentials(c.req.header("authorization"), form);
-      if (!form.grant_type) throw new OAuthError("invalid_request", "grant_type is required");
-      if (form.grant_type !== "authorization_code" && form.grant_type !== "refresh_token") {
-        throw new OAuthError("unsupported_grant_type", `grant_type ${form.grant_type} is not supported`);
+    const form = parseWith(TokenForm, await readForm(c));
+    const creds = readClientCredentials(c.req.header("authorization"), form);
+    if (!form.grant_type) throw new OAuthError("invalid_request", "grant_type is required");
+    if (form.grant_type !== "authorization_code" && form.grant_type !== "refresh_token") {
+      throw new OAuthError("unsupported_grant_type", `grant_type ${form.grant_type} is not supported`);
+    }
+    if (form.grant_type === "refresh_token") {
+      // Authenticates the client itself (in the common case in the statement that rotates the token), so a
+      // malformed `resource` is handed over to be named after the client's own refusal, as for a code.
+      let resource: string | undefined;
+      let resourceProblem: OAuthError | undefined;
+      try {
+        resource = checkedResource(form.resource);
+      } catch (err) {
+        if (!(err instanceof OAuthError)) throw err;
+        resourceProblem = err;
       }
-      if (form.grant_type === "refresh_token") {
-        // Authenticates the client itself (in the common case in the statement that rotates the token), so a
-        // malformed `resource` is handed over to be named after the client's own refusal, as for a code.
-        let resource: string | undefined;
-        let resourceProblem: OAuthError | undefined;
-        try {
-          resource = checkedResource(form.resource);
-        } catch (err) {
-          if (!(err instanceof OAuthError)) throw err;
-          resourceProblem = err;
-        }
-        return c.json(
-          await refreshGrant(tokenDeps, creds, {
-            refreshToken: form.refresh_token,
-            scope: form.scope,
-            resource,
-            resourceProblem,
-          }),
-        );
-      }
-      const client = await authenticateClient(deps.clients.find, creds);
       return c.json(
-        await exchangeCode(tokenDeps, client, {
-          code: form.code,
-          redirectUri: form.redirect_uri,
-          codeVerifier: form.code_verifier,
-          resource: checkedResource(form.resource),
+        await refreshGrant(tokenDeps, creds, {
+          refreshToken: form.refresh_token,
+          scope: form.scope,
+          resource,
+          resourceProblem,
         }),
       );
-    } catch (err) {
-      if (err instanceof OAuthError) return oauthErrorResponse(c, err);
-      throw err;
     }
+    const client = await authenticateClient(deps.clients.find, creds);
+    return c.json(
+      await exchangeCode(tokenDeps, client, {
+        code: form.code,
+        redirectUri: form.redirect_uri,
+        codeVerifier: form.code_verifier,
+        resource: checkedResource(form.resource),
+      }),
+    );
   });
 
   function checkedResource(value: string | undefined): string | undefined {
@@ -202,19 +198,14 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
 
   app.post("/oauth/revoke", async (c) => {
     c.header("Cache-Control", "no-store");
-    try {
-      const form = parseWith(RevokeForm, await readForm(c));
-      const client = await authenticateClient(
-        deps.clients.find,
-        readClientCredentials(c.req.header("authorization"), form),
-      );
-      if (!form.token) throw new OAuthError("invalid_request", "token is required");
-      await revokeToken(tokenDeps, client, form.token, form.token_type_hint);
-      return c.body(null, 200);
-    } catch (err) {
-      if (err instanceof OAuthError) return oauthErrorResponse(c, err);
-      throw err;
-    }
+    const form = parseWith(RevokeForm, await readForm(c));
+    const client = await authenticateClient(
+      deps.clients.find,
+      readClientCredentials(c.req.header("authorization"), form),
+    );
+    if (!form.token) throw new OAuthError("invalid_request", "token is required");
+    await revokeToken(tokenDeps, client, form.token, form.token_type_hint);
+    return c.body(null, 200);
   });
 
   // RFC 7662, server to server (no CORS: callers hold a client secret). See lib/oauth/introspection.ts.
@@ -226,17 +217,12 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   };
   app.post("/oauth/introspect", async (c) => {
     c.header("Cache-Control", "no-store");
-    try {
-      const form = parseWith(IntrospectForm, await readForm(c));
-      const creds = readClientCredentials(c.req.header("authorization"), form);
-      const client = await authenticateClient(deps.clients.find, creds);
-      requireIntrospector(client, creds.via === "basic");
-      if (!form.token) throw new OAuthError("invalid_request", "token is required");
-      return c.json(await introspectToken(introspectionDeps, client, form.token));
-    } catch (err) {
-      if (err instanceof OAuthError) return oauthErrorResponse(c, err);
-      throw err;
-    }
+    const form = parseWith(IntrospectForm, await readForm(c));
+    const creds = readClientCredentials(c.req.header("authorization"), form);
+    const client = await authenticateClient(deps.clients.find, creds);
+    requireIntrospector(client, creds.via === "basic");
+    if (!form.token) throw new OAuthError("invalid_request", "token is required");
+    return c.json(await introspectToken(introspectionDeps, client, form.token));
   });
 
   async function userinfo(c: Context<AppEnv>): Promise<Response> {
