@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError, parseConfig } from "../lib/config.ts";
+import { ConfigError, loadConfig, parseConfig } from "../lib/config.ts";
 
 Deno.test("config: defaults for a laptop", () => {
   const c = parseConfig({});
@@ -112,3 +112,14 @@ for (const [env, message] of badMcpLimits) {
     });
   });
 }
+
+Deno.test("loadConfig reads exactly the schema's variables: a set environment variable reaches the config", () => {
+  const set = { SWEEP_INTERVAL_SECONDS: "1234", SECRET_KEY: "s".repeat(40) };
+  const before = Object.fromEntries(Object.keys(set).map((k) => [k, Deno.env.get(k)]));
+  for (const [k, v] of Object.entries(set)) Deno.env.set(k, v);
+  try {
+    assert.equal(loadConfig().sweepIntervalSeconds, 1234);
+  } finally {
+    for (const [k, v] of Object.entries(before)) v === undefined ? Deno.env.delete(k) : Deno.env.set(k, v);
+  }
+});
