@@ -64,5 +64,10 @@ export function guardBody(req: Request, timeoutMs: number): Request {
       return reader.cancel(reason);
     },
   });
-  return new Request(req, { body, duplex: "half" } as RequestInit);
+  // Built from its parts, not `new Request(req, …)`: copying the request would read its `signal`, which makes
+  // Deno.serve print a deprecation warning on every server's first upload (and nothing here uses the signal).
+  return new Request(
+    req.url,
+    { method: req.method, headers: req.headers, body, duplex: "half" } as RequestInit,
+  );
 }

@@ -6,6 +6,7 @@ import { buildRegistry } from "../../lib/mcp/registry.ts";
 import { AREA_TOOLSET, parseSelection, toolsetOf, TOOLSETS } from "../../lib/mcp/toolsets.ts";
 import { TOOLS } from "../../tools/mod.ts";
 import { freshDatabase } from "../helpers/db.ts";
+import { bearerFor } from "../helpers/bearer.ts";
 import {
   buildFixture,
   listedTools,
@@ -221,4 +222,26 @@ Deno.test("admin apikey create --toolsets a,b --read-only (runAdmin, as deno tas
   err.length = 0;
   assert.equal(await runAdmin([...argv, "--toolsets", "tasks,bogus", "--json"], io), 1);
   assert.equal(err[0], `admin: unknown toolset bogus; known: ${TOOLSETS.join(", ")}`);
+});
+
+Deno.test("an OAuth access token is narrowed by the URL exactly as an API key is", async () => {
+  const g = await bearerFor(db.sql, { userId: f.users.owner, workspaceId: f.workspaceId });
+  const names = await namesAt(apps.A, "toolsets=tasks&readonly=1", g.auth);
+  assert.ok(names.length > 0);
+  for (const n of names) {
+    assert.equal(toolsetOf(byName.get(n)!), "tasks", n);
+    assert.equal(byName.get(n)!.annotations.readOnlyHint, true, n);
+  }
+  const write = await callAt(apps.A, "toolsets=tasks&readonly=1", g.auth, "create_task", { title: "x" });
+  assert.equal(write.isError, true);
+  assert.match(write.text, /^unavailable:/);
+  const outside = await callAt(apps.A, "toolsets=tasks", g.auth, "list_projects");
+  assert.equal(outside.isError, true);
+  assert.match(outside.text, /^unavailable:/);
+  const [{ n }] = await db.sql<{ n: number }[]>`
+    select count(*)::int as n from tasks where workspace_id = ${f.workspaceId} and title = 'x'`;
+  assert.equal(n, 0);
+  const bad = await rpcAt(apps.A, "toolsets=nope", g.auth, "tools/list");
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.error.code, -32602);
 });
