@@ -19,6 +19,8 @@ export interface Config {
   /** undefined only in embedded mode before `resolveSecretKey` fills it from DATA_DIR */
   secretKey: string | undefined;
   registrationRateLimit: RateLimit;
+  /** introspection requests per client address per window, per instance */
+  introspectionRateLimit: RateLimit;
   /** /mcp requests per API key and per OAuth grant, per instance; null = no limit (MCP_RATE_LIMIT=0) */
   mcpRateLimit: RateLimit | null;
   /** /mcp requests without an accepted credential per client address, per instance; null = no limit */
@@ -123,6 +125,7 @@ const schema = z.object({
   MCP_VARIANT: z.enum(["A", "B"], { error: "must be A or B" }).default("A"),
   SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
   REGISTRATION_RATE_LIMIT: rateLimit.prefault("20/3600"),
+  INTROSPECTION_RATE_LIMIT: rateLimit.prefault("600/60"),
   MCP_RATE_LIMIT: rateLimitOrOff.prefault("600/60"),
   MCP_UNAUTH_RATE_LIMIT: rateLimitOrOff.prefault("60/60"),
   TRUSTED_PROXIES: z.string().default("").transform((s) =>
@@ -208,6 +211,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     mcpVariant: e.MCP_VARIANT,
     secretKey: e.SECRET_KEY,
     registrationRateLimit: e.REGISTRATION_RATE_LIMIT,
+    introspectionRateLimit: e.INTROSPECTION_RATE_LIMIT,
     mcpRateLimit: e.MCP_RATE_LIMIT,
     mcpUnauthRateLimit: e.MCP_UNAUTH_RATE_LIMIT,
     trustedProxies: e.TRUSTED_PROXIES,

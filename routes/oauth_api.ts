@@ -11,6 +11,7 @@ import { exchangeCode, grantActive, refreshGrant, revokeToken, type TokenDeps } 
 import { JWKS_MAX_AGE_SECONDS } from "../lib/oauth/keys.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../lib/oauth/metadata.ts";
 import { take } from "../lib/oauth/rate_limit.ts";
+import { addressKey, createMemoryLimiter } from "../lib/mcp/rate_limit.ts";
 import { registerClient } from "../lib/oauth/registration.ts";
 
 import { introspectToken, requireIntrospector } from "../lib/oauth/introspection.ts";
@@ -215,8 +216,19 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     issuer,
     resourceServers: deps.config.resourceServers,
   };
+  // An open POST that costs a client lookup and a secret check: bounded per client address, in memory (the
+  // callers are a few resource servers; a flood from one address must not become database work).
+  const introspectLimiter = createMemoryLimiter(deps.config.introspectionRateLimit);
   app.post("/oauth/introspect", async (c) => {
     c.header("Cache-Control", "no-store");
+    const taken = introspectLimiter.take(addressKey(clientIp(c, deps.config.trustedProxies)));
+    if (!taken.ok) {
+      c.header("Retry-After", String(taken.retryAfter));
+      return c.json(
+        { error: "too_many_requests", error_description: "too many introspection requests, retry later" },
+        429,
+      );
+    }
     const form = parseWith(IntrospectForm, await readForm(c));
     const creds = readClientCredentials(c.req.header("authorization"), form);
     const client = await authenticateClient(deps.clients.find, creds);

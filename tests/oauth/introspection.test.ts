@@ -224,3 +224,30 @@ Deno.test("introspection (RFC 7662)", async (t) => {
     await ctx.close();
   }
 });
+
+Deno.test("introspection is rate limited per client address (INTROSPECTION_RATE_LIMIT), before any lookup", async () => {
+  const ctx = await setup({ INTROSPECTION_RATE_LIMIT: "2/60" });
+  try {
+    const conf = await registerConfidential(ctx.app);
+    const at = (ip: string) =>
+      ctx.app.request("/oauth/introspect", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          token: "x",
+          client_id: conf.client_id,
+          client_secret: conf.client_secret!,
+        })
+          .toString(),
+      }, { remoteAddr: { hostname: ip, port: 1 } });
+    assert.equal((await at("203.0.113.1")).status, 200);
+    assert.equal((await at("203.0.113.1")).status, 200);
+    const refused = await at("203.0.113.1");
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get("retry-after"), "30");
+    assert.equal((await refused.json()).error, "too_many_requests");
+    assert.equal((await at("203.0.113.2")).status, 200); // another address has its own budget
+  } finally {
+    await ctx.close();
+  }
+});
