@@ -12,6 +12,7 @@ export const BENCHES = [
   "refresh_peer",
   "memory_start",
   "scale",
+  "row_tokens",
 ] as const;
 export type BenchName = typeof BENCHES[number];
 

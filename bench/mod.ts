@@ -15,6 +15,7 @@ async function run(args: BenchArgs): Promise<void> {
     if (name === "refresh_peer") await (await import("./refresh_peer.ts")).benchRefreshPeer();
     if (name === "memory_start") await (await import("./memory_start.ts")).benchMemoryStart();
     if (name === "scale") await (await import("./scale.ts")).benchScale(args.scale);
+    if (name === "row_tokens") await (await import("./row_tokens.ts")).benchRowTokens();
   }
 }
 
