@@ -2,7 +2,7 @@
 import type { Db } from "./db/client.ts";
 import { randomToken, sha256Hex } from "./crypto.ts";
 import { invalidInput, notFound, requireUuid } from "./errors.ts";
-import { isToolset, TOOLSETS } from "./mcp/toolsets.ts";
+import { isToolset, TOOLSETS } from "./mcp/toolset_names.ts";
 
 export type ApiKeyKind = "user" | "workspace" | "internal";
 export const API_KEY_PREFIX = "pak_";

@@ -11,7 +11,7 @@ import { describeScopes } from "../lib/oauth/scopes.ts";
 import { requireAccount } from "../lib/oauth/sessions.ts";
 import { ConnectedAppsPage, type ConnectedAppView, DisconnectConfirmPage } from "../views/connected_apps.tsx";
 import { ErrorPage } from "../views/error_page.tsx";
-import type { OAuthRouteDeps } from "./oauth.ts";
+import type { OAuthRouteDeps } from "./oauth_deps.ts";
 
 const RevokeForm = z.object({ csrf: z.string().max(200), client_id: z.string().max(200) });
 const ClientQuery = z.string().min(1).max(2000);

@@ -1,24 +1,14 @@
 // The authorization server's routes: JSON endpoints, browser pages and /account/apps, sharing one key cache.
 import { Hono } from "hono";
 import type { AppEnv } from "../lib/http/types.ts";
-import type { KeyStore } from "../lib/oauth/keys.ts";
-import {
-  type ClientDirectory,
-  createClientDirectory,
-  type DocumentSource,
-} from "../lib/oauth/client_directory.ts";
+import { createClientDirectory, type DocumentSource } from "../lib/oauth/client_directory.ts";
 import { createMetadataDocumentFetcher, isMetadataDocumentUrl } from "../lib/oauth/client_metadata.ts";
-import type { AppDeps } from "./mod.ts";
+import type { OAuthDeps, OAuthRouteDeps } from "./oauth_deps.ts";
 import { createAccountRoutes } from "./account.ts";
 import { createOAuthApiRoutes } from "./oauth_api.ts";
 import { createOAuthPageRoutes } from "./oauth_pages.ts";
 
-export interface OAuthRouteDeps extends AppDeps {
-  keys: KeyStore;
-  clients: ClientDirectory;
-}
-
-export function createOAuthRoutes(deps: AppDeps & { keys: KeyStore }): Hono<AppEnv> {
+export function createOAuthRoutes(deps: OAuthDeps): Hono<AppEnv> {
   const clients = createClientDirectory(deps.sql, {
     documents: deps.documents ?? networkDocuments(deps.config.issuer),
     trustedPrefixes: deps.config.trustedClientIdPrefixes,

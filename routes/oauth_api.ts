@@ -18,7 +18,7 @@ import { introspectToken, requireIntrospector } from "../lib/oauth/introspection
 import { parseResource, severalResources } from "../lib/oauth/resource.ts";
 import { verifyAccessToken } from "../lib/oauth/tokens.ts";
 import { isForUserInfo, userInfoClaims } from "../lib/oauth/userinfo.ts";
-import type { OAuthRouteDeps } from "./oauth.ts";
+import type { OAuthRouteDeps } from "./oauth_deps.ts";
 
 function oauthErrorResponse(c: Context<AppEnv>, err: OAuthError): Response {
   if (err.error === "invalid_client" && usedBasic(err)) {

@@ -40,7 +40,7 @@ import { ConsentPage } from "../views/consent.tsx";
 import { ErrorPage, type ErrorPageProps } from "../views/error_page.tsx";
 import { SignInPage } from "../views/sign_in.tsx";
 import { STYLESHEET, STYLESHEET_PATH } from "../views/style.ts";
-import type { OAuthRouteDeps } from "./oauth.ts";
+import type { OAuthRouteDeps } from "./oauth_deps.ts";
 
 const DEFAULT_RETURN = "/account/apps";
 

@@ -1,24 +1,10 @@
 // Toolsets and read-only access: the domains a connection may narrow its tools to, and how a selection is parsed.
 import type { Area } from "./permissions.ts";
 import type { AnyTool } from "./tool.ts";
+import { isToolset, type Toolset, TOOLSETS } from "./toolset_names.ts";
 
-/** The domains a connection (and later a key or grant) may be limited to. */
-export const TOOLSETS = [
-  "projects",
-  "tasks",
-  "finance",
-  "crm",
-  "ai",
-  "documents",
-  "time",
-  "calendar",
-  "booking",
-] as const;
-export type Toolset = typeof TOOLSETS[number];
-
-export function isToolset(s: string): s is Toolset {
-  return (TOOLSETS as readonly string[]).includes(s);
-}
+// Re-exported: the names live in a leaf module so lib/api_keys.ts can validate them without importing the tool types.
+export { isToolset, type Toolset, TOOLSETS };
 
 /**
  * The toolset of each role-permission area: the one statement of which domain a tool belongs to (a tool's area is
