@@ -4,6 +4,7 @@
 import { sha256Hex } from "../crypto.ts";
 import type { Db } from "../db/client.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
+import { isUuid } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { KeyStore } from "../oauth/keys.ts";
 import { type AccessTokenClaims, verifyAccessToken } from "../oauth/tokens.ts";
@@ -115,7 +116,7 @@ export async function loadBearerCaller(deps: BearerDeps, token: string): Promise
     };
   }
   const grantId = claims.grant_id;
-  if (!grantId || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(grantId)) {
+  if (!grantId || !isUuid(grantId)) {
     return invalid("the access token names no grant");
   }
   // One round trip: the grant, the person, the workspace chosen on consent, the member row and overrides.

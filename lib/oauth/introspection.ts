@@ -2,6 +2,7 @@
 // active, so revocation reaches resource servers that would otherwise trust the JWT until it expires.
 import type { Db } from "../db/client.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
+import { isUuid } from "../errors.ts";
 import type { Client } from "./clients.ts";
 import { OAuthError } from "./errors.ts";
 import type { KeyStore } from "./keys.ts";
@@ -32,7 +33,6 @@ export interface ActiveToken {
 export type IntrospectionResponse = ActiveToken | { active: false };
 
 const INACTIVE = { active: false } as const;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * RFC 7662 §2.1 requires authorization: a public client proves nothing by its client_id, so only confidential
@@ -79,7 +79,7 @@ export async function introspectToken(
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
   if (!mayIntrospect(deps, client, claims.client_id, audiences)) return INACTIVE;
   const grantId = claims.grant_id;
-  if (!grantId || !UUID.test(grantId) || !UUID.test(claims.sub)) return INACTIVE;
+  if (!grantId || !isUuid(grantId) || !isUuid(claims.sub)) return INACTIVE;
   const [row] = await deps.db<{ active: boolean }[]>`
     select g.revoked_at is null and u.disabled_at is null as active
       from oauth_grants g join users u on u.id = g.user_id
