@@ -21,6 +21,8 @@ export interface Config {
   registrationRateLimit: RateLimit;
   /** introspection requests per client address per window, per instance */
   introspectionRateLimit: RateLimit;
+  /** refused requests at /oauth/token and /oauth/revoke per client address (successful ones are not counted) */
+  tokenFailureRateLimit: RateLimit;
   /** /mcp requests per API key and per OAuth grant, per instance; null = no limit (MCP_RATE_LIMIT=0) */
   mcpRateLimit: RateLimit | null;
   /** /mcp requests without an accepted credential per client address, per instance; null = no limit */
@@ -126,6 +128,7 @@ const schema = z.object({
   SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
   REGISTRATION_RATE_LIMIT: rateLimit.prefault("20/3600"),
   INTROSPECTION_RATE_LIMIT: rateLimit.prefault("600/60"),
+  TOKEN_FAILURE_RATE_LIMIT: rateLimit.prefault("120/60"),
   MCP_RATE_LIMIT: rateLimitOrOff.prefault("600/60"),
   MCP_UNAUTH_RATE_LIMIT: rateLimitOrOff.prefault("60/60"),
   TRUSTED_PROXIES: z.string().default("").transform((s) =>
@@ -212,6 +215,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     secretKey: e.SECRET_KEY,
     registrationRateLimit: e.REGISTRATION_RATE_LIMIT,
     introspectionRateLimit: e.INTROSPECTION_RATE_LIMIT,
+    tokenFailureRateLimit: e.TOKEN_FAILURE_RATE_LIMIT,
     mcpRateLimit: e.MCP_RATE_LIMIT,
     mcpUnauthRateLimit: e.MCP_UNAUTH_RATE_LIMIT,
     trustedProxies: e.TRUSTED_PROXIES,

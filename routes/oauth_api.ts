@@ -109,6 +109,38 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     ]
   ) app.use(path, open);
 
+  // Refused token and revocation requests (a wrong client secret, a guessed code or token, malformed input) are
+  // bounded per client address, in memory per instance: each one costs a client lookup, a secret check or a token
+  // lookup. Every request takes a unit up front and a request that was answered without an OAuth error gives it
+  // back, so clients that refresh successfully from one address (a NAT, a benchmark) are never slowed.
+  const failures = createMemoryLimiter(deps.config.tokenFailureRateLimit);
+  for (const path of ["/oauth/token", "/oauth/revoke"]) {
+    app.use(path, async (c, next) => {
+      if (c.req.method !== "POST") return await next();
+      const bucket = addressKey(clientIp(c, deps.config.trustedProxies));
+      const taken = failures.take(bucket);
+      if (!taken.ok) {
+        c.header("Cache-Control", "no-store");
+        c.header("Retry-After", String(taken.retryAfter));
+        return c.json(
+          {
+            error: "too_many_requests",
+            error_description: "too many refused requests from this address, retry later",
+          },
+          429,
+        );
+      }
+      try {
+        await next();
+      } catch (err) {
+        // Not an OAuth refusal (the database, a bug): the app's handler answers it and the unit goes back.
+        failures.give(bucket);
+        throw err;
+      }
+      if (c.res.status < 400 || c.res.status >= 500) failures.give(bucket);
+    });
+  }
+
   app.get("/.well-known/oauth-authorization-server", (c) => {
     c.header("Cache-Control", "public, max-age=3600");
     return c.json(metadata);
