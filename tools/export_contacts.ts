@@ -12,11 +12,12 @@ export const ExportContactsInput = z.strictObject(CONTACT_FILTER_FIELDS);
 const MIB = EXPORT_MAX_BYTES / 1024 / 1024;
 
 /**
- * The largest CSV (UTF-8 bytes, BOM included) sent inside the answer: 32 KiB is about 8,000-11,000 tokens of
- * contact rows (o200k_base), 1-2 hundred contacts — a few percent of a 200k context. Larger files go through a
- * download link (docs/mcp.md "Large results"), so a 10,000-row export costs a model ~150 tokens, not ~400,000.
+ * The largest CSV (UTF-8 bytes, BOM included) sent inside the answer. Measured (o200k_base, BENCHMARKS.md "Large
+ * exports"): contact rows cost about 1.9 bytes a token (ids and timestamps tokenise badly), so 16 KiB is about
+ * 8,500 tokens, some 125 minimal rows — a few percent of a model's context. Larger files go through a download
+ * link (docs/mcp.md "Large results"): a 10,000-row export then costs ~670 tokens instead of ~685,000.
  */
-export const INLINE_MAX_BYTES = 32 * 1024;
+export const INLINE_MAX_BYTES = 16 * 1024;
 
 function cutMessage(out: { rows: number; matched: number; cutBy: "rows" | "bytes" | null }): string {
   if (out.cutBy === "bytes") {
@@ -47,7 +48,7 @@ export const exportContacts = defineTool({
   variants: { A: ExportContactsInput },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Exports the contacts matching the list_contacts filters (text filters: case-insensitive substrings) as CSV (UTF-8 with BOM, at most 10000 rows). Returns a summary {rows, matched, truncated, cutBy, bytes, uri, message} and the CSV: inline up to 32 KiB, else a 10-minute download link.",
+    "Exports the contacts matching the list_contacts filters (text filters: case-insensitive substrings) as CSV (UTF-8 with BOM, at most 10000 rows). Returns a summary {rows, matched, truncated, cutBy, bytes, uri, message} and the CSV: inline up to 16 KiB, else a 10-minute download link.",
   run: async (ctx, input) => {
     const out = await exportCsv(ctx.db, ctx.caller, input);
     const bytes = utf8Bytes(out.csv);
