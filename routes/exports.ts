@@ -1,6 +1,7 @@
 // GET /exports/contacts.csv?token=…: the download behind export_contacts' link, re-checked and re-run now.
 import { Hono } from "hono";
 import type { Context } from "hono";
+import type { AuditLog } from "../lib/audit.ts";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
@@ -24,9 +25,14 @@ export interface ExportRouteDeps {
   secretKey: string;
   /** the same limits as /mcp (routes/mod.ts passes one instance to both), so a download counts like a call */
   mcpRateLimits?: McpRateLimits;
+  /** when given, every download and every download refused for lost access is recorded there */
+  audit?: Pick<AuditLog, "record">;
   /** clock in ms (tests) */
   now?: () => number;
 }
+
+/** The audit trail's name for a download (beside the tools/call rows of export_contacts). */
+export const DOWNLOAD_AUDIT_TOOL = "export_contacts:download";
 
 const TEXT = "text/plain; charset=utf-8";
 // One plain sentence per refusal; none says which check failed beyond what the holder of a valid link may know.
@@ -65,6 +71,7 @@ export function createExportRoutes(deps: ExportRouteDeps): Hono<AppEnv> {
   }
 
   app.get(`${EXPORT_PATH}/:file`, async (c) => {
+    const started = performance.now();
     const token = c.req.query("token") ?? "";
     // Like /mcp: one unit before any database work, from the link's bucket when it was accepted recently on
     // this instance, else from the client address; moved to the key's or grant's bucket once it is known.
@@ -86,15 +93,26 @@ export function createExportRoutes(deps: ExportRouteDeps): Hono<AppEnv> {
     // The same rules as tools/call of export_contacts, against the credential as it is now: revoked key or
     // grant, removed or disabled member, role, module, the key's toolsets, and the same workspace, user and
     // company scope as when the link was made.
-    const refused = !result.ok || !sameCaller(claims, result.caller) || !tool.variants[variant] ||
-      denial(tool, result.caller, variant) !== null ||
-      outsideSelection(
-          tool,
-          effectiveSelection(null, result.caller) ?? { toolsets: null, readOnly: false },
-        ) !==
-        null;
-    if (refused || !result.ok) {
+    const selection = result.ok ? effectiveSelection(null, result.caller) : null;
+    const allowed = result.ok && sameCaller(claims, result.caller) && tool.variants[variant] !== undefined &&
+      denial(tool, result.caller, variant) === null &&
+      (selection === null || outsideSelection(tool, selection) === null);
+    // Who the link names (signed, so trustworthy even when the credential no longer is).
+    const audit = (outcome: "ok" | "denied") =>
+      deps.audit?.record({
+        at: new Date(),
+        workspaceId: claims.ws,
+        keyId: claims.key ?? null,
+        clientId: claims.client ?? null,
+        userId: claims.sub ?? null,
+        tool: DOWNLOAD_AUDIT_TOOL,
+        outcome,
+        durationMs: performance.now() - started,
+        requestId: c.get("requestId"),
+      });
+    if (!allowed || !result.ok) {
       limits.refuse(admitted);
+      audit("denied");
       return plain(c, 403, NO_ACCESS);
     }
     const limited = limits.accept(admitted, result.caller, () => 1);
@@ -107,6 +125,7 @@ export function createExportRoutes(deps: ExportRouteDeps): Hono<AppEnv> {
     // Signed by this server, so only a schema changed since (a new version) can refuse it.
     if (!filter.success) return plain(c, 404, NOT_FOUND);
     const out = await exportCsv(deps.sql, result.caller, filter.data);
+    audit("ok");
     const stamp = new Date(now()).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
     return completeResponse(c, https, 200, out.csv, [
       ["Content-Type", "text/csv; charset=utf-8"],

@@ -1,5 +1,11 @@
 // export_contacts beyond INLINE_MAX_BYTES: a resource_link to a signed, short-lived, re-checked download.
 import assert from "node:assert/strict";
+import { Hono } from "hono";
+import type { AuditEntry } from "../../lib/audit.ts";
+import { parseConfig } from "../../lib/config.ts";
+import { requestContext } from "../../lib/http/middleware.ts";
+import type { AppEnv } from "../../lib/http/types.ts";
+import { createExportRoutes } from "../../routes/exports.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CSV_BOM, csvRow } from "../../lib/csv.ts";
@@ -15,7 +21,7 @@ import {
 } from "../../lib/mcp/exports.ts";
 import { CONTACT_CSV_COLUMNS, getContact } from "../../lib/workspace/contacts.ts";
 import { INLINE_MAX_BYTES } from "../../tools/export_contacts.ts";
-import { TEST_SECRET, testApp } from "../helpers/app.ts";
+import { TEST_RATE_LIMITS, TEST_SECRET, testApp } from "../helpers/app.ts";
 import { bearerFor } from "../helpers/bearer.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, type Fixture, mcpApp, type RequestTarget, rpc } from "../helpers/mcp.ts";
@@ -440,4 +446,48 @@ Deno.test("SDK client: accepts the resource_link result, and the link downloads"
     await client.close().catch(() => {});
     await server.shutdown();
   }
+});
+
+Deno.test("downloads and downloads refused for lost access are audited under the link's key and user", async () => {
+  const f = await buildFixture(db.sql);
+  await bulk(f, 400);
+  const entries: AuditEntry[] = [];
+  const routes = new Hono<AppEnv>();
+  routes.use("*", requestContext(silentLogger));
+  routes.route(
+    "/",
+    createExportRoutes({
+      config: parseConfig({ ISSUER: "http://localhost:8000", SECRET_KEY: TEST_SECRET, ...TEST_RATE_LIMITS }),
+      sql: db.sql,
+      log: silentLogger,
+      secretKey: TEST_SECRET,
+      audit: { record: (e) => entries.push(e) },
+    }),
+  );
+  const caller = await callerOf(f.keys.manager);
+  const link = createExportLinks({ secretKey: TEST_SECRET, issuer: "http://localhost:8000" })
+    .sign("contacts", caller, {});
+  assert.equal((await download(routes, link.url)).status, 200);
+  assert.equal((await download(routes, link.url.replace("token=e1.", "token=e1.x"))).status, 404);
+  await db.sql`update api_keys set revoked_at = now() where id = ${caller.keyId}`;
+  assert.equal((await download(routes, link.url)).status, 403);
+  assert.deepEqual(
+    entries.map(({ workspaceId, keyId, clientId, userId, tool, outcome }) => ({
+      workspaceId,
+      keyId,
+      clientId,
+      userId,
+      tool,
+      outcome,
+    })),
+    ["ok", "denied"].map((outcome) => ({
+      workspaceId: f.workspaceId,
+      keyId: caller.keyId,
+      clientId: null,
+      userId: f.users.manager,
+      tool: "export_contacts:download",
+      outcome,
+    })),
+    "the altered link is not audited: it names nobody",
+  );
 });
