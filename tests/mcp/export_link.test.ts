@@ -324,7 +324,7 @@ Deno.test("a validly signed link whose credential does not match its workspace o
   assert.equal(r.headers.get("x-export-rows"), "0");
 });
 
-Deno.test("access lost between the link and the download: revoked key, removed member, role, module, grant", async () => {
+Deno.test("access lost between the link and the download: revoked key, removed member, role, toolsets, module, grant", async () => {
   const f = await buildFixture(db.sql);
   await bulk(f, 400);
   const linkOf = async (key: string) => (await exportCall(app, key)).content[1].uri as string;
@@ -368,6 +368,13 @@ Deno.test("access lost between the link and the download: revoked key, removed m
     grant.auth,
     () => db.sql`update oauth_grants set revoked_at = now() where id = ${grant.grantId}`,
     "revoked grant",
+  );
+  const narrowed = await f.key({ user: f.users.owner });
+  const narrowedId = (await callerOf(narrowed)).keyId;
+  await refusedAfter(
+    narrowed,
+    () => db.sql`update api_keys set toolsets = ${["tasks"]} where id = ${narrowedId}`,
+    "key limited to another toolset",
   );
   await refusedAfter(
     f.keys.owner,
