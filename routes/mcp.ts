@@ -19,6 +19,7 @@ import {
 import type { KeyStore } from "../lib/oauth/keys.ts";
 import { mcpResourceUrl, protectedResourceMetadataUrl } from "../lib/oauth/metadata.ts";
 import { RPC } from "../lib/mcp/errors.ts";
+import { createExportLinks } from "../lib/mcp/exports.ts";
 import {
   createMcpRateLimits,
   type Limited,
@@ -51,6 +52,8 @@ export interface McpRouteDeps {
   audit?: Pick<AuditLog, "record">;
   /** the /mcp rate limits; by default built from config (MCP_RATE_LIMIT, MCP_UNAUTH_RATE_LIMIT), one per app */
   mcpRateLimits?: McpRateLimits;
+  /** SECRET_KEY: signs download links for large exports (routes/exports.ts serves them); absent: no links */
+  secretKey?: string;
 }
 
 export interface McpRouteOptions {
@@ -106,6 +109,9 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
   });
   const app = new Hono<AppEnv>();
   const https = deps.config.issuer.startsWith("https:");
+  const exportLinks = deps.secretKey === undefined
+    ? undefined
+    : createExportLinks({ secretKey: deps.secretKey, issuer: deps.config.issuer });
 
   /** A JSON answer with every header at once (lib/http/middleware.ts `completeResponse`). */
   function json(
@@ -270,6 +276,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       log: deps.log,
       requestId,
       protocolVersion: versionHeader ?? DEFAULT_PROTOCOL_VERSION,
+      exportLinks,
       onToolCall: audit
         ? (tool, outcome, durationMs) =>
           audit.record({

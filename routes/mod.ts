@@ -4,7 +4,7 @@ import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import type { Logger } from "../lib/log.ts";
 import type { AuditLog } from "../lib/audit.ts";
-import type { McpRateLimits } from "../lib/mcp/rate_limit.ts";
+import { createMcpRateLimits, type McpRateLimits } from "../lib/mcp/rate_limit.ts";
 import type { DocumentSource } from "../lib/oauth/client_directory.ts";
 import { createKeyStore, type KeyStore } from "../lib/oauth/keys.ts";
 import type { RsaSigner } from "../lib/oauth/signer.ts";
@@ -21,6 +21,7 @@ import type { AppEnv } from "../lib/http/types.ts";
 import { createHealthRoutes } from "./health.ts";
 import { createOAuthRoutes } from "./oauth.ts";
 import { createMcpRoutes } from "./mcp.ts";
+import { createExportRoutes } from "./exports.ts";
 import { createAccountKeysRoutes } from "./account_keys.ts";
 import { loadBranding } from "../lib/branding.ts";
 import { brandingContext, createPageAssetRoutes } from "./page_assets.ts";
@@ -67,7 +68,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     });
   app.route("/", createHealthRoutes(deps));
   app.route("/", createOAuthRoutes({ ...deps, keys }));
-  app.route("/", createMcpRoutes({ ...deps, keys }));
+  // One set of /mcp limits for /mcp and the export downloads its links lead to (a download counts as a call).
+  const mcpRateLimits = deps.mcpRateLimits ?? createMcpRateLimits({
+    perCredential: deps.config.mcpRateLimit,
+    unauthenticated: deps.config.mcpUnauthRateLimit,
+    log: deps.log,
+  });
+  app.route("/", createMcpRoutes({ ...deps, keys, mcpRateLimits }));
+  app.route("/", createExportRoutes({ ...deps, mcpRateLimits }));
   app.route("/", createAccountKeysRoutes(deps));
   app.route("/", createPageAssetRoutes(branding));
   return app;

@@ -119,6 +119,19 @@ export async function loadBearerCaller(deps: BearerDeps, token: string): Promise
   if (!grantId || !isUuid(grantId)) {
     return invalid("the access token names no grant");
   }
+  return await loadGrantCaller(deps, grantId, claims);
+}
+
+/**
+ * The caller of an OAuth grant by its id, for the person and client named: whether the grant is live, the
+ * person a member, and with which role, asked of the database now. Used per request after the token's checks,
+ * and by signed download links (lib/mcp/exports.ts), which name the grant that made them.
+ */
+export async function loadGrantCaller(
+  deps: Pick<BearerDeps, "db" | "log">,
+  grantId: string,
+  claims: Pick<AccessTokenClaims, "sub" | "client_id">,
+): Promise<BearerResult> {
   // One round trip: the grant, the person, the workspace chosen on consent, the member row and overrides.
   const [row] = await deps.db<GrantRow[]>`
     select g.user_id, g.client_id, g.revoked_at is null as live, g.workspace_id, g.company_id,

@@ -4,6 +4,7 @@ import type { ApiKeyKind } from "../api_keys.ts";
 import { API_KEY_PREFIX } from "../api_keys.ts";
 import type { McpVariant } from "../config.ts";
 import { sha256Hex } from "../crypto.ts";
+import type postgres from "postgres";
 import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
@@ -82,6 +83,29 @@ export async function loadCaller(
   if (!key.startsWith(API_KEY_PREFIX) || !KEY_SHAPE.test(key)) {
     return { ok: false, status: 401, message: "malformed API key (expected pak_ followed by 43 characters)" };
   }
+  const hash = rawKeyHash !== undefined && key === rawKey ? rawKeyHash : sha256Hex(key);
+  return await keyCaller(db, db`k.key_hash = ${hash}`, variant, log);
+}
+
+/**
+ * The caller of an API key by its id, with exactly the checks of `loadCaller`: a signed download link
+ * (lib/mcp/exports.ts) names the key that made it, and the download must meet the rules the key meets now.
+ */
+export async function loadCallerByKeyId(
+  db: Db,
+  keyId: string,
+  variant: McpVariant,
+  log: Logger,
+): Promise<CallerResult> {
+  return await keyCaller(db, db`k.id = ${keyId}`, variant, log);
+}
+
+async function keyCaller(
+  db: Db,
+  which: postgres.Fragment,
+  variant: McpVariant,
+  log: Logger,
+): Promise<CallerResult> {
   // One round trip: the key, its workspace, the member row of its user and the workspace's role overrides.
   const [row] = await db<KeyRow[]>`
     select k.id, k.workspace_id, k.kind, k.user_id, k.company_id, k.toolsets, k.read_only,
@@ -97,7 +121,7 @@ export async function loadCaller(
       from api_keys k
       join workspaces w on w.id = k.workspace_id
       left join workspace_members m on m.workspace_id = k.workspace_id and m.user_id = k.user_id
-     where k.key_hash = ${rawKeyHash !== undefined && key === rawKey ? rawKeyHash : sha256Hex(key)}`;
+     where ${which}`;
   if (!row) return { ok: false, status: 401, message: "unknown API key" };
   if (row.revoked) return { ok: false, status: 401, message: "API key revoked" };
   if (row.kind === "workspace" && variant === "A") {

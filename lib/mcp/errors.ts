@@ -32,8 +32,24 @@ export interface EmbeddedResource {
   resource: { uri: string; mimeType: string; text: string };
 }
 
+/**
+ * An MCP resource link (protocol 2025-06-18): where to fetch a file too large to send inline. Clients of
+ * 2025-03-26, which has no such block, get it as text (`forProtocol`).
+ */
+export interface ResourceLink {
+  type: "resource_link";
+  uri: string;
+  name: string;
+  mimeType: string;
+  /** bytes of the resource, when known */
+  size?: number;
+  description?: string;
+}
+
+export type ContentBlock = TextContent | EmbeddedResource | ResourceLink;
+
 export interface ToolResult {
-  content: Array<TextContent | EmbeddedResource>;
+  content: Array<ContentBlock>;
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
 }
@@ -41,7 +57,7 @@ export interface ToolResult {
 /** A tool result with content blocks of the tool's choosing; see toolContent(). */
 export class ToolContent {
   constructor(
-    readonly content: Array<TextContent | EmbeddedResource>,
+    readonly content: Array<ContentBlock>,
     readonly structuredContent?: Record<string, unknown>,
   ) {}
 }
@@ -51,7 +67,7 @@ export class ToolContent {
  * `toolContent([...blocks], structured?)` from `run` and the blocks are sent as they are.
  */
 export function toolContent(
-  content: Array<TextContent | EmbeddedResource>,
+  content: Array<ContentBlock>,
   structuredContent?: Record<string, unknown>,
 ): ToolContent {
   return new ToolContent(content, structuredContent);
@@ -70,6 +86,26 @@ export function toolSuccess(value: unknown): ToolResult {
     return { content: [{ type: "text", text }], structuredContent: value as Record<string, unknown> };
   }
   return { content: [{ type: "text", text }] };
+}
+
+/** Protocol versions without `resource_link` content blocks. */
+const WITHOUT_RESOURCE_LINKS: ReadonlySet<string> = new Set(["2025-03-26"]);
+
+/** A result as a client of `protocolVersion` can read it: resource links become text naming the URL. */
+export function forProtocol(result: ToolResult, protocolVersion: string): ToolResult {
+  if (
+    !WITHOUT_RESOURCE_LINKS.has(protocolVersion) || !result.content.some((b) => b.type === "resource_link")
+  ) {
+    return result;
+  }
+  const content = result.content.map((b): ContentBlock =>
+    b.type !== "resource_link" ? b : {
+      type: "text",
+      text: `${b.name} (${b.mimeType}${b.size === undefined ? "" : `, ${b.size} bytes`}): ${b.uri}` +
+        (b.description ? `\n${b.description}` : ""),
+    }
+  );
+  return { ...result, content };
 }
 
 /** `code: message` as an error result: something the caller can act on. */

@@ -14,7 +14,17 @@ import { errorFields } from "../log.ts";
 import { utf8Bytes } from "../json_bytes.ts";
 import { unsafeInputProblem } from "../unsafe_input.ts";
 import type { Caller } from "./caller.ts";
-import { inputError, RPC, RpcError, toolCrash, toolFailure, type ToolResult, toolSuccess } from "./errors.ts";
+import {
+  forProtocol,
+  inputError,
+  RPC,
+  RpcError,
+  toolCrash,
+  toolFailure,
+  type ToolResult,
+  toolSuccess,
+} from "./errors.ts";
+import type { ExportLinks } from "./exports.ts";
 import { denial } from "./permissions.ts";
 import type { Registry } from "./registry.ts";
 
@@ -45,6 +55,8 @@ export interface McpCallContext {
   requestId: string;
   /** from the MCP-Protocol-Version header, or DEFAULT_PROTOCOL_VERSION */
   protocolVersion: string;
+  /** signs download links for large results (lib/mcp/exports.ts); absent: such results cannot be linked */
+  exportLinks?: ExportLinks;
   /** told how every tools/call ended (the audit trail); must not throw or wait */
   onToolCall?: (tool: string, outcome: ToolOutcome, durationMs: number) => void;
 }
@@ -435,10 +447,17 @@ async function runTool(ctx: McpCallContext, params: unknown): Promise<[ToolResul
   if (!parsed.success) return [toolFailure(inputError(parsed.error)), "invalid"];
   try {
     const value = await tool.def.run(
-      { db: ctx.db, caller: ctx.caller, variant, requestId: ctx.requestId, log: ctx.log },
+      {
+        db: ctx.db,
+        caller: ctx.caller,
+        variant,
+        requestId: ctx.requestId,
+        log: ctx.log,
+        exportLinks: ctx.exportLinks,
+      },
       parsed.data,
     );
-    return [toolSuccess(value), "ok"];
+    return [forProtocol(toolSuccess(value), ctx.protocolVersion), "ok"];
   } catch (err) {
     if (err instanceof AppError) return [toolFailure(err), outcomeOf(err)];
     if (isDatabaseUnavailable(err)) {

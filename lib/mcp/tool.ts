@@ -5,6 +5,7 @@ import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import type { Module } from "../workspace/modules.ts";
 import type { Caller } from "./caller.ts";
+import type { ExportLinks } from "./exports.ts";
 import type { Area } from "./permissions.ts";
 
 /** The four MCP behaviour hints; every tool states all of them (clients decide on confirmations from these). */
@@ -29,6 +30,8 @@ export interface ToolContext {
   variant: McpVariant;
   requestId: string;
   log: Logger;
+  /** signs short-lived download links for results too large to answer inline; absent when not configured */
+  exportLinks?: ExportLinks;
 }
 
 /** Tool input schemas are zod objects; their `.describe()` texts become the JSON Schema field descriptions. */

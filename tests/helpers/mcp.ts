@@ -136,7 +136,9 @@ export function mcpApp(
   const keys = createKeyStore(sql, TEST_SECRET);
   app.route(
     "/",
-    createMcpRoutes({ config, sql, log, keys, audit: opts.audit }, { tools: opts.tools ?? TOOLS }),
+    createMcpRoutes({ config, sql, log, keys, audit: opts.audit, secretKey: TEST_SECRET }, {
+      tools: opts.tools ?? TOOLS,
+    }),
   );
   return app;
 }

@@ -56,7 +56,12 @@ Deno.test("export_contacts: worst-case notes are cut at EXPORT_MAX_BYTES, whole 
   const raw = await res.text();
   const result = JSON.parse(raw).result;
   assert.equal(result.isError, undefined);
-  const csv: string = result.content[1].resource.text;
+  // The answer is a link (tests/mcp/export_link.test.ts); the download is cut exactly as the inline CSV was.
+  assert.equal(result.content[1].type, "resource_link");
+  const download = await app.request(result.content[1].uri);
+  assert.equal(download.status, 200);
+  assert.equal(download.headers.get("x-export-cut-by"), "bytes");
+  const csv = new TextDecoder("utf-8", { ignoreBOM: true }).decode(await download.arrayBuffer());
   assert.ok(csv.startsWith(CSV_BOM), "the UTF-8 BOM is kept");
   const [header, ...rest] = csv.split(CSV_EOL);
   assert.equal(rest.pop(), "", "the CSV ends with a whole record");
@@ -70,22 +75,29 @@ Deno.test("export_contacts: worst-case notes are cut at EXPORT_MAX_BYTES, whole 
   assert.equal(rest[0].split(",")[3], "Worst 001", "newest first");
   assert.equal(rest.at(-1)!.split(",")[3], `Worst ${String(fit).padStart(3, "0")}`);
   assert.ok(rest.every((line) => line.split(",")[21] === `"${NOTES.replaceAll('"', '""')}"`), "notes whole");
-  // the limit is on the CSV as sent: its JSON-escaped UTF-8 bytes
+  // the limit is on the CSV as it would be sent in a JSON answer: its JSON-escaped UTF-8 bytes
   const sent = utf8Bytes(JSON.stringify(csv)) - 2;
   assert.equal(sent, jsonStringBytes(csv));
   assert.ok(sent <= EXPORT_MAX_BYTES && sent + rowBytes > EXPORT_MAX_BYTES, `${sent} bytes`);
-  assert.ok(utf8Bytes(raw) < EXPORT_MAX_BYTES + 4096, "the whole answer is the CSV and a small summary");
+  assert.ok(utf8Bytes(raw) < 4096, "the whole answer is a small summary and the link");
 
-  const { uri, ...summary } = result.structuredContent;
-  assert.match(uri, /^portico:\/\/workspaces\/.+\/exports\/contacts-\d{8}T\d{6}Z\.csv$/);
+  const { uri, expiresAt, message, ...summary } = result.structuredContent;
+  assert.equal(uri, result.content[1].uri);
+  assert.match(expiresAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
   assert.deepEqual(summary, {
     rows: fit,
     matched: MATCHED,
     truncated: true,
     cutBy: "bytes",
-    message: `${MATCHED} contacts matched; the CSV reached the 10 MiB export limit after the first ${fit}. ` +
-      "Narrow the filter (for example status, assignedTo, city or search) to export the rest in parts.",
+    bytes: utf8Bytes(csv),
   });
+  assert.ok(
+    message.startsWith(
+      `${MATCHED} contacts matched; the CSV reached the 10 MiB export limit after the first ${fit}. ` +
+        "Narrow the filter (for example status, assignedTo, city or search) to export the rest in parts. ",
+    ),
+    message,
+  );
   assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
 
   // The cut ended the cursor and its transaction: the connection serves the next call (one on PGlite).
@@ -179,14 +191,19 @@ Deno.test("long texts are spliced into the answer exactly: slice edges, surrogat
 });
 
 Deno.test("a batch's answers are capped together: past the cap, members are not run and say so", async () => {
-  const f = await worstCaseContacts();
+  const f = await buildFixture(db.sql);
   const entries: AuditEntry[] = [];
-  const app = mcpApp(db.sql, "A", { audit: { record: (e) => entries.push(e) } });
+  // 9 MiB answers (export_contacts, which this test used, now answers large files with a link)
+  const nine = "n".repeat(9 * 1024 * 1024);
+  const app = mcpApp(db.sql, "A", {
+    tools: [...TOOLS, returning("nine_mib", () => nine)],
+    audit: { record: (e) => entries.push(e) },
+  });
   const batch = Array.from({ length: 6 }, (_, i) => ({
     jsonrpc: "2.0",
     id: i + 1,
     method: "tools/call",
-    params: { name: "export_contacts", arguments: {} },
+    params: { name: "nine_mib", arguments: {} },
   }));
   // no MCP-Protocol-Version header: 2025-03-26, the version with batches (once: 500 "Invalid string length")
   const res = await postMcp(app, f.keys.owner, batch, { "mcp-protocol-version": null });
@@ -195,8 +212,8 @@ Deno.test("a batch's answers are capped together: past the cap, members are not 
   assert.ok(utf8Bytes(raw) <= ANSWER_MAX_BYTES, `${utf8Bytes(raw)} bytes`);
   const answers = JSON.parse(raw);
   assert.deepEqual(answers.map((a: { id: number }) => a.id), [1, 2, 3, 4, 5, 6]);
-  assert.equal(answers[0].result.structuredContent.cutBy, "bytes");
-  // the second export did not fit in what was left: a notice, not an error
+  assert.equal(answers[0].result.content[0].text, nine);
+  // the second answer did not fit in what was left: a notice, not an error
   const second = answers[1].result;
   assert.equal(second.isError, undefined);
   assert.equal(second.structuredContent.truncated, true);
@@ -213,5 +230,5 @@ Deno.test("a batch's answers are capped together: past the cap, members are not 
         "all its answers together). Send it again in another request.",
     });
   }
-  assert.deepEqual(entries.map((e) => e.tool), ["export_contacts", "export_contacts"], "only two ran");
+  assert.deepEqual(entries.map((e) => e.tool), ["nine_mib", "nine_mib"], "only two ran");
 });

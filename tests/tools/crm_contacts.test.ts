@@ -542,7 +542,10 @@ Deno.test("export_contacts: at most 10,000 rows, and says so when more matched",
     result.structuredContent.message,
     /10003 contacts matched; only the first 10000 were exported/,
   );
-  const lines = (result.content[1].resource.text as string).split("\r\n");
+  // 10,000 rows are far over the inline limit: the CSV comes from the link (tests/mcp/export_link.test.ts)
+  assert.equal(result.content[1].type, "resource_link");
+  const file = await (await appA.request(result.content[1].uri)).text();
+  const lines = file.split("\r\n");
   assert.equal(lines.length, 10002, "header + 10000 rows + the empty string after the last CRLF");
   assert.ok(lines[1].includes(",Bulk 1,"), "newest first");
   assert.ok(lines[10000].includes(",Bulk 10000,"));
