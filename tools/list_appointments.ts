@@ -26,6 +26,8 @@ export const listAppointments = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
-  description: "Lists your appointments in date and time order. Returns a page of appointments.",
+  description:
+    "Lists your appointments in date and time order. Returns a page of short rows; create_appointment and " +
+    "update_appointment answer one in full (client contact, notes, calendar).",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -19,6 +19,8 @@ export const listRecordings = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
-  description: "Lists your own audio recordings, newest first. Returns a page of recording summaries.",
+  description:
+    "Lists your own audio recordings, newest first. Returns a page of short rows; get_recording gives summary, " +
+    "action items, notes and transcription.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -24,6 +24,8 @@ export const listTimeLogs = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
-  description: "Lists your own time logs, newest day first. Returns a page of time logs.",
+  description:
+    "Lists your own time logs, newest day first. Returns a page of short rows; create_time_log and " +
+    "update_time_log answer a log in full (minutes, company, audit times).",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });
