@@ -19,6 +19,6 @@ export const listCalendars = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
-  description: "Lists your calendars, the default first. Returns a page of {id, name, timeZone, isDefault}.",
+  description: "Lists your calendars, default first. Returns a page of {id, name, timeZone, isDefault}.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

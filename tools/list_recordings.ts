@@ -20,7 +20,6 @@ export const listRecordings = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
   description:
-    "Lists your own audio recordings, newest first. Returns a page of short rows; get_recording gives summary, " +
-    "action items, notes and transcription.",
+    "Lists your audio recordings, newest first. Returns a page of short rows (details: get_recording).",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -20,6 +20,6 @@ export const listTimeCategories = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
   description:
-    "Lists the active timesheet categories (time not spent on a task). Returns a page of {id, name, description}.",
+    "Lists the active timesheet categories (for time not on a task). Returns a page of {id, name, description}.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

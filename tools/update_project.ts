@@ -20,7 +20,7 @@ const Input = z.strictObject({
     "New budget: at least 0; null clears it.",
   ).nullable()
     .optional(),
-  estimatedHours: hoursField("New estimate in hours, 0-100000; null clears it.").nullable()
+  estimatedHours: hoursField("New estimate in hours; null clears it.").nullable()
     .optional(),
   notes: textField('New internal notes; "" clears them.', {
     max: 10000,
@@ -28,8 +28,7 @@ const Input = z.strictObject({
   taskPrefix: z.string().regex(TASK_PREFIX, {
     error: "must be 2-10 capital letters or digits, starting with a letter",
   }).describe(
-    "New task-number prefix: 2-10 capital letters or digits, starting with a letter, unique in the " +
-      "workspace; null clears it.",
+    "New task-number prefix, unique in the workspace; null clears it.",
   ).nullable().optional(),
 });
 
