@@ -24,9 +24,9 @@ const Input = z.strictObject({
     .describe("All day (times not checked). Default false.").optional(),
   location: z.enum(APPOINTMENT_LOCATIONS, { error: "must be studio, online or home" })
     .describe("Where it takes place.").optional(),
-  address: textField("Street address (for studio or home).", { max: 500 })
+  address: textField("Street address.", { max: 500 })
     .optional(),
-  onlinePlatform: textField("Video platform name (e.g. Zoom).", { max: 100 })
+  onlinePlatform: textField("Video platform, e.g. Zoom.", { max: 100 })
     .optional(),
   onlineLink: webLinkField("Meeting link (http or https).").optional(),
   notes: textField("Free-text notes.", { max: 10000 }).optional(),

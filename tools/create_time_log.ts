@@ -12,7 +12,7 @@ const common = {
   endTime: timeField("End time, after startTime (a log does not cross midnight)."),
   description: textField("What was done.", { max: 2000 }).optional(),
   isBillable: z.boolean({ error: "must be true or false" })
-    .describe("Whether the time is billable to the client. Default false.").optional(),
+    .describe("Billable to the client. Default false.").optional(),
   hourlyRate: decimalMoneyField(
     "Hourly rate for billable time: at least 0.",
   )

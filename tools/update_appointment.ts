@@ -13,7 +13,7 @@ const Input = z.strictObject({
   appointmentId: uuidField("The appointment's id."),
   title: textField("New title.", { min: 1, max: 200 }).optional(),
   clientName: textField("New client name.", { max: 200 }).optional(),
-  clientEmail: emailField("New client e-mail address; null clears it.").nullable().optional(),
+  clientEmail: emailField("New client e-mail; null clears it.").nullable().optional(),
   clientPhone: textField("New client phone; null clears it.", { max: 50 })
     .nullable().optional(),
   date: dateField("The new day.").optional(),

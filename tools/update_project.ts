@@ -14,7 +14,7 @@ const Input = z.strictObject({
   status: z.enum(PROJECT_STATUSES).describe("New status.")
     .optional(),
   startDate: dateField("New first day; null clears it.").nullable().optional(),
-  endDate: dateField("New last day, not before the start date; null clears it.")
+  endDate: dateField("New last day; null clears it.")
     .nullable().optional(),
   budget: decimalMoneyField(
     "New budget: at least 0; null clears it.",

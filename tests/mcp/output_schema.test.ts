@@ -113,3 +113,44 @@ Deno.test("the SDK client refuses a result that does not match the declared outp
     await c.close();
   }
 });
+
+Deno.test("the SDK client accepts a page whose count stopped at its window (total null, totalAtLeast)", async () => {
+  // Lists count at most TOTAL_COUNT_WINDOW past the page (lib/workspace/page.ts): such a page must still match.
+  const capped = defineTool({
+    name: "list_time_logs",
+    title: "List time logs",
+    area: "time_tracking",
+    module: "time_tracking",
+    needsUser: true,
+    variants: { A: z.strictObject({}) },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    outputSchema: pageOutput(),
+    description: "Test stand-in. Returns a page whose total was not counted to the end.",
+    run: () => ({
+      items: [{}],
+      total: null,
+      totalAtLeast: 1101,
+      limit: 100,
+      offset: 0,
+      hasMore: true,
+      nextOffset: 1,
+    }),
+  });
+  const c = await connect(mcpApp(db.sql, "A", { tools: [capped] }), f.keys.owner);
+  try {
+    await c.client.listTools();
+    const r = await c.client.callTool({ name: "list_time_logs", arguments: {} });
+    assert.equal(r.isError, undefined, JSON.stringify(r.content));
+    assert.deepEqual(r.structuredContent, {
+      items: [{}],
+      total: null,
+      totalAtLeast: 1101,
+      limit: 100,
+      offset: 0,
+      hasMore: true,
+      nextOffset: 1,
+    });
+  } finally {
+    await c.close();
+  }
+});
