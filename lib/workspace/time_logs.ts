@@ -402,8 +402,11 @@ function toRow(r: Row): TimeLogRow {
   };
 }
 
+/** A stored log with the full answer's further columns (fullColumns). */
+type FullRow = Row & Pick<TimeLog, "companyId" | "createdAt" | "updatedAt">;
+
 /** The full log, in the order its answer has always had. */
-function toLog(r: Row & Pick<TimeLog, "companyId" | "createdAt" | "updatedAt">): TimeLog {
+function toLog(r: FullRow): TimeLog {
   return {
     id: r.id,
     date: r.date,
@@ -455,7 +458,7 @@ export async function listTimeLogs(
 }
 
 async function fetchLog(db: Db, s: Scope, userId: string, id: string): Promise<TimeLog | null> {
-  const [row] = await db<Parameters<typeof toLog>[0][]>`
+  const [row] = await db<FullRow[]>`
     select ${fullColumns(db, s, userId)} ${joins(db)}
      where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId} and l.id = ${id}
        and ${companyFilter(db, s, "l.company_id")}`;

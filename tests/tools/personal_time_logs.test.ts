@@ -6,6 +6,7 @@ import { buildFixture, callFails, callOk, type Fixture, listedTools, mcpApp, rpc
 import { createProject } from "../../lib/workspace/projects.ts";
 import { EXCLUSIVE_LINK_RULE, insertTimeCategory, PROJECT_LINK_RULE } from "../../lib/workspace/time_logs.ts";
 import { MODULES } from "../../lib/workspace/modules.ts";
+import { TOTAL_COUNT_WINDOW } from "../../lib/workspace/page.ts";
 
 const db = await freshDatabase();
 const f = await buildFixture(db.sql);
@@ -697,4 +698,24 @@ Deno.test("variant B (internal key): bad input, not_found, another person's log,
     id: bLog.id,
   });
   await callFails(appB, k, "delete_time_log", { timeLogId: bLog.id }, "not_found");
+});
+
+Deno.test("list_time_logs: totals counted up to the window past the page; paging stays exact", async () => {
+  const fx = await buildFixture(db.sql);
+  const cat = (await insertTimeCategory(db.sql, fx.workspaceId, { name: "Bulk" })).id;
+  const n = 10 + TOTAL_COUNT_WINDOW + 5;
+  await db.sql`
+    insert into time_logs (workspace_id, user_id, date, start_time, end_time, category_id)
+    select ${fx.workspaceId}, ${fx.users.owner}, date '2026-01-01' + (g % 300), '09:00', '10:00', ${cat}
+      from generate_series(1, ${n}) g`;
+  const first = await callOk(appA, fx.keys.owner, "list_time_logs", { limit: 10 });
+  assert.equal(first.items.length, 10);
+  assert.equal(first.total, null);
+  assert.equal(first.totalAtLeast, 10 + TOTAL_COUNT_WINDOW);
+  assert.deepEqual([first.hasMore, first.nextOffset], [true, 10]);
+  const last = await callOk(appA, fx.keys.owner, "list_time_logs", { limit: 10, offset: n - 4 });
+  assert.equal(last.items.length, 4);
+  assert.equal(last.total, n);
+  assert.equal("totalAtLeast" in last, false);
+  assert.deepEqual([last.hasMore, last.nextOffset], [false, null]);
 });
