@@ -11,9 +11,9 @@ import {
 
 const Input = z.strictObject({
   date: dateField("The appointment's day."),
-  startTime: timeField("Start time HH:MM (00:00-23:59)."),
-  endTime: timeField("End time HH:MM, after startTime unless isAllDay is true."),
-  title: textField('Title. Default: "Appointment with <clientName>" or "Appointment".', {
+  startTime: timeField("Start time."),
+  endTime: timeField("End time, after startTime unless isAllDay."),
+  title: textField('Title. Default "Appointment with <clientName>".', {
     min: 1,
     max: 200,
   }).optional(),
@@ -21,19 +21,19 @@ const Input = z.strictObject({
   clientEmail: emailField("The client's e-mail address.").optional(),
   clientPhone: textField("The client's phone number.", { max: 50 }).optional(),
   isAllDay: z.boolean({ error: "must be true or false" })
-    .describe("An all-day appointment (the times are then not checked for order). Default false.").optional(),
+    .describe("All day (times not checked). Default false.").optional(),
   location: z.enum(APPOINTMENT_LOCATIONS, { error: "must be studio, online or home" })
     .describe("Where it takes place.").optional(),
-  address: textField("Street address (for studio or home).", { max: 500 })
+  address: textField("Street address.", { max: 500 })
     .optional(),
-  onlinePlatform: textField("Video platform name (e.g. Zoom).", { max: 100 })
+  onlinePlatform: textField("Video platform, e.g. Zoom.", { max: 100 })
     .optional(),
-  onlineLink: webLinkField("Meeting link, an http or https URL up to 2000 characters.").optional(),
+  onlineLink: webLinkField("Meeting link (http or https).").optional(),
   notes: textField("Free-text notes.", { max: 10000 }).optional(),
   status: z.enum(APPOINTMENT_STATUSES, {
     error: "must be scheduled, confirmed, completed, cancelled or no_show",
   }).describe("Status. Default scheduled.").optional(),
-  projectId: uuidField("The project it belongs to, within the key's companies.").optional(),
+  projectId: uuidField("The project it belongs to.").optional(),
 });
 
 export const createAppointment = defineTool({

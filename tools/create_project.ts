@@ -8,7 +8,7 @@ import { createProject as create, TASK_PREFIX } from "../lib/workspace/projects.
 const common = {
   name: textField("The project's name.", { min: 1, max: 200 }),
   clientId: uuidField(
-    "The client the project is for. the project then belongs to the client's company.",
+    "The client; the project then belongs to the client's company.",
   ).optional(),
   companyId: uuidField(
     "The project's company. Default: the client's, else the key's only company.",
@@ -18,12 +18,12 @@ const common = {
   startDate: dateField("First day.").optional(),
   endDate: dateField("Last day, not before startDate.").optional(),
   budget: decimalMoneyField(
-    "Budget in the project's currency: at least 0.",
+    "Budget, at least 0.",
   )
     .optional(),
-  estimatedHours: hoursField("Estimated effort in hours: 0-100000.").optional(),
+  estimatedHours: hoursField("Estimated effort in hours.").optional(),
   notes: textField("Internal notes.", { max: 10000 }).optional(),
-  currency: currencyField("ISO 4217 currency of the budget, e.g. EUR or USD. Default EUR.").optional(),
+  currency: currencyField("Currency of the budget. Default EUR.").optional(),
 };
 
 function datesInOrder(v: { startDate?: string; endDate?: string }): boolean {
@@ -37,8 +37,7 @@ const InputA = z.strictObject({
   taskPrefix: z.string().regex(TASK_PREFIX, {
     error: "must be 2-10 capital letters or digits, starting with a letter",
   }).describe(
-    "Prefix of the project's task numbers (WEB → WEB-1, WEB-2 …): 2-10 capital letters or digits, starting " +
-      "with a letter, unique in the workspace.",
+    "Task-number prefix (WEB → WEB-1 …), unique in the workspace.",
   ).optional(),
 }).refine(datesInOrder, DATES);
 

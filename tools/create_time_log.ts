@@ -8,13 +8,11 @@ import { createTimeLog as create } from "../lib/workspace/time_logs.ts";
 
 const common = {
   date: dateField("The day worked."),
-  startTime: timeField("Start time HH:MM (00:00-23:59)."),
-  endTime: timeField(
-    "End time HH:MM, after startTime on the same day (a log does not cross midnight).",
-  ),
+  startTime: timeField("Start time."),
+  endTime: timeField("End time, after startTime (a log does not cross midnight)."),
   description: textField("What was done.", { max: 2000 }).optional(),
   isBillable: z.boolean({ error: "must be true or false" })
-    .describe("Whether the time is billable to the client. Default false.").optional(),
+    .describe("Billable to the client. Default false.").optional(),
   hourlyRate: decimalMoneyField(
     "Hourly rate for billable time: at least 0.",
   )
@@ -23,16 +21,12 @@ const common = {
 
 const InputA = z.strictObject({
   ...common,
-  taskId: uuidField("The task worked on. Exactly one of taskId and categoryId is required.")
+  taskId: uuidField("The task worked on. Exactly one of taskId and categoryId.")
     .optional(),
   categoryId: uuidField(
-    "The timesheet category (from list_time_categories) for time not spent on a task. Exactly one of " +
-      "taskId and categoryId is required.",
+    "Timesheet category (list_time_categories) for time not on a task. Exactly one of taskId and categoryId.",
   ).optional(),
-  projectId: uuidField(
-    "The project a category log counts towards. Only together with categoryId; a task log counts its " +
-      "task's project.",
-  ).optional(),
+  projectId: uuidField("The project a category log counts towards; only with categoryId.").optional(),
 });
 
 const InputB = z.strictObject({

@@ -6,13 +6,9 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { listAppointments as list } from "../lib/workspace/appointments.ts";
 
 const Input = z.strictObject({
-  startDate: dateField(
-    "Only appointments on or after this day.",
-  )
+  startDate: dateField("First day.")
     .optional(),
-  endDate: dateField(
-    "Only appointments on or before this day, not before startDate.",
-  ).optional(),
+  endDate: dateField("Last day, not before startDate.").optional(),
   limit: limitField(100, 500),
   offset: offsetField(),
 });
@@ -26,6 +22,7 @@ export const listAppointments = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
-  description: "Lists your appointments in date and time order. Returns a page of appointments.",
+  description:
+    "Lists your appointments by date. Returns a page of short rows (full: create/update_appointment).",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

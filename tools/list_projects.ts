@@ -22,7 +22,7 @@ export const listProjects = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description:
-    "Lists projects, newest first. Returns a JSON array of project summaries; a second text block gives the next offset when more match.",
+    "Lists projects, newest first. Returns a JSON array of summaries; when cut, a second text block gives the next offset.",
   // The seed fixes the answer as a JSON array, so the page's facts cannot sit beside the items: the array stays
   // the first block, alone and unchanged, and a cut list adds a plain-text second block.
   run: async (ctx, input) => {

@@ -19,6 +19,7 @@ export const listRecordings = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
-  description: "Lists your own audio recordings, newest first. Returns a page of recording summaries.",
+  description:
+    "Lists your audio recordings, newest first. Returns a page of short rows (details: get_recording).",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

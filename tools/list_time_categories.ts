@@ -1,9 +1,14 @@
 // MCP tool list_time_categories: the workspace's active timesheet reasons (the categoryId of a time log).
 import { z } from "zod";
+import { limitField, offsetField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { listTimeCategories as list } from "../lib/workspace/time_logs.ts";
 
-const Input = z.strictObject({});
+const Input = z.strictObject({
+  limit: limitField(100, 500),
+  offset: offsetField(),
+});
 
 export const listTimeCategories = defineTool({
   name: "list_time_categories",
@@ -13,7 +18,8 @@ export const listTimeCategories = defineTool({
   needsUser: true,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  outputSchema: pageOutput(),
   description:
-    "Lists the active timesheet categories (time not spent on a task). Returns a JSON array of {id, name, description}.",
-  run: (ctx) => list(ctx.db, ctx.caller),
+    "Lists the active timesheet categories (for time not on a task). Returns a page of {id, name, description}.",
+  run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

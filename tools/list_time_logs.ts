@@ -6,11 +6,9 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { listTimeLogs as list } from "../lib/workspace/time_logs.ts";
 
 const Input = z.strictObject({
-  startDate: dateField("Only logs on or after this day.")
+  startDate: dateField("First day.")
     .optional(),
-  endDate: dateField(
-    "Only logs on or before this day, not before startDate.",
-  ).optional(),
+  endDate: dateField("Last day, not before startDate.").optional(),
   limit: limitField(100, 500),
   offset: offsetField(),
 });
@@ -24,6 +22,7 @@ export const listTimeLogs = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
-  description: "Lists your own time logs, newest day first. Returns a page of time logs.",
+  description:
+    "Lists your time logs, newest first. Returns a page of short rows (full log: create/update_time_log).",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

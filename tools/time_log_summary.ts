@@ -12,10 +12,7 @@ const Input = z.strictObject({
   ).optional(),
   projectIds: z.array(uuidField("A project id."), { error: "must be an array of project ids" })
     .max(100, { error: "must hold at most 100 ids" })
-    .describe(
-      "Only logs counting towards these projects (a task's project or a category log's project), 1-100 " +
-        "UUIDs.",
-    )
+    .describe("Only logs counting towards these projects.")
     .optional(),
 });
 

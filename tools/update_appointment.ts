@@ -13,12 +13,12 @@ const Input = z.strictObject({
   appointmentId: uuidField("The appointment's id."),
   title: textField("New title.", { min: 1, max: 200 }).optional(),
   clientName: textField("New client name.", { max: 200 }).optional(),
-  clientEmail: emailField("New client e-mail address; null clears it.").nullable().optional(),
+  clientEmail: emailField("New client e-mail; null clears it.").nullable().optional(),
   clientPhone: textField("New client phone; null clears it.", { max: 50 })
     .nullable().optional(),
-  date: dateField("New day of the entry.").optional(),
-  startTime: timeField("New start time HH:MM.").optional(),
-  endTime: timeField("New end time HH:MM, after the start time unless all-day.").optional(),
+  date: dateField("The new day.").optional(),
+  startTime: timeField("New start time.").optional(),
+  endTime: timeField("New end time, after the start unless all-day.").optional(),
   isAllDay: z.boolean({ error: "must be true or false" }).describe("New all-day flag.")
     .optional(),
   location: z.enum(APPOINTMENT_LOCATIONS, { error: "must be studio, online or home" })
@@ -28,14 +28,14 @@ const Input = z.strictObject({
   onlinePlatform: textField("New video platform; null clears it.", {
     max: 100,
   }).nullable().optional(),
-  onlineLink: webLinkField("New meeting link (http or https URL); null clears it.").nullable()
+  onlineLink: webLinkField("New meeting link; null clears it.").nullable()
     .optional(),
   notes: textField('New notes; "" clears them.', { max: 10000 })
     .optional(),
   status: z.enum(APPOINTMENT_STATUSES, {
     error: "must be scheduled, confirmed, completed, cancelled or no_show",
   }).describe("New status.").optional(),
-  projectId: uuidField("New project within the key's companies; null unlinks it.")
+  projectId: uuidField("New project; null unlinks it.")
     .nullable().optional(),
 });
 

@@ -14,19 +14,19 @@ function bounded(name: keyof typeof BOOKING_BOUNDS, what: string) {
   const b = BOOKING_BOUNDS[name];
   return z.number({ error: "must be a number" }).int({ error: "must be a whole number" })
     .min(b.min, { error: `must be at least ${b.min}` }).max(b.max, { error: `must be at most ${b.max}` })
-    .describe(`${what}: ${b.min}-${b.max}; default ${b.default} until set.`);
+    .describe(`${what}; default ${b.default}.`);
 }
 
 const Interval = z.strictObject({
-  start: timeField("Start HH:MM, before end."),
-  end: timeField("End HH:MM, after start."),
+  start: timeField(),
+  end: timeField(),
 });
 
 const Input = z.strictObject({
   isActive: z.boolean({ error: "must be true or false" })
-    .describe("Whether the booking page accepts bookings. Default false until set.").optional(),
-  slotDuration: bounded("slotDuration", "Length of one bookable slot in minutes").optional(),
-  bufferMinutes: bounded("bufferMinutes", "Free minutes kept after each booking").optional(),
+    .describe("Whether the page accepts bookings. Default false.").optional(),
+  slotDuration: bounded("slotDuration", "Slot length in minutes").optional(),
+  bufferMinutes: bounded("bufferMinutes", "Free minutes after each booking").optional(),
   weeklyHours: z.record(
     z.string().regex(/^[1-7]$/),
     z.array(Interval, { error: "must be an array of {start, end} intervals" }).max(MAX_INTERVALS_PER_DAY, {
@@ -42,8 +42,8 @@ const Input = z.strictObject({
     `Bookable hours, replacing the stored ones: keys "1" (Monday) to "7" (Sunday), each up to ` +
       `${MAX_INTERVALS_PER_DAY} non-overlapping {start, end} HH:MM intervals. A missing day is closed.`,
   ).optional(),
-  maxDaysAhead: bounded("maxDaysAhead", "How many days ahead people may book").optional(),
-  minimumNoticeMinutes: bounded("minimumNoticeMinutes", "Minutes between booking and the slot's start")
+  maxDaysAhead: bounded("maxDaysAhead", "Days ahead people may book").optional(),
+  minimumNoticeMinutes: bounded("minimumNoticeMinutes", "Minimum notice in minutes")
     .optional(),
   welcomeMessage: textField("Text shown on the booking page.", {
     max: 2000,
@@ -57,14 +57,9 @@ const Input = z.strictObject({
       max: 500,
     },
   ).nullable().optional(),
-  bookingCalendarId: uuidField(
-    "The calendar bookings are written to: one of the key user's calendars (list_calendars); null clears " +
-      "it.",
-  ).nullable().optional(),
-  companyId: uuidField(
-    "The company the booking page belongs to, within the key's companies. Default on creation: the key's " +
-      "only company, or none for an unlimited key.",
-  ).optional(),
+  bookingCalendarId: uuidField("Your calendar bookings go to (list_calendars); null clears it.").nullable()
+    .optional(),
+  companyId: uuidField("The booking page's company. Default on creation: the key's only company.").optional(),
 });
 
 export const updateBookingSettings = defineTool({

@@ -14,13 +14,13 @@ const Input = z.strictObject({
   status: z.enum(PROJECT_STATUSES).describe("New status.")
     .optional(),
   startDate: dateField("New first day; null clears it.").nullable().optional(),
-  endDate: dateField("New last day, not before the start date; null clears it.")
+  endDate: dateField("New last day; null clears it.")
     .nullable().optional(),
   budget: decimalMoneyField(
     "New budget: at least 0; null clears it.",
   ).nullable()
     .optional(),
-  estimatedHours: hoursField("New estimate in hours, 0-100000; null clears it.").nullable()
+  estimatedHours: hoursField("New estimate in hours; null clears it.").nullable()
     .optional(),
   notes: textField('New internal notes; "" clears them.', {
     max: 10000,
@@ -28,8 +28,7 @@ const Input = z.strictObject({
   taskPrefix: z.string().regex(TASK_PREFIX, {
     error: "must be 2-10 capital letters or digits, starting with a letter",
   }).describe(
-    "New task-number prefix: 2-10 capital letters or digits, starting with a letter, unique in the " +
-      "workspace; null clears it.",
+    "New task-number prefix, unique in the workspace; null clears it.",
   ).nullable().optional(),
 });
 

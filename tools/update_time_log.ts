@@ -8,9 +8,9 @@ import { updateTimeLog as update } from "../lib/workspace/time_logs.ts";
 
 const common = {
   timeLogId: uuidField("The time log's id."),
-  date: dateField("New day of the entry.").optional(),
-  startTime: timeField("New start time HH:MM; must stay before the end time.").optional(),
-  endTime: timeField("New end time HH:MM; must stay after the start time (same day).")
+  date: dateField("The new day.").optional(),
+  startTime: timeField("New start time, before the end time.").optional(),
+  endTime: timeField("New end time, after the start time.")
     .optional(),
   description: textField('New description; "" clears it.', { max: 2000 })
     .optional(),
@@ -24,16 +24,9 @@ const common = {
 
 const InputA = z.strictObject({
   ...common,
-  taskId: uuidField(
-    "Link the log to this task; clears categoryId and any direct projectId. Not together with " +
-      "categoryId.",
-  ).optional(),
-  categoryId: uuidField(
-    "Link the log to this timesheet category; clears taskId. Not together with taskId.",
-  ).optional(),
-  projectId: uuidField(
-    "The project a category-linked log counts towards; null clears it. Refused on task-linked logs.",
-  ).nullable().optional(),
+  taskId: uuidField("Link to this task; clears categoryId and projectId.").optional(),
+  categoryId: uuidField("Link to this timesheet category; clears taskId.").optional(),
+  projectId: uuidField("The project a category log counts towards; null clears it.").nullable().optional(),
 });
 
 const InputB = z.strictObject({

@@ -8,7 +8,8 @@ import { z } from "zod";
 export function pageOutput<E extends z.ZodRawShape = Record<never, never>>(extra?: E) {
   return z.object({
     items: z.array(z.looseObject({})),
-    total: z.int(),
+    // null (with totalAtLeast, left undeclared: extra fields are allowed) when the count stopped at its window
+    total: z.int().nullable(),
     limit: z.int(),
     offset: z.int(),
     hasMore: z.boolean(),

@@ -2,11 +2,16 @@
 import { z } from "zod";
 import { HHMM } from "../workspace/personal.ts";
 
-/** A clock time HH:MM, 00:00-23:59 (24-hour, leading zeros). */
-export function timeField(description: string) {
-  return z.string({ error: (iss) => iss.input === undefined ? "is required" : "must be a string HH:MM" })
-    .regex(HHMM, { error: "must be a time HH:MM from 00:00 to 23:59" })
-    .describe(description);
+/**
+ * A clock time HH:MM, 00:00-23:59 (24-hour, leading zeros). Without a description where the enclosing field's
+ * own description already says what the time is (tools/list pays for every word).
+ */
+export function timeField(description?: string) {
+  const field = z.string({
+    error: (iss) => iss.input === undefined ? "is required" : "must be a string HH:MM",
+  })
+    .regex(HHMM, { error: "must be a time HH:MM from 00:00 to 23:59" });
+  return description === undefined ? field : field.describe(description);
 }
 
 /** An e-mail address, at most 320 characters. */

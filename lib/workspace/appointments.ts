@@ -5,13 +5,34 @@ import { invalidInput, notFound } from "../errors.ts";
 import { defaultCalendarId } from "./calendars.ts";
 import { actingUser, checkRange, minutesOf, personalCompany, projectInScope } from "./personal.ts";
 import { companyFilter, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
-import { type Page, pageOf } from "./page.ts";
+import { countUpTo, type Page, pageOf } from "./page.ts";
 
 export const APPOINTMENT_LOCATIONS = ["studio", "online", "home"] as const;
 export type AppointmentLocation = typeof APPOINTMENT_LOCATIONS[number];
 export const APPOINTMENT_STATUSES = ["scheduled", "confirmed", "completed", "cancelled", "no_show"] as const;
 export type AppointmentStatus = typeof APPOINTMENT_STATUSES[number];
 export const APPOINTMENT_TIMES_RULE = "endTime: must be after startTime unless isAllDay is true";
+
+/**
+ * An appointment as list_appointments answers it: what a caller needs to pick one (title, when, status, where,
+ * with whom, the project). The full Appointment adds the client's contact details, the video platform, the
+ * notes, the calendar, the company and the audit times.
+ */
+export interface AppointmentRow {
+  id: string;
+  title: string;
+  date: string;
+  startTime: string;
+  endTime: string;
+  isAllDay: boolean;
+  status: AppointmentStatus;
+  location: AppointmentLocation | null;
+  address: string | null;
+  onlineLink: string | null;
+  clientName: string;
+  projectId: string | null;
+  projectName: string | null;
+}
 
 export interface Appointment {
   id: string;
@@ -87,71 +108,38 @@ export function checkAppointmentTimes(startTime: string, endTime: string, isAllD
   if (!isAllDay && end <= start) throw invalidInput(APPOINTMENT_TIMES_RULE);
 }
 
-interface Row {
-  id: string;
-  title: string;
-  client_name: string;
-  client_email: string | null;
-  client_phone: string | null;
-  date: string;
-  start_time: string;
-  end_time: string;
-  is_all_day: boolean;
-  location: AppointmentLocation | null;
-  address: string | null;
-  online_platform: string | null;
-  online_link: string | null;
-  notes: string;
-  status: AppointmentStatus;
-  project_id: string | null;
-  project_name: string | null;
-  calendar_id: string | null;
-  company_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-function toAppointment(r: Row): Appointment {
-  return {
-    id: r.id,
-    title: r.title,
-    clientName: r.client_name,
-    clientEmail: r.client_email,
-    clientPhone: r.client_phone,
-    date: r.date,
-    startTime: r.start_time,
-    endTime: r.end_time,
-    isAllDay: r.is_all_day,
-    location: r.location,
-    address: r.address,
-    onlinePlatform: r.online_platform,
-    onlineLink: r.online_link,
-    notes: r.notes,
-    status: r.status,
-    projectId: r.project_id,
-    projectName: r.project_name,
-    calendarId: r.calendar_id,
-    companyId: r.company_id,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
 /**
- * The appointment columns for scope `s`. The linked project's name only where the caller could read the project
- * itself: a company-less project linked by an unlimited key keeps its id here, and its name is null for a key
- * limited to companies (the same rule as time logs' task and project names).
+ * The linked project's name only where the caller could read the project itself: a company-less project linked
+ * by an unlimited key keeps its id here, and its name is null for a key limited to companies (the same rule as
+ * time logs' task and project names).
  */
-function select(db: Db, s: Scope) {
+function projectName(db: Db, s: Scope) {
+  return db`case when ${companyFilter(db, s, "p.company_id")} then p.name end as "projectName"`;
+}
+
+function from(db: Db) {
+  return db`from appointments a left join projects p on p.workspace_id = a.workspace_id and p.id = a.project_id`;
+}
+
+/** The columns of a list row, aliased to its names. */
+function rowColumns(db: Db, s: Scope) {
   return db`
-    select a.id, a.title, a.client_name, a.client_email, a.client_phone, a.date::text as date,
-           ${clockColumn(db, "a.start_time")} as start_time, ${clockColumn(db, "a.end_time")} as end_time,
-           a.is_all_day, a.location, a.address, a.online_platform, a.online_link, a.notes, a.status,
-           a.project_id, case when ${companyFilter(db, s, "p.company_id")} then p.name end as project_name,
-           a.calendar_id, a.company_id,
-           ${isoColumn(db, "a.created_at")} as created_at, ${isoColumn(db, "a.updated_at")} as updated_at
-      from appointments a
-      left join projects p on p.workspace_id = a.workspace_id and p.id = a.project_id`;
+    a.id, a.title, a.date::text as date, ${clockColumn(db, "a.start_time")} as "startTime",
+    ${clockColumn(db, "a.end_time")} as "endTime", a.is_all_day as "isAllDay", a.status, a.location,
+    a.address, a.online_link as "onlineLink", a.client_name as "clientName", a.project_id as "projectId",
+    ${projectName(db, s)}`;
+}
+
+/** The columns of the full appointment, in the order its answer has always had. */
+function columns(db: Db, s: Scope) {
+  return db`
+    a.id, a.title, a.client_name as "clientName", a.client_email as "clientEmail",
+    a.client_phone as "clientPhone", a.date::text as date, ${clockColumn(db, "a.start_time")} as "startTime",
+    ${clockColumn(db, "a.end_time")} as "endTime", a.is_all_day as "isAllDay", a.location, a.address,
+    a.online_platform as "onlinePlatform", a.online_link as "onlineLink", a.notes, a.status,
+    a.project_id as "projectId", ${projectName(db, s)}, a.calendar_id as "calendarId",
+    a.company_id as "companyId",
+    ${isoColumn(db, "a.created_at")} as "createdAt", ${isoColumn(db, "a.updated_at")} as "updatedAt"`;
 }
 
 /** The caller's own appointments in scope, in date and time order. */
@@ -159,7 +147,7 @@ export async function listAppointments(
   db: Db,
   caller: ScopedCaller,
   filter: AppointmentFilter,
-): Promise<Page<Appointment>> {
+): Promise<Page<AppointmentRow>> {
   const s = scopeOf(caller);
   const userId = actingUser(caller);
   checkRange(filter.startDate, filter.endDate);
@@ -171,22 +159,22 @@ export async function listAppointments(
   if (filter.startDate) parts.push(db`a.date >= ${filter.startDate}::date`);
   if (filter.endDate) parts.push(db`a.date <= ${filter.endDate}::date`);
   const where = allOf(db, parts);
-  const [rows, [{ total }]] = await Promise.all([
-    db<Row[]>`
-      ${select(db, s)} where ${where}
+  const [rows, total] = await Promise.all([
+    db<AppointmentRow[]>`
+      select ${rowColumns(db, s)} ${from(db)} where ${where}
        order by a.date, a.is_all_day desc, a.start_time, a.id
        limit ${filter.limit} offset ${filter.offset ?? 0}`,
-    db<{ total: number }[]>`select count(*)::int as total from appointments a where ${where}`,
+    countUpTo(db, db`appointments a where ${where}`, filter),
   ]);
-  return pageOf(rows.map(toAppointment), total, filter);
+  return pageOf(rows, total, filter, true);
 }
 
 async function fetchAppointment(db: Db, s: Scope, userId: string, id: string): Promise<Appointment | null> {
-  const [row] = await db<Row[]>`
-    ${select(db, s)}
+  const [row] = await db<Appointment[]>`
+    select ${columns(db, s)} ${from(db)}
      where a.workspace_id = ${s.workspaceId} and a.user_id = ${userId} and a.id = ${id}
        and ${companyFilter(db, s, "a.company_id")}`;
-  return row ? toAppointment(row) : null;
+  return row ?? null;
 }
 
 /** Constraint violations as answers naming the field. */

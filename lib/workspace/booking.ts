@@ -115,24 +115,6 @@ export function slugBase(name: string, email: string): string {
   return fromEmail.length >= 3 ? fromEmail : "booking";
 }
 
-interface Row {
-  slug: string;
-  is_active: boolean;
-  slot_duration: number;
-  buffer_minutes: number;
-  weekly_hours: WeeklyHours;
-  max_days_ahead: number;
-  minimum_notice_minutes: number;
-  welcome_message: string;
-  location_type: LocationType;
-  location_address: string | null;
-  booking_calendar_id: string | null;
-  booking_calendar_name: string | null;
-  company_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
 function defaults(): BookingSettings {
   return {
     configured: false,
@@ -155,41 +137,28 @@ function defaults(): BookingSettings {
 }
 
 async function fetchSettings(db: Db, s: Scope, userId: string): Promise<BookingSettings | null> {
-  const [r] = await db<Row[]>`
-    select b.slug, b.is_active, b.slot_duration, b.buffer_minutes, b.weekly_hours, b.max_days_ahead,
-           b.minimum_notice_minutes, b.welcome_message, b.location_type, b.location_address,
-           b.booking_calendar_id, c.name as booking_calendar_name, b.company_id,
-           ${isoColumn(db, "b.created_at")} as created_at, ${isoColumn(db, "b.updated_at")} as updated_at
+  const [r] = await db<BookingSettings[]>`
+    select true as configured, b.slug, b.is_active as "isActive", b.slot_duration as "slotDuration",
+           b.buffer_minutes as "bufferMinutes", b.weekly_hours as "weeklyHours", b.max_days_ahead as "maxDaysAhead",
+           b.minimum_notice_minutes as "minimumNoticeMinutes", b.welcome_message as "welcomeMessage",
+           b.location_type as "locationType", b.location_address as "locationAddress",
+           b.booking_calendar_id as "bookingCalendarId", c.name as "bookingCalendarName",
+           b.company_id as "companyId",
+           ${isoColumn(db, "b.created_at")} as "createdAt", ${isoColumn(db, "b.updated_at")} as "updatedAt"
       from booking_settings b
       left join calendars c on c.workspace_id = b.workspace_id and c.id = b.booking_calendar_id
      where b.workspace_id = ${s.workspaceId} and b.user_id = ${userId}
        and ${companyFilter(db, s, "b.company_id")}`;
-  if (!r) return null;
-  return {
-    configured: true,
-    slug: r.slug,
-    isActive: r.is_active,
-    slotDuration: r.slot_duration,
-    bufferMinutes: r.buffer_minutes,
-    weeklyHours: normalizeWeeklyHours(r.weekly_hours),
-    maxDaysAhead: r.max_days_ahead,
-    minimumNoticeMinutes: r.minimum_notice_minutes,
-    welcomeMessage: r.welcome_message,
-    locationType: r.location_type,
-    locationAddress: r.location_address,
-    bookingCalendarId: r.booking_calendar_id,
-    bookingCalendarName: r.booking_calendar_name,
-    companyId: r.company_id,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
+  // Stored hours are answered in the one shape the tools promise: all seven days, intervals sorted.
+  return r ? { ...r, weeklyHours: normalizeWeeklyHours(r.weeklyHours) } : null;
 }
 
 /** The company of the user's stored settings, whoever may see them; undefined when none are stored. */
 async function storedCompany(db: Db, s: Scope, userId: string): Promise<string | null | undefined> {
-  const [row] = await db<{ company_id: string | null }[]>`
-    select company_id from booking_settings where workspace_id = ${s.workspaceId} and user_id = ${userId}`;
-  return row ? row.company_id : undefined;
+  const [row] = await db<{ companyId: string | null }[]>`
+    select company_id as "companyId" from booking_settings
+     where workspace_id = ${s.workspaceId} and user_id = ${userId}`;
+  return row ? row.companyId : undefined;
 }
 
 const OUT_OF_SCOPE = "userId: this user's booking settings belong to a company this key may not reach";

@@ -1,54 +1,41 @@
 // Calendars: each member's own calendars (appointments and the booking page write into them).
-import { isoColumn } from "../db/sql.ts";
+import { allOf } from "../db/sql.ts";
 import type { Db } from "../db/client.ts";
 import { notFound } from "../errors.ts";
 import { actingUser } from "./personal.ts";
 import { companyFilter, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
+import { countUpTo, type Page, pageOf, type Paging } from "./page.ts";
 
+/**
+ * A calendar as list_calendars answers it: what a caller needs to pick one (for bookingCalendarId, or to know
+ * where appointments go). Colour, company and creation time are the product's concern, not a model's.
+ */
 export interface Calendar {
   id: string;
   name: string;
-  color: string;
   timeZone: string;
   isDefault: boolean;
-  companyId: string | null;
-  createdAt: string;
 }
 
-interface Row {
-  id: string;
-  name: string;
-  color: string;
-  time_zone: string;
-  is_default: boolean;
-  company_id: string | null;
-  created_at: string;
-}
-
-function toCalendar(r: Row): Calendar {
-  return {
-    id: r.id,
-    name: r.name,
-    color: r.color,
-    timeZone: r.time_zone,
-    isDefault: r.is_default,
-    companyId: r.company_id,
-    createdAt: r.created_at,
-  };
-}
-
-/** The caller's own calendars in scope, the default one first. */
-export async function listCalendars(db: Db, caller: ScopedCaller): Promise<Calendar[]> {
+/** The caller's own calendars in scope, the default one first, a page at a time. */
+export async function listCalendars(db: Db, caller: ScopedCaller, paging: Paging): Promise<Page<Calendar>> {
   const s = scopeOf(caller);
   const userId = actingUser(caller);
-  const rows = await db<Row[]>`
-    select c.id, c.name, c.color, c.time_zone, c.is_default, c.company_id,
-           ${isoColumn(db, "c.created_at")} as created_at
-      from calendars c
-     where c.workspace_id = ${s.workspaceId} and c.user_id = ${userId}
-       and ${companyFilter(db, s, "c.company_id")}
-     order by c.is_default desc, c.name, c.id`;
-  return rows.map(toCalendar);
+  const where = allOf(db, [
+    db`c.workspace_id = ${s.workspaceId}`,
+    db`c.user_id = ${userId}`,
+    companyFilter(db, s, "c.company_id"),
+  ]);
+  const [items, total] = await Promise.all([
+    db<Calendar[]>`
+      select c.id, c.name, c.time_zone as "timeZone", c.is_default as "isDefault"
+        from calendars c
+       where ${where}
+       order by c.is_default desc, c.name, c.id
+       limit ${paging.limit} offset ${paging.offset ?? 0}`,
+    countUpTo(db, db`calendars c where ${where}`, paging),
+  ]);
+  return pageOf(items, total, paging, true);
 }
 
 /** A calendar of `userId` visible in `s` (not_found otherwise, also for another person's calendar). */

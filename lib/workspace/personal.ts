@@ -40,10 +40,10 @@ export async function projectInScope(
   s: Scope,
   projectId: string,
 ): Promise<{ id: string; companyId: string | null }> {
-  const [row] = await db<{ id: string; company_id: string | null }[]>`
-    select id, company_id from projects where workspace_id = ${s.workspaceId} and id = ${projectId}`;
-  if (!row || !inScope(s, row.company_id)) throw notFound(`projectId: no project ${projectId}`);
-  return { id: row.id, companyId: row.company_id };
+  const [row] = await db<{ id: string; companyId: string | null }[]>`
+    select id, company_id as "companyId" from projects where workspace_id = ${s.workspaceId} and id = ${projectId}`;
+  if (!row || !inScope(s, row.companyId)) throw notFound(`projectId: no project ${projectId}`);
+  return row;
 }
 
 /**

@@ -36,8 +36,8 @@ export async function seedDemoPersonal(db: Db, ctx: DemoContext): Promise<void> 
   await insertTimeCategory(db, workspaceId, { name: "Legacy reason", isActive: false, sortOrder: 9 });
 
   // Projects and tasks of the other seeders, when they ran first (any order works).
-  const projects = await db<{ id: string; company_id: string | null }[]>`
-    select id, company_id from projects where workspace_id = ${workspaceId} order by created_at, id limit 3`;
+  const projects = await db<{ id: string }[]>`
+    select id from projects where workspace_id = ${workspaceId} order by created_at, id limit 3`;
   const tasks = await db<{ id: string }[]>`
     select id from tasks where workspace_id = ${workspaceId} and not is_private and parent_id is null
      order by created_at, id limit 3`;

@@ -78,71 +78,26 @@ export interface ProjectPatch {
   taskPrefix?: string | null;
 }
 
-interface Row {
-  id: string;
-  name: string;
-  status: ProjectStatus;
-  budget: string | null;
-  currency: string;
-  client_id: string | null;
-  client_name: string | null;
-  company_id: string | null;
-  start_date: string | null;
-  end_date: string | null;
-  estimated_hours: number | null;
-  task_prefix: string | null;
-  description: string;
-  notes: string;
-  offer_id: string | null;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-function summary(r: Row): ProjectSummary {
-  return {
-    id: r.id,
-    name: r.name,
-    status: r.status,
-    budget: r.budget,
-    currency: r.currency,
-    clientId: r.client_id,
-    clientName: r.client_name,
-    companyId: r.company_id,
-    startDate: r.start_date,
-    endDate: r.end_date,
-    estimatedHours: r.estimated_hours,
-    taskPrefix: r.task_prefix,
-  };
-}
-
-function full(r: Row): Project {
-  return {
-    ...summary(r),
-    description: r.description,
-    notes: r.notes,
-    offerId: r.offer_id,
-    createdBy: r.created_by,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
 /**
- * The columns of Row; numbers and dates converted in SQL so the driver hands back JSON-ready values. The client's
- * name only where the caller could read the client itself (a client that moved to a company outside the
- * caller's scope keeps its id here, its name becomes null).
+ * The summary columns, aliased to the answer's names; numbers and dates converted in SQL so the driver hands back
+ * JSON-ready values (estimated hours are hours, not money: a JSON number). The client's name only where the
+ * caller could read the client itself (a client that moved to a company outside the caller's scope keeps its id
+ * here, its name becomes null).
  */
-function columns(db: Db, s: Scope) {
+function summaryColumns(db: Db, s: Scope) {
   const clientReadable = companyFilter(db, s, "c.company_id");
   return db`
     p.id, p.name, p.status, p.budget::text as budget, p.currency,
-    p.client_id, case when ${clientReadable} then c.name end as client_name, p.company_id,
-    p.start_date::text as start_date, p.end_date::text as end_date,
-    p.estimated_hours::float8 as estimated_hours, p.task_prefix,
-    p.description, p.notes, p.offer_id, p.created_by,
-    ${isoColumn(db, "p.created_at")} as created_at,
-    ${isoColumn(db, "p.updated_at")} as updated_at`;
+    p.client_id as "clientId", case when ${clientReadable} then c.name end as "clientName",
+    p.company_id as "companyId", p.start_date::text as "startDate", p.end_date::text as "endDate",
+    p.estimated_hours::float8 as "estimatedHours", p.task_prefix as "taskPrefix"`;
+}
+
+/** The columns of a full Project: the summary's and the long text and audit fields. */
+function columns(db: Db, s: Scope) {
+  return db`
+    ${summaryColumns(db, s)}, p.description, p.notes, p.offer_id as "offerId", p.created_by as "createdBy",
+    ${isoColumn(db, "p.created_at")} as "createdAt", ${isoColumn(db, "p.updated_at")} as "updatedAt"`;
 }
 
 /** Projects the caller may see, newest first. */
@@ -156,8 +111,8 @@ export async function listProjects(
   if (filter.status) parts.push(db`p.status = ${filter.status}`);
   const where = allOf(db, parts);
   const [rows, [{ total }]] = await Promise.all([
-    db<Row[]>`
-      select ${columns(db, s)}
+    db<ProjectSummary[]>`
+      select ${summaryColumns(db, s)}
         from projects p
         left join clients c on c.workspace_id = p.workspace_id and c.id = p.client_id
        where ${where}
@@ -165,17 +120,17 @@ export async function listProjects(
        limit ${filter.limit} offset ${filter.offset ?? 0}`,
     db<{ total: number }[]>`select count(*)::int as total from projects p where ${where}`,
   ]);
-  return pageOf(rows.map(summary), total, filter);
+  return pageOf(rows, total, filter);
 }
 
 async function fetchProject(db: Db, s: Scope, id: string): Promise<Project | null> {
-  const [row] = await db<Row[]>`
+  const [row] = await db<Project[]>`
     select ${columns(db, s)}
       from projects p
       left join clients c on c.workspace_id = p.workspace_id and c.id = p.client_id
      where p.workspace_id = ${s.workspaceId} and p.id = ${id}
        and ${companyFilter(db, s, "p.company_id")}`;
-  return row ? full(row) : null;
+  return row ?? null;
 }
 
 /** One project; not_found for an id of another workspace or company, exactly as for an unknown id. */
@@ -212,18 +167,18 @@ export async function createProject(db: Db, caller: ScopedCaller, input: NewProj
   }
   let companyId = input.companyId ?? null;
   if (input.clientId) {
-    const [client] = await db<{ company_id: string | null }[]>`
-      select company_id from clients where workspace_id = ${s.workspaceId} and id = ${input.clientId}`;
-    if (!client || !inScope(s, client.company_id)) throw notFound(`clientId: no client ${input.clientId}`);
-    if (companyId && client.company_id && companyId !== client.company_id) {
+    const [client] = await db<{ companyId: string | null }[]>`
+      select company_id as "companyId" from clients where workspace_id = ${s.workspaceId} and id = ${input.clientId}`;
+    if (!client || !inScope(s, client.companyId)) throw notFound(`clientId: no client ${input.clientId}`);
+    if (companyId && client.companyId && companyId !== client.companyId) {
       throw invalidInput(`clientId: client ${input.clientId} belongs to another company than companyId`);
     }
-    companyId ??= client.company_id;
+    companyId ??= client.companyId;
   }
   if (input.offerId) {
-    const [offer] = await db<{ company_id: string | null }[]>`
-      select company_id from offers where workspace_id = ${s.workspaceId} and id = ${input.offerId}`;
-    if (!offer || !inScope(s, offer.company_id)) throw notFound(`offerId: no offer ${input.offerId}`);
+    const [offer] = await db<{ companyId: string | null }[]>`
+      select company_id as "companyId" from offers where workspace_id = ${s.workspaceId} and id = ${input.offerId}`;
+    if (!offer || !inScope(s, offer.companyId)) throw notFound(`offerId: no offer ${input.offerId}`);
   }
   companyId = companyForWrite(s, companyId);
   if (companyId) await requireCompany(db, s, companyId);

@@ -1,21 +1,22 @@
 // Recordings: the key user's own audio recordings with summary, action items, notes and transcription (read-only).
-import { isoColumn } from "../db/sql.ts";
+import { allOf, isoColumn } from "../db/sql.ts";
 import type { Db } from "../db/client.ts";
 import { notFound } from "../errors.ts";
 import { actingUser } from "./personal.ts";
 import { companyFilter, type ScopedCaller, scopeOf } from "./scope.ts";
-import { type Page, pageOf } from "./page.ts";
+import { countUpTo, type Page, pageOf, type Paging } from "./page.ts";
 
 export type ActionItem = { text: string; done: boolean };
 
+/**
+ * A recording as list_recordings answers it: what a caller needs to pick one (title, when, how long, how much it
+ * holds). get_recording gives the summary, action items, notes and transcription.
+ */
 export interface RecordingSummary {
   id: string;
   title: string;
   recordedAt: string;
   durationSeconds: number;
-  companyId: string | null;
-  /** the summary's first 280 characters, so a list stays small */
-  summaryPreview: string;
   actionItemCount: number;
   hasTranscription: boolean;
 }
@@ -34,95 +35,57 @@ export interface Recording {
 }
 
 export const RECORDINGS_MAX_LIMIT = 10;
-const PREVIEW = 280;
 
-interface SummaryRow {
-  id: string;
-  title: string;
-  recorded_at: string;
-  duration_seconds: number;
-  company_id: string | null;
-  summary_preview: string;
-  summary_length: number;
-  action_item_count: number;
-  has_transcription: boolean;
-}
-
-/** The caller's most recent recordings (at most 10), newest first. */
+/** The caller's most recent recordings (at most 10 a page), newest first. */
 export async function listRecordings(
   db: Db,
   caller: ScopedCaller,
-  opts: { limit: number; offset?: number },
+  opts: Paging,
 ): Promise<Page<RecordingSummary>> {
   const s = scopeOf(caller);
   const userId = actingUser(caller);
-  const limit = Math.min(Math.max(1, Math.trunc(opts.limit)), RECORDINGS_MAX_LIMIT);
-  const rows = await db<SummaryRow[]>`
-    select r.id, r.title, ${isoColumn(db, "r.recorded_at")} as recorded_at, r.duration_seconds, r.company_id,
-           left(r.summary, ${PREVIEW}) as summary_preview, length(r.summary) as summary_length,
-           jsonb_array_length(r.action_items) as action_item_count,
-           length(r.transcription) > 0 as has_transcription
-      from recordings r
-     where r.workspace_id = ${s.workspaceId} and r.user_id = ${userId}
-       and ${companyFilter(db, s, "r.company_id")}
-     order by r.recorded_at desc, r.id
-     limit ${limit} offset ${opts.offset ?? 0}`;
-  const [{ total }] = await db<{ total: number }[]>`
-    select count(*)::int as total from recordings r
-     where r.workspace_id = ${s.workspaceId} and r.user_id = ${userId} and ${
-    companyFilter(db, s, "r.company_id")
-  }`;
-  return pageOf(
-    rows.map((r) => ({
-      id: r.id,
-      title: r.title,
-      recordedAt: r.recorded_at,
-      durationSeconds: r.duration_seconds,
-      companyId: r.company_id,
-      summaryPreview: r.summary_length > PREVIEW ? `${r.summary_preview}…` : r.summary_preview,
-      actionItemCount: r.action_item_count,
-      hasTranscription: r.has_transcription,
-    })),
-    total,
-    { limit, offset: opts.offset },
-  );
-}
-
-interface Row {
-  id: string;
-  title: string;
-  recorded_at: string;
-  duration_seconds: number;
-  company_id: string | null;
-  summary: string;
-  action_items: ActionItem[];
-  notes: string;
-  transcription: string;
-  created_at: string;
+  const paging = {
+    limit: Math.min(Math.max(1, Math.trunc(opts.limit)), RECORDINGS_MAX_LIMIT),
+    offset: opts.offset,
+  };
+  const where = allOf(db, [
+    db`r.workspace_id = ${s.workspaceId}`,
+    db`r.user_id = ${userId}`,
+    companyFilter(db, s, "r.company_id"),
+  ]);
+  const [items, total] = await Promise.all([
+    db<RecordingSummary[]>`
+      select r.id, r.title, ${isoColumn(db, "r.recorded_at")} as "recordedAt",
+             r.duration_seconds as "durationSeconds",
+             jsonb_array_length(r.action_items) as "actionItemCount",
+             length(r.transcription) > 0 as "hasTranscription"
+        from recordings r
+       where ${where}
+       order by r.recorded_at desc, r.id
+       limit ${paging.limit} offset ${paging.offset ?? 0}`,
+    countUpTo(db, db`recordings r where ${where}`, paging),
+  ]);
+  return pageOf(items, total, paging, true);
 }
 
 /** One of the caller's recordings in full; another person's, workspace's or company's → not_found. */
 export async function getRecording(db: Db, caller: ScopedCaller, id: string): Promise<Recording> {
   const s = scopeOf(caller);
   const userId = actingUser(caller);
-  const [r] = await db<Row[]>`
-    select r.id, r.title, ${isoColumn(db, "r.recorded_at")} as recorded_at, r.duration_seconds, r.company_id,
-           r.summary, r.action_items, r.notes, r.transcription, ${isoColumn(db, "r.created_at")} as created_at
+  const [r] = await db<Recording[]>`
+    select r.id, r.title, ${isoColumn(db, "r.recorded_at")} as "recordedAt",
+           r.duration_seconds as "durationSeconds", r.company_id as "companyId", r.summary,
+           r.action_items as "actionItems", r.notes, r.transcription, ${
+    isoColumn(db, "r.created_at")
+  } as "createdAt"
       from recordings r
      where r.workspace_id = ${s.workspaceId} and r.user_id = ${userId} and r.id = ${id}
        and ${companyFilter(db, s, "r.company_id")}`;
   if (!r) throw notFound(`recordingId: no recording ${id}`);
+  // Action items are stored JSON written by the recording app: each answered as exactly { text, done }.
   return {
-    id: r.id,
-    title: r.title,
-    recordedAt: r.recorded_at,
-    durationSeconds: r.duration_seconds,
-    companyId: r.company_id,
-    summary: r.summary,
-    actionItems: r.action_items.map((a) => ({ text: String(a.text ?? ""), done: a.done === true })),
-    notes: r.notes,
-    transcription: r.transcription,
-    createdAt: r.created_at,
+    ...r,
+    actionItems: r.actionItems.map((a) => ({ text: String(a.text ?? ""), done: a.done === true })),
   };
 }
 

@@ -6,7 +6,7 @@ import { divRound, formatMoney, parseMoney } from "../money.ts";
 import { actingUser, checkRange, hoursOf, minutesOf, personalCompany, projectInScope } from "./personal.ts";
 import { companyFilter, inScope, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
 import { visible as visibleTask } from "./tasks.ts";
-import { type Page, pageOf } from "./page.ts";
+import { countUpTo, type Page, pageOf, type Paging } from "./page.ts";
 
 export const EXCLUSIVE_LINK_RULE =
   "taskId: exactly one of taskId and categoryId is required (exclusive choice: a time " +
@@ -20,6 +20,33 @@ export interface TimeCategory {
   id: string;
   name: string;
   description: string;
+}
+
+/**
+ * A time log as list_time_logs answers it: what a caller needs to pick a log (day, times, hours, what it was for,
+ * the linked task, category and project with their names, the money). The full TimeLog adds the minutes, the
+ * company and the audit times.
+ */
+export interface TimeLogRow {
+  id: string;
+  date: string;
+  startTime: string;
+  endTime: string;
+  /** minutes / 60, rounded to 2 decimals */
+  hours: number;
+  description: string;
+  taskId: string | null;
+  taskTitle: string | null;
+  categoryId: string | null;
+  categoryName: string | null;
+  /** the task's project for a task log, the directly set project for a category log */
+  projectId: string | null;
+  projectName: string | null;
+  isBillable: boolean;
+  /** decimal string with 2 decimals ("85.00"), or null */
+  hourlyRate: string | null;
+  /** minutes / 60 × hourlyRate rounded half away from zero to the cent, for billable logs with a rate; else null */
+  amount: string | null;
 }
 
 export interface TimeLog {
@@ -231,20 +258,31 @@ export function summarize(entries: readonly SummaryEntry[]): TimeLogSummary {
 // ---- lookups ----------------------------------------------------------------------------------------------
 
 /** The workspace's active timesheet categories. */
-export async function listTimeCategories(db: Db, caller: ScopedCaller): Promise<TimeCategory[]> {
+export async function listTimeCategories(
+  db: Db,
+  caller: ScopedCaller,
+  paging: Paging,
+): Promise<Page<TimeCategory>> {
   const s = scopeOf(caller);
   actingUser(caller);
-  return await db<TimeCategory[]>`
-    select id, name, description from time_categories
-     where workspace_id = ${s.workspaceId} and is_active
-     order by sort_order, name`;
+  const where = db`c.workspace_id = ${s.workspaceId} and c.is_active`;
+  const [items, total] = await Promise.all([
+    db<TimeCategory[]>`
+      select c.id, c.name, c.description from time_categories c
+       where ${where}
+       order by c.sort_order, c.name, c.id
+       limit ${paging.limit} offset ${paging.offset ?? 0}`,
+    countUpTo(db, db`time_categories c where ${where}`, paging),
+  ]);
+  return pageOf(items, total, paging, true);
 }
 
 async function requireCategory(db: Db, s: Scope, categoryId: string): Promise<void> {
-  const [row] = await db<{ is_active: boolean }[]>`
-    select is_active from time_categories where workspace_id = ${s.workspaceId} and id = ${categoryId}`;
+  const [row] = await db<{ isActive: boolean }[]>`
+    select is_active as "isActive" from time_categories
+     where workspace_id = ${s.workspaceId} and id = ${categoryId}`;
   if (!row) throw notFound(`categoryId: no time category ${categoryId}`);
-  if (!row.is_active) throw invalidInput(`categoryId: time category ${categoryId} is no longer active`);
+  if (!row.isActive) throw invalidInput(`categoryId: time category ${categoryId} is no longer active`);
 }
 
 /**
@@ -257,14 +295,14 @@ async function taskInScope(
   userId: string,
   taskId: string,
 ): Promise<{ projectId: string | null; companyId: string | null }> {
-  const [row] = await db<{ project_id: string | null; company_id: string | null }[]>`
-    select t.project_id, t.company_id
+  const [row] = await db<{ projectId: string | null; companyId: string | null }[]>`
+    select t.project_id as "projectId", t.company_id as "companyId"
       from tasks t
      where t.workspace_id = ${s.workspaceId} and t.id = ${taskId}
        and (not t.is_private or t.created_by = ${userId}
             or exists (select 1 from task_assignees a where a.task_id = t.id and a.user_id = ${userId}))`;
-  if (!row || !inScope(s, row.company_id)) throw notFound(`taskId: no task ${taskId}`);
-  return { projectId: row.project_id, companyId: row.company_id };
+  if (!row || !inScope(s, row.companyId)) throw notFound(`taskId: no task ${taskId}`);
+  return row;
 }
 
 /**
@@ -292,24 +330,22 @@ async function linkCompany(
 
 // ---- reads ------------------------------------------------------------------------------------------------
 
+/** A log as stored, with its linked names; TimeLog and TimeLogRow add the computed hours and amount. */
 interface Row {
   id: string;
   date: string;
-  start_time: string;
-  end_time: string;
+  startTime: string;
+  endTime: string;
   minutes: number;
   description: string;
-  task_id: string | null;
-  task_title: string | null;
-  category_id: string | null;
-  category_name: string | null;
-  project_id: string | null;
-  project_name: string | null;
-  is_billable: boolean;
-  hourly_rate: string | null;
-  company_id: string | null;
-  created_at: string;
-  updated_at: string;
+  taskId: string | null;
+  taskTitle: string | null;
+  categoryId: string | null;
+  categoryName: string | null;
+  projectId: string | null;
+  projectName: string | null;
+  isBillable: boolean;
+  hourlyRate: string | null;
 }
 
 /**
@@ -319,15 +355,22 @@ interface Row {
  */
 function columns(db: Db, s: Scope, userId: string) {
   return db`
-    l.id, l.date::text as date, ${clockColumn(db, "l.start_time")} as start_time,
-    ${clockColumn(db, "l.end_time")} as end_time,
+    l.id, l.date::text as date, ${clockColumn(db, "l.start_time")} as "startTime",
+    ${clockColumn(db, "l.end_time")} as "endTime",
     (extract(epoch from (l.end_time - l.start_time)) / 60)::int as minutes,
-    l.description, l.task_id, case when ${visibleTask(db, s, userId, "t")} then t.title end as task_title,
-    l.category_id, c.name as category_name,
-    coalesce(t.project_id, l.project_id) as project_id,
-    case when ${companyFilter(db, s, "p.company_id")} then p.name end as project_name,
-    l.is_billable, l.hourly_rate::text as hourly_rate, l.company_id,
-    ${isoColumn(db, "l.created_at")} as created_at, ${isoColumn(db, "l.updated_at")} as updated_at`;
+    l.description, l.task_id as "taskId",
+    case when ${visibleTask(db, s, userId, "t")} then t.title end as "taskTitle",
+    l.category_id as "categoryId", c.name as "categoryName",
+    coalesce(t.project_id, l.project_id) as "projectId",
+    case when ${companyFilter(db, s, "p.company_id")} then p.name end as "projectName",
+    l.is_billable as "isBillable", l.hourly_rate::text as "hourlyRate"`;
+}
+
+/** The full log's further columns: its company and audit times. */
+function fullColumns(db: Db, s: Scope, userId: string) {
+  return db`
+    ${columns(db, s, userId)}, l.company_id as "companyId",
+    ${isoColumn(db, "l.created_at")} as "createdAt", ${isoColumn(db, "l.updated_at")} as "updatedAt"`;
 }
 
 function joins(db: Db) {
@@ -338,27 +381,52 @@ function joins(db: Db) {
       left join projects p on p.workspace_id = l.workspace_id and p.id = coalesce(t.project_id, l.project_id)`;
 }
 
-function toLog(r: Row): TimeLog {
+/** The list row: hours and amount computed from the stored minutes and rate. */
+function toRow(r: Row): TimeLogRow {
   return {
     id: r.id,
     date: r.date,
-    startTime: r.start_time,
-    endTime: r.end_time,
+    startTime: r.startTime,
+    endTime: r.endTime,
+    hours: hoursOf(r.minutes),
+    description: r.description,
+    taskId: r.taskId,
+    taskTitle: r.taskTitle,
+    categoryId: r.categoryId,
+    categoryName: r.categoryName,
+    projectId: r.projectId,
+    projectName: r.projectName,
+    isBillable: r.isBillable,
+    hourlyRate: r.hourlyRate,
+    amount: logAmount(r.minutes, r.isBillable, r.hourlyRate),
+  };
+}
+
+/** A stored log with the full answer's further columns (fullColumns). */
+type FullRow = Row & Pick<TimeLog, "companyId" | "createdAt" | "updatedAt">;
+
+/** The full log, in the order its answer has always had. */
+function toLog(r: FullRow): TimeLog {
+  return {
+    id: r.id,
+    date: r.date,
+    startTime: r.startTime,
+    endTime: r.endTime,
     minutes: r.minutes,
     hours: hoursOf(r.minutes),
     description: r.description,
-    taskId: r.task_id,
-    taskTitle: r.task_title,
-    categoryId: r.category_id,
-    categoryName: r.category_name,
-    projectId: r.project_id,
-    projectName: r.project_name,
-    isBillable: r.is_billable,
-    hourlyRate: r.hourly_rate,
-    amount: logAmount(r.minutes, r.is_billable, r.hourly_rate),
-    companyId: r.company_id,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
+    taskId: r.taskId,
+    taskTitle: r.taskTitle,
+    categoryId: r.categoryId,
+    categoryName: r.categoryName,
+    projectId: r.projectId,
+    projectName: r.projectName,
+    isBillable: r.isBillable,
+    hourlyRate: r.hourlyRate,
+    amount: logAmount(r.minutes, r.isBillable, r.hourlyRate),
+    companyId: r.companyId,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
   };
 }
 
@@ -367,7 +435,7 @@ export async function listTimeLogs(
   db: Db,
   caller: ScopedCaller,
   filter: TimeLogFilter,
-): Promise<Page<TimeLog>> {
+): Promise<Page<TimeLogRow>> {
   const s = scopeOf(caller);
   const userId = actingUser(caller);
   checkRange(filter.startDate, filter.endDate);
@@ -379,19 +447,19 @@ export async function listTimeLogs(
   if (filter.startDate) parts.push(db`l.date >= ${filter.startDate}::date`);
   if (filter.endDate) parts.push(db`l.date <= ${filter.endDate}::date`);
   const where = allOf(db, parts);
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db<Row[]>`
       select ${columns(db, s, userId)} ${joins(db)} where ${where}
        order by l.date desc, l.start_time, l.id
        limit ${filter.limit} offset ${filter.offset ?? 0}`,
-    db<{ total: number }[]>`select count(*)::int as total from time_logs l where ${where}`,
+    countUpTo(db, db`time_logs l where ${where}`, filter),
   ]);
-  return pageOf(rows.map(toLog), total, filter);
+  return pageOf(rows.map(toRow), total, filter, true);
 }
 
 async function fetchLog(db: Db, s: Scope, userId: string, id: string): Promise<TimeLog | null> {
-  const [row] = await db<Row[]>`
-    select ${columns(db, s, userId)} ${joins(db)}
+  const [row] = await db<FullRow[]>`
+    select ${fullColumns(db, s, userId)} ${joins(db)}
      where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId} and l.id = ${id}
        and ${companyFilter(db, s, "l.company_id")}`;
   return row ? toLog(row) : null;
@@ -427,25 +495,20 @@ export async function timeLogSummary(
   const projectIds = filter.projectIds && filter.projectIds.length > 0
     ? [...new Set(filter.projectIds)]
     : null;
-  const rows = await db<(Row & { is_billable: boolean })[]>`
-    select ${columns(db, s, userId)} ${joins(db)}
-     where l.workspace_id = ${s.workspaceId} and l.user_id = ${userId}
-       and ${companyFilter(db, s, "l.company_id")}
-       and (${filter.startDate ?? null}::date is null or l.date >= ${filter.startDate ?? null}::date)
-       and (${filter.endDate ?? null}::date is null or l.date <= ${filter.endDate ?? null}::date)
-       and (${projectIds}::uuid[] is null or coalesce(t.project_id, l.project_id) = any(${projectIds}::uuid[]))`;
+  const parts = [
+    db`l.workspace_id = ${s.workspaceId}`,
+    db`l.user_id = ${userId}`,
+    companyFilter(db, s, "l.company_id"),
+  ];
+  if (filter.startDate) parts.push(db`l.date >= ${filter.startDate}::date`);
+  if (filter.endDate) parts.push(db`l.date <= ${filter.endDate}::date`);
+  if (projectIds) parts.push(db`coalesce(t.project_id, l.project_id) = any(${projectIds}::uuid[])`);
+  const rows = await db<Row[]>`select ${columns(db, s, userId)} ${joins(db)} where ${allOf(db, parts)}`;
   return {
     startDate: filter.startDate ?? null,
     endDate: filter.endDate ?? null,
     projectIds,
-    ...summarize(rows.map((r) => ({
-      minutes: r.minutes,
-      isBillable: r.is_billable,
-      projectId: r.project_id,
-      projectName: r.project_name,
-      categoryId: r.category_id,
-      categoryName: r.category_name,
-    }))),
+    ...summarize(rows),
   };
 }
 

@@ -26,6 +26,8 @@ const PAGE_TOOLS = [
   "list_time_logs",
   "list_appointments",
   "list_invoices",
+  "list_calendars",
+  "list_time_categories",
 ];
 
 async function connect(app: RequestTarget, key: string) {
@@ -56,7 +58,7 @@ Deno.test("outputSchema: the page list tools and get_booking_settings declare on
   assert.deepEqual(page.required, ["items", "total", "limit", "offset", "hasMore", "nextOffset"]);
   const invoices = reg.all.get("list_invoices")!.listing.outputSchema as { required: string[] };
   assert.ok(invoices.required.includes("sums"));
-  for (const name of ["list_projects", "list_subtasks", "list_calendars", "list_time_categories"]) {
+  for (const name of ["list_projects", "list_subtasks"]) {
     assert.equal(
       reg.all.get(name)!.listing.outputSchema,
       undefined,
@@ -107,6 +109,47 @@ Deno.test("the SDK client refuses a result that does not match the declared outp
       c.client.callTool({ name: "list_tasks", arguments: {} }),
       /Structured content does not match the tool's output schema/,
     );
+  } finally {
+    await c.close();
+  }
+});
+
+Deno.test("the SDK client accepts a page whose count stopped at its window (total null, totalAtLeast)", async () => {
+  // Lists count at most TOTAL_COUNT_WINDOW past the page (lib/workspace/page.ts): such a page must still match.
+  const capped = defineTool({
+    name: "list_time_logs",
+    title: "List time logs",
+    area: "time_tracking",
+    module: "time_tracking",
+    needsUser: true,
+    variants: { A: z.strictObject({}) },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    outputSchema: pageOutput(),
+    description: "Test stand-in. Returns a page whose total was not counted to the end.",
+    run: () => ({
+      items: [{}],
+      total: null,
+      totalAtLeast: 1101,
+      limit: 100,
+      offset: 0,
+      hasMore: true,
+      nextOffset: 1,
+    }),
+  });
+  const c = await connect(mcpApp(db.sql, "A", { tools: [capped] }), f.keys.owner);
+  try {
+    await c.client.listTools();
+    const r = await c.client.callTool({ name: "list_time_logs", arguments: {} });
+    assert.equal(r.isError, undefined, JSON.stringify(r.content));
+    assert.deepEqual(r.structuredContent, {
+      items: [{}],
+      total: null,
+      totalAtLeast: 1101,
+      limit: 100,
+      offset: 0,
+      hasMore: true,
+      nextOffset: 1,
+    });
   } finally {
     await c.close();
   }

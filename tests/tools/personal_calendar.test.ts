@@ -68,15 +68,40 @@ Deno.test("list_recordings: own, newest first, at most 10, in scope", async () =
     "Call 4",
     "Call 3",
   ]);
+  // A list row is the short form: the summary, action items, notes and transcription come from get_recording.
   assert.deepEqual(list[0], {
     id: recIds[11],
     title: "Call 12",
     recordedAt: "2026-02-12T10:00:00Z",
     durationSeconds: 720,
-    companyId: f.companies.b,
-    summaryPreview: "Summary 12",
     actionItemCount: 0,
     hasTranscription: false,
+  });
+  const oldest = await callOk(appA, f.keys.owner, "list_recordings", { limit: 10, offset: 10 });
+  assert.deepEqual(oldest, {
+    items: [
+      {
+        id: recIds[1],
+        title: "Call 2",
+        recordedAt: "2026-02-02T10:00:00Z",
+        durationSeconds: 120,
+        actionItemCount: 0,
+        hasTranscription: false,
+      },
+      {
+        id: recIds[0],
+        title: "Call 1",
+        recordedAt: "2026-02-01T10:00:00Z",
+        durationSeconds: 60,
+        actionItemCount: 2,
+        hasTranscription: true,
+      },
+    ],
+    total: 12,
+    limit: 10,
+    offset: 10,
+    hasMore: false,
+    nextOffset: null,
   });
   const three = (await callOk(appA, f.keys.owner, "list_recordings", { limit: 3 })).items;
   assert.equal(three.length, 3);
@@ -140,22 +165,42 @@ const north = (await insertCalendar(db.sql, {
 })).id;
 const adminCal = (await insertCalendar(db.sql, { workspaceId: ws, userId: f.users.admin, name: "Admin" })).id;
 
-Deno.test("list_calendars: own calendars, default first, in scope", async () => {
+Deno.test("list_calendars: own calendars, default first, in scope, as a page", async () => {
   const cals = await callOk(appA, f.keys.owner, "list_calendars");
-  assert.deepEqual(cals.map((c: { id: string }) => c.id), [work, north]);
-  assert.equal(cals[0].isDefault, true);
-  assert.equal(cals[1].color, "#10b981");
-  assert.equal(cals[1].timeZone, "Europe/Zurich");
-  assert.equal(cals[1].companyId, f.companies.a);
-  const scoped = await callOk(appA, f.keys.ownerCompanyA, "list_calendars");
+  assert.deepEqual(cals, {
+    items: [
+      { id: work, name: "Work", timeZone: "UTC", isDefault: true },
+      { id: north, name: "A clients", timeZone: "Europe/Zurich", isDefault: false },
+    ],
+    total: 2,
+    limit: 100,
+    offset: 0,
+    hasMore: false,
+    nextOffset: null,
+  });
+  const first = await callOk(appA, f.keys.owner, "list_calendars", { limit: 1 });
+  assert.deepEqual([first.items.map((c: { id: string }) => c.id), first.hasMore, first.nextOffset], [
+    [work],
+    true,
+    1,
+  ]);
+  const second = await callOk(appA, f.keys.owner, "list_calendars", { limit: 1, offset: 1 });
+  assert.deepEqual([second.items.map((c: { id: string }) => c.id), second.hasMore], [[north], false]);
+  const scoped = (await callOk(appA, f.keys.ownerCompanyA, "list_calendars")).items;
   assert.deepEqual(scoped.map((c: { id: string }) => c.id), [north]);
   const viaB = await callOk(appB, f.keys.internal, "list_calendars");
-  assert.equal(viaB.length, 2);
-  assert.deepEqual((await callOk(appA, f.keys.admin, "list_calendars")).map((c: { id: string }) => c.id), [
-    adminCal,
-  ]);
-  assert.deepEqual(await callOk(appA, f.other.key, "list_calendars"), []);
+  assert.equal(viaB.items.length, 2);
+  assert.equal(viaB.total, 2);
+  assert.deepEqual(
+    (await callOk(appA, f.keys.admin, "list_calendars")).items.map((c: { id: string }) => c.id),
+    [adminCal],
+  );
+  const foreign = await callOk(appA, f.other.key, "list_calendars");
+  assert.deepEqual([foreign.items, foreign.total], [[], 0]);
   await callFails(appA, f.keys.owner, "list_calendars", { all: true }, "invalid_input");
+  await callFails(appA, f.keys.owner, "list_calendars", { limit: 0 }, "invalid_input");
+  await callFails(appA, f.keys.owner, "list_calendars", { limit: 501 }, "invalid_input");
+  await callFails(appA, f.keys.owner, "list_calendars", { offset: -1 }, "invalid_input");
   await callFails(appB, f.keys.workspace, "list_calendars", {}, "access_denied");
   await callFails(appA, f.keys.accounting, "list_calendars", {}, "access_denied");
 });
@@ -279,6 +324,59 @@ Deno.test("list_appointments: own, in date order, filtered, in scope", async () 
   const first = await mk("2026-04-01", "12:00", "13:00", { projectId: projB });
   const later = await mk("2026-04-09", "12:00", "13:00");
   const ids = (list: Array<{ id: string }>) => list.map((a) => a.id);
+  const detailed = await mk("2026-04-03", "09:00", "09:30", {
+    title: "Site visit",
+    clientName: "Cleo",
+    clientEmail: "cleo@client.test",
+    clientPhone: "+41 1",
+    location: "online",
+    onlinePlatform: "Zoom",
+    onlineLink: "https://zoom.example.com/j/9",
+    notes: "long notes stay out of the list",
+    status: "confirmed",
+    projectId: projA,
+  });
+  const [row] =
+    (await callOk(appA, key, "list_appointments", { startDate: "2026-04-03", endDate: "2026-04-03" }))
+      .items;
+  // A list row is the short form; create and update answer the client's contact, notes, calendar and audit times.
+  assert.deepEqual(row, {
+    id: detailed.id,
+    title: "Site visit",
+    date: "2026-04-03",
+    startTime: "09:00",
+    endTime: "09:30",
+    isAllDay: false,
+    status: "confirmed",
+    location: "online",
+    address: null,
+    onlineLink: "https://zoom.example.com/j/9",
+    clientName: "Cleo",
+    projectId: projA,
+    projectName: "A work",
+  });
+  const {
+    clientEmail,
+    clientPhone,
+    onlinePlatform,
+    notes,
+    calendarId,
+    companyId,
+    createdAt,
+    updatedAt,
+    ...short
+  } = detailed;
+  assert.deepEqual(short, row);
+  assert.deepEqual([clientEmail, clientPhone, onlinePlatform, notes, calendarId, companyId], [
+    "cleo@client.test",
+    "+41 1",
+    "Zoom",
+    "long notes stay out of the list",
+    null,
+    f.companies.a,
+  ]);
+  assert.equal(updatedAt, createdAt);
+  await db.sql`delete from appointments where id = ${detailed.id}`;
   assert.deepEqual(ids((await callOk(appA, key, "list_appointments")).items), [
     first.id,
     allDay.id,
@@ -489,7 +587,7 @@ Deno.test("variant B (internal key): appointments' bad input, not_found, another
   const inA = await callOk(appB, scopedInternal, "create_appointment", { ...base, title: "Scoped" });
   assert.equal(inA.companyId, f.companies.a);
   assert.equal(inA.calendarId, north, "the default calendar is out of scope: the first one in scope is used");
-  const calendars = await callOk(appB, scopedInternal, "list_calendars");
+  const calendars = (await callOk(appB, scopedInternal, "list_calendars")).items;
   assert.deepEqual(calendars.map((c: { id: string }) => c.id), [north]);
   const recs = (await callOk(appB, scopedInternal, "list_recordings")).items;
   assert.deepEqual(recs.map((r: { id: string }) => r.id), [recIds[10]]);

@@ -17,7 +17,7 @@ Deno.test("demo data: recordings, time logs, categories, calendars, appointments
     assert.ok(full.transcription.length > 0);
     assert.ok(full.summary.length > 0);
 
-    const cats = await callOk(app, demo.apiKey, "list_time_categories");
+    const cats = (await callOk(app, demo.apiKey, "list_time_categories")).items;
     assert.deepEqual(cats.map((c: { name: string }) => c.name), ["Meeting", "Admin", "Training", "Travel"]);
     const logs = (await callOk(app, demo.apiKey, "list_time_logs")).items;
     assert.ok(logs.length >= 4);
@@ -25,11 +25,15 @@ Deno.test("demo data: recordings, time logs, categories, calendars, appointments
     assert.equal(summary.entryCount, logs.length);
     assert.ok(summary.byCategory.length === 4);
 
-    const calendars = await callOk(app, demo.apiKey, "list_calendars");
+    const calendars = (await callOk(app, demo.apiKey, "list_calendars")).items;
     assert.deepEqual(calendars.map((c: { name: string }) => c.name), ["Work", "Demo North clients"]);
     const appointments = (await callOk(app, demo.apiKey, "list_appointments")).items;
     assert.equal(appointments.length, 3);
-    assert.ok(appointments.every((a: { calendarId: string }) => a.calendarId === calendars[0].id));
+    // List rows leave the calendar out; the stored appointments are all in the default calendar.
+    const stored = await db.sql<{ calendar_id: string }[]>`
+      select calendar_id from appointments where id = any(${appointments.map((a: { id: string }) => a.id)})`;
+    assert.equal(stored.length, 3);
+    assert.ok(stored.every((a) => a.calendar_id === calendars[0].id));
 
     const booking = await callOk(app, demo.apiKey, "get_booking_settings");
     assert.equal(booking.configured, true);

@@ -6,6 +6,7 @@ import { buildFixture, callFails, callOk, type Fixture, listedTools, mcpApp, rpc
 import { createProject } from "../../lib/workspace/projects.ts";
 import { EXCLUSIVE_LINK_RULE, insertTimeCategory, PROJECT_LINK_RULE } from "../../lib/workspace/time_logs.ts";
 import { MODULES } from "../../lib/workspace/modules.ts";
+import { TOTAL_COUNT_WINDOW } from "../../lib/workspace/page.ts";
 
 const db = await freshDatabase();
 const f = await buildFixture(db.sql);
@@ -56,14 +57,36 @@ const otherTask = await task(f.other.workspaceId, "Foreign task", { projectId: o
 
 const day = { date: "2026-03-02", startTime: "09:00", endTime: "10:30" };
 
-Deno.test("list_time_categories: active categories of the workspace, in order", async () => {
+Deno.test("list_time_categories: active categories of the workspace, in order, as a page", async () => {
   const cats = await callOk(appA, f.keys.owner, "list_time_categories");
-  assert.deepEqual(cats, [
-    { id: meeting, name: "Meeting", description: "" },
-    { id: admin, name: "Admin", description: "" },
-  ]);
+  assert.deepEqual(cats, {
+    items: [
+      { id: meeting, name: "Meeting", description: "" },
+      { id: admin, name: "Admin", description: "" },
+    ],
+    total: 2,
+    limit: 100,
+    offset: 0,
+    hasMore: false,
+    nextOffset: null,
+  });
+  const first = await callOk(appA, f.keys.owner, "list_time_categories", { limit: 1 });
+  assert.deepEqual(first, {
+    items: [{ id: meeting, name: "Meeting", description: "" }],
+    total: 2,
+    limit: 1,
+    offset: 0,
+    hasMore: true,
+    nextOffset: 1,
+  });
+  const second = await callOk(appA, f.keys.owner, "list_time_categories", { limit: 1, offset: 1 });
+  assert.deepEqual(second.items, [{ id: admin, name: "Admin", description: "" }]);
+  assert.deepEqual([second.hasMore, second.nextOffset], [false, null]);
   await callFails(appA, f.keys.owner, "list_time_categories", { extra: 1 }, "invalid_input");
-  const foreign = await callOk(appA, f.other.key, "list_time_categories");
+  await callFails(appA, f.keys.owner, "list_time_categories", { limit: 0 }, "invalid_input");
+  await callFails(appA, f.keys.owner, "list_time_categories", { limit: 501 }, "invalid_input");
+  await callFails(appA, f.keys.owner, "list_time_categories", { offset: -1 }, "invalid_input");
+  const foreign = (await callOk(appA, f.other.key, "list_time_categories")).items;
   assert.deepEqual(foreign.map((c: { name: string }) => c.name), ["Foreign"]);
 });
 
@@ -217,6 +240,55 @@ Deno.test("list_time_logs: own logs only, in scope, filtered by dates, newest da
 
   const all = (await callOk(appA, key, "list_time_logs")).items;
   assert.deepEqual(all.map((l: { id: string }) => l.id), [l4.id, l3.id, l2.id, l1.id]);
+  // A list row is the short form: no minutes, company or audit times (create and update answer those).
+  assert.deepEqual(all[2], {
+    id: l2.id,
+    date: "2026-04-02",
+    startTime: "13:00",
+    endTime: "14:00",
+    hours: 1,
+    description: "",
+    taskId: null,
+    taskTitle: null,
+    categoryId: meeting,
+    categoryName: "Meeting",
+    projectId: projB,
+    projectName: "Project B",
+    isBillable: false,
+    hourlyRate: null,
+    amount: null,
+  });
+  const billable = await mk("2026-04-06", "09:00", "09:40", {
+    taskId: taskA,
+    description: "review",
+    isBillable: true,
+    hourlyRate: "1.00",
+  });
+  const [row] = (await callOk(appA, key, "list_time_logs", { startDate: "2026-04-06" })).items;
+  assert.deepEqual(row, {
+    id: billable.id,
+    date: "2026-04-06",
+    startTime: "09:00",
+    endTime: "09:40",
+    hours: 0.67,
+    description: "review",
+    taskId: taskA,
+    taskTitle: "Task A",
+    categoryId: null,
+    categoryName: null,
+    projectId: projA,
+    projectName: "Project A",
+    isBillable: true,
+    hourlyRate: "1.00",
+    amount: "0.67",
+  });
+  // The full log (create's answer) is the list row plus the minutes, company and audit times.
+  const { minutes, companyId, createdAt, updatedAt, ...short } = billable;
+  assert.deepEqual(short, row);
+  assert.deepEqual([minutes, companyId], [40, f.companies.a]);
+  assert.match(createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.equal(updatedAt, createdAt);
+  await callOk(appA, key, "delete_time_log", { timeLogId: billable.id });
   const range =
     (await callOk(appA, key, "list_time_logs", { startDate: "2026-04-02", endDate: "2026-04-04" })).items;
   assert.deepEqual(range.map((l: { id: string }) => l.id), [l3.id, l2.id]);
@@ -612,7 +684,12 @@ Deno.test("variant B (internal key): bad input, not_found, another person's log,
   await callFails(appB, scopedInternal, "create_time_log", { ...day, taskId: taskB }, "not_found");
   const inA = (await callOk(appB, scopedInternal, "list_time_logs")).items;
   assert.ok(inA.length > 0);
-  assert.ok(inA.every((l: { companyId: string }) => l.companyId === f.companies.a));
+  // List rows carry no company: the stored rows say each listed log is company a's, and every one is listed.
+  const listedIds = inA.map((l: { id: string }) => l.id).sort();
+  const ownA = await db.sql<{ id: string }[]>`
+    select id from time_logs
+     where workspace_id = ${f.workspaceId} and user_id = ${f.users.owner} and company_id = ${f.companies.a}`;
+  assert.deepEqual(listedIds, ownA.map((r) => r.id).sort());
   const bLog = await callOk(appB, k, "create_time_log", { ...day, taskId: taskB });
   await callFails(appB, scopedInternal, "delete_time_log", { timeLogId: bLog.id }, "not_found");
 
@@ -621,4 +698,24 @@ Deno.test("variant B (internal key): bad input, not_found, another person's log,
     id: bLog.id,
   });
   await callFails(appB, k, "delete_time_log", { timeLogId: bLog.id }, "not_found");
+});
+
+Deno.test("list_time_logs: totals counted up to the window past the page; paging stays exact", async () => {
+  const fx = await buildFixture(db.sql);
+  const cat = (await insertTimeCategory(db.sql, fx.workspaceId, { name: "Bulk" })).id;
+  const n = 10 + TOTAL_COUNT_WINDOW + 5;
+  await db.sql`
+    insert into time_logs (workspace_id, user_id, date, start_time, end_time, category_id)
+    select ${fx.workspaceId}, ${fx.users.owner}, date '2026-01-01' + (g % 300), '09:00', '10:00', ${cat}
+      from generate_series(1, ${n}) g`;
+  const first = await callOk(appA, fx.keys.owner, "list_time_logs", { limit: 10 });
+  assert.equal(first.items.length, 10);
+  assert.equal(first.total, null);
+  assert.equal(first.totalAtLeast, 10 + TOTAL_COUNT_WINDOW);
+  assert.deepEqual([first.hasMore, first.nextOffset], [true, 10]);
+  const last = await callOk(appA, fx.keys.owner, "list_time_logs", { limit: 10, offset: n - 4 });
+  assert.equal(last.items.length, 4);
+  assert.equal(last.total, n);
+  assert.equal("totalAtLeast" in last, false);
+  assert.deepEqual([last.hasMore, last.nextOffset], [false, null]);
 });
