@@ -260,6 +260,7 @@ export async function startServer(
     args: [
       "run",
       "-A",
+      "--config=deno.test.json", // load_server.ts imports the MCP SDK, a bench-only package
       ...(cpuProf
         ? ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`, `--cpu-prof-name=${spec.mode}-${port}.cpuprofile`]
         : []),

@@ -8,6 +8,10 @@ export interface ModuleGraph {
   npmPackages: Record<string, { name: string; dependencies?: string[] }>;
 }
 
+/**
+ * Read from the project root without --config, so under deno.json and deno.lock (the run path's import map) even
+ * when the tests themselves run under deno.test.json.
+ */
 export async function moduleGraph(entry: string): Promise<ModuleGraph> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", entry],
