@@ -1,6 +1,6 @@
 // Tokens of the tools/list answer per variant and role, counted with npm gpt-tokenizer (o200k_base).
 //
-// Run: `deno run -A bench/catalogue_tokens.ts` (no database: the views come from the registry, exactly the bytes
+// Run: `deno run -A --config deno.test.json bench/catalogue_tokens.ts` (no database: the views come from the registry, exactly the bytes
 // /mcp sends as `result`). Prints a Markdown table. Bench-only: nothing under main.ts imports gpt-tokenizer.
 import { countTokens } from "gpt-tokenizer";
 import type { McpVariant } from "../lib/config.ts";

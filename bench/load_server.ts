@@ -1,6 +1,6 @@
 // Server subprocess for bench/load.ts: serves one of the compared implementations on a loopback port.
 //
-// `deno run -A bench/load_server.ts '<json ServerSpec>'` — modes:
+// `deno run -A --config deno.test.json bench/load_server.ts '<json ServerSpec>'` — modes:
 //   portico  the real app (routes/mod.ts), built as main.ts builds it
 //   mcp_sdk  baseline (a): the SDK's documented stateless pattern, a new McpServer per request
 //   bare     baseline (b): Deno.serve + postgres.js running the same SQL, no framework (the ceiling)

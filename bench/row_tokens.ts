@@ -1,6 +1,6 @@
 // Tokens per list row of every list tool, counted with npm gpt-tokenizer (o200k_base), over the demo workspace.
 //
-// Run: `deno task bench --bench=row_tokens` or `deno run -A bench/row_tokens.ts [--json]` (a fresh database:
+// Run: `deno task bench --bench=row_tokens` or `deno run -A --config deno.test.json bench/row_tokens.ts [--json]` (a fresh database:
 // DATABASE_URL's server, or in-memory PGlite). Each list tool is called through /mcp with the demo owner's key
 // and its default arguments; a row's tokens are those of its JSON as the answer carries it (the items array's
 // tokens divided by its length). Prints a Markdown table; asserts nothing. Bench-only: nothing under main.ts
