@@ -23,6 +23,6 @@ export const listAppointments = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
   description:
-    "Lists your appointments by date. Returns a page of short rows (full: create/update_appointment).",
+    "Lists your appointments by date. Returns a page of rows without calendar, company and audit times.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -18,6 +18,10 @@ export const APPOINTMENT_TIMES_RULE = "endTime: must be after startTime unless i
  * with whom, the project). The full Appointment adds the client's contact details, the video platform, the
  * notes, the calendar, the company and the audit times.
  */
+/**
+ * A list row: the appointment without its calendar, company and audit times. There is no get_appointment, so the
+ * client's contact, the platform and the notes stay in the row — the list is the only way to read them.
+ */
 export interface AppointmentRow {
   id: string;
   title: string;
@@ -28,8 +32,12 @@ export interface AppointmentRow {
   status: AppointmentStatus;
   location: AppointmentLocation | null;
   address: string | null;
+  onlinePlatform: string | null;
   onlineLink: string | null;
   clientName: string;
+  clientEmail: string | null;
+  clientPhone: string | null;
+  notes: string;
   projectId: string | null;
   projectName: string | null;
 }
@@ -126,8 +134,9 @@ function rowColumns(db: Db, s: Scope) {
   return db`
     a.id, a.title, a.date::text as date, ${clockColumn(db, "a.start_time")} as "startTime",
     ${clockColumn(db, "a.end_time")} as "endTime", a.is_all_day as "isAllDay", a.status, a.location,
-    a.address, a.online_link as "onlineLink", a.client_name as "clientName", a.project_id as "projectId",
-    ${projectName(db, s)}`;
+    a.address, a.online_platform as "onlinePlatform", a.online_link as "onlineLink",
+    a.client_name as "clientName", a.client_email as "clientEmail", a.client_phone as "clientPhone", a.notes,
+    a.project_id as "projectId", ${projectName(db, s)}`;
 }
 
 /** The columns of the full appointment, in the order its answer has always had. */
