@@ -49,28 +49,10 @@ export interface TimeLogRow {
   amount: string | null;
 }
 
-export interface TimeLog {
-  id: string;
-  date: string;
-  startTime: string;
-  endTime: string;
+/** The full time log: its list row plus the minutes, the company and the audit times. */
+export interface TimeLog extends TimeLogRow {
   /** whole minutes between startTime and endTime */
   minutes: number;
-  /** minutes / 60, rounded to 2 decimals */
-  hours: number;
-  description: string;
-  taskId: string | null;
-  taskTitle: string | null;
-  categoryId: string | null;
-  categoryName: string | null;
-  /** the task's project for a task log, the directly set project for a category log */
-  projectId: string | null;
-  projectName: string | null;
-  isBillable: boolean;
-  /** decimal string with 2 decimals ("85.00"), or null */
-  hourlyRate: string | null;
-  /** minutes / 60 × hourlyRate rounded half away from zero to the cent, for billable logs with a rate; else null */
-  amount: string | null;
   companyId: string | null;
   createdAt: string;
   updatedAt: string;

@@ -13,7 +13,7 @@ Deno.test("token endpoint: refused requests per address are limited, then 429 wi
   const ctx = await setup({ TOKEN_FAILURE_RATE_LIMIT: "3/60" });
   try {
     const conf = await registerConfidential(ctx.app);
-    const wrongSecret = (ip: string) =>
+    const refreshWith = (secret: string, ip: string) =>
       ctx.app.request("/oauth/token", {
         method: "POST",
         headers: form,
@@ -21,25 +21,17 @@ Deno.test("token endpoint: refused requests per address are limited, then 429 wi
           grant_type: "refresh_token",
           refresh_token: "nope",
           client_id: conf.client_id,
-          client_secret: "wrong-secret",
+          client_secret: secret,
         }).toString(),
       }, from(ip));
+    const wrongSecret = (ip: string) => refreshWith("wrong-secret", ip);
     for (let i = 0; i < 3; i++) {
       const res = await wrongSecret("198.51.100.7");
       assert.equal(res.status, 401);
       assert.equal((await res.json()).error, "invalid_client");
     }
     // The fourth is refused before the client is looked up: even the right secret gets 429 now.
-    const refused = await ctx.app.request("/oauth/token", {
-      method: "POST",
-      headers: form,
-      body: new URLSearchParams({
-        grant_type: "refresh_token",
-        refresh_token: "nope",
-        client_id: conf.client_id,
-        client_secret: conf.client_secret!,
-      }).toString(),
-    }, from("198.51.100.7"));
+    const refused = await refreshWith(conf.client_secret!, "198.51.100.7");
     assert.equal(refused.status, 429);
     assert.equal(refused.headers.get("retry-after"), "20");
     assert.equal(refused.headers.get("cache-control"), "no-store");
