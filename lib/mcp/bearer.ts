@@ -1,6 +1,6 @@
 // Authorization: Bearer → Caller: an RFC 9068 access token of this server, checked in-process (signature, exp,
-// iss, typ, aud = {ISSUER}/mcp, scope workspace), then one SQL query: grant live + the workspace chosen on
-// consent + member + role + overrides + the person not disabled. Revocation bites on the next request.
+// iss, typ, aud = {ISSUER}/mcp, scope workspace), then one SQL query: grant live + the workspace and tool limits
+// chosen on consent + member + role + overrides + the person not disabled. Revocation bites on the next request.
 import { sha256Hex } from "../crypto.ts";
 import type { Db } from "../db/client.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
@@ -83,6 +83,8 @@ interface GrantRow {
   role: string | null;
   company_ids: string[] | null;
   overrides: Record<string, string[]> | null;
+  toolsets: string[] | null;
+  read_only: boolean;
 }
 
 /** Loads the caller for a raw Bearer token value. */
@@ -118,9 +120,11 @@ export async function loadBearerCaller(deps: BearerDeps, token: string): Promise
   if (!grantId || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(grantId)) {
     return invalid("the access token names no grant");
   }
-  // One round trip: the grant, the person, the workspace chosen on consent, the member row and overrides.
+  // One round trip: the grant (with the workspace and tool limits chosen on consent), the person, the member row
+  // and overrides.
   const [row] = await deps.db<GrantRow[]>`
     select g.user_id, g.client_id, g.revoked_at is null as live, g.workspace_id, g.company_id,
+           g.toolsets, g.read_only,
            u.disabled_at is not null as disabled,
            (g.last_used_at is null
              or g.last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS})) as stale,
@@ -155,6 +159,8 @@ export async function loadBearerCaller(deps: BearerDeps, token: string): Promise
       overrides: row.overrides,
       clientId: row.client_id,
       grantId,
+      toolsets: row.toolsets,
+      readOnly: row.read_only,
     }),
   };
 }
