@@ -54,8 +54,9 @@ export async function rememberedToolLimits(db: Db, userId: string, clientId: str
 /**
  * Remembers an approval; scopes add up with earlier approvals for the same client. A new place replaces the
  * remembered one, and so do the tool limits chosen with it (docs/oauth.md "Toolsets and read-only on
- * consent"). A choice that narrows also narrows the app's live grants at once (their toolsets intersect, read-
- * only sticks); one that widens reaches only the grant about to be issued, never tokens issued before.
+ * consent"). A choice that narrows also narrows the app's live grants and unexchanged codes at once (their
+ * toolsets intersect, read-only sticks); one that widens reaches only the code about to be issued, never
+ * tokens issued before.
  */
 export async function saveConsent(
   db: Db,
@@ -90,6 +91,16 @@ export async function saveConsent(
              read_only = g.read_only or ${limits.readOnly}
        where g.user_id = ${userId} and g.client_id = ${clientId} and g.revoked_at is null
          and g.workspace_id is not null`;
+    // A code issued before and not yet exchanged would otherwise make a grant with the old, wider limits.
+    await tx`
+      update oauth_codes o
+         set toolsets = case when ${limits.toolsets}::text[] is null then o.toolsets
+                             when o.toolsets is null then ${limits.toolsets}::text[]
+                             else array(select t from unnest(o.toolsets) t
+                                         where t = any(${limits.toolsets}::text[])) end,
+             read_only = o.read_only or ${limits.readOnly}
+       where o.user_id = ${userId} and o.client_id = ${clientId} and o.consumed_at is null
+         and o.expires_at > now() and o.workspace_id is not null`;
   });
 }
 

@@ -242,6 +242,11 @@ Deno.test("re-consent starts from the remembered choice; widening reaches only t
   assert.deepEqual(await consentLimits(person), { toolsets: null, read_only: false });
   assert.deepEqual(await namesAt("", g2.auth), await listedTools(app, f.keys.owner));
 
+  // a code issued under the wide choice and not yet exchanged (a later authorization, no page)
+  const pending = pkce();
+  const pendingRedirect = await b.get(authUrl(pending.challenge));
+  assert.equal(pendingRedirect.status, 302);
+
   // narrowing to tasks, read-only: every live grant of the app is narrowed at once (intersection, read-only)
   const third = pkce();
   const page3 = await (await b.get(authUrl(third.challenge, { prompt: "consent" }))).text();
@@ -257,6 +262,16 @@ Deno.test("re-consent starts from the remembered choice; widening reaches only t
   }
   const tasksOnly = narrowedTo(await listedTools(app, f.keys.owner), ["tasks"], true);
   for (const g of [g1, g2, g3]) assert.deepEqual(await namesAt("", g.auth), tasksOnly);
+  // and the code issued before the narrowing makes a narrowed grant too
+  const g4 = await exchanged(pendingRedirect, pending.verifier);
+  assert.deepEqual(await grantLimits(g4.grantId), { toolsets: ["tasks"], read_only: true });
+  assert.deepEqual(await namesAt("", g4.auth), tasksOnly);
+  assert.equal(
+    (await db.sql`select 1 from oauth_grants where user_id = ${person} and revoked_at is null
+                   and (toolsets is null or not read_only)`).length,
+    0,
+    "no live grant of the app is wider than the last choice",
+  );
 });
 
 Deno.test("an emptied, unknown or malformed choice: the consent page again (400) with the reason, no code, nothing stored", async () => {
