@@ -82,16 +82,9 @@ export async function saveConsent(
                              else excluded.read_only end,
             granted_at = now()`;
     if (!place || (limits.toolsets === null && !limits.readOnly)) return;
-    await tx`
-      update oauth_grants g
-         set toolsets = case when ${limits.toolsets}::text[] is null then g.toolsets
-                             when g.toolsets is null then ${limits.toolsets}::text[]
-                             else array(select t from unnest(g.toolsets) t
-                                         where t = any(${limits.toolsets}::text[])) end,
-             read_only = g.read_only or ${limits.readOnly}
-       where g.user_id = ${userId} and g.client_id = ${clientId} and g.revoked_at is null
-         and g.workspace_id is not null`;
-    // A code issued before and not yet exchanged would otherwise make a grant with the old, wider limits.
+    // Codes first: a code issued before and not yet exchanged would otherwise make a grant with the old, wider
+    // limits. An exchange holding a code's row lock makes this wait until its grant is committed, which the
+    // grants statement below then sees (lib/oauth/grants.ts exchangeCode reads the limits under that lock).
     await tx`
       update oauth_codes o
          set toolsets = case when ${limits.toolsets}::text[] is null then o.toolsets
@@ -101,6 +94,15 @@ export async function saveConsent(
              read_only = o.read_only or ${limits.readOnly}
        where o.user_id = ${userId} and o.client_id = ${clientId} and o.consumed_at is null
          and o.expires_at > now() and o.workspace_id is not null`;
+    await tx`
+      update oauth_grants g
+         set toolsets = case when ${limits.toolsets}::text[] is null then g.toolsets
+                             when g.toolsets is null then ${limits.toolsets}::text[]
+                             else array(select t from unnest(g.toolsets) t
+                                         where t = any(${limits.toolsets}::text[])) end,
+             read_only = g.read_only or ${limits.readOnly}
+       where g.user_id = ${userId} and g.client_id = ${clientId} and g.revoked_at is null
+         and g.workspace_id is not null`;
   });
 }
 

@@ -217,8 +217,6 @@ interface CodeRow {
   consumed: boolean;
   workspace_id: string | null;
   company_id: string | null;
-  toolsets: string[] | null;
-  read_only: boolean;
 }
 
 const CODE_INVALID = "the code is invalid, expired or already used";
@@ -243,8 +241,7 @@ export async function exchangeCode(
   const ttl = refreshTtl(client);
   const [row] = await deps.sql<CodeRow[]>`
     select client_id, user_id, redirect_uri, scopes, resource, nonce, code_challenge, auth_time,
-           expires_at > now() as live, consumed_at is not null as consumed, workspace_id, company_id,
-           toolsets, read_only
+           expires_at > now() as live, consumed_at is not null as consumed, workspace_id, company_id
       from oauth_codes where code_hash = ${codeHash}`;
   const invalid = (d: string) => new OAuthError("invalid_grant", d);
   if (!row) throw invalid(CODE_INVALID);
@@ -261,16 +258,19 @@ export async function exchangeCode(
   const outcome: Outcome = row.consumed
     ? { ok: false }
     : await deps.sql.begin(async (tx): Promise<Outcome> => {
-      const consumed = await tx`
+      // The tool limits are taken from the consuming statement, under the row lock: a re-consent that narrows
+      // them meanwhile (lib/oauth/consent.ts saveConsent) is either seen here or sees the grant made here.
+      const consumed = await tx<{ toolsets: string[] | null; read_only: boolean }[]>`
       update oauth_codes set consumed_at = now()
        where code_hash = ${codeHash} and consumed_at is null and expires_at > now()
-      returning code_hash`;
+      returning toolsets, read_only`;
       if (consumed.length === 0) return { ok: false };
+      const limits = consumed[0];
       const [grant] = await tx<{ id: string }[]>`
       insert into oauth_grants (client_id, user_id, code_hash, scopes, resource, workspace_id, company_id,
                                 toolsets, read_only)
       values (${client.clientId}, ${row.user_id}, ${codeHash}, ${row.scopes}, ${resource}, ${row.workspace_id},
-              ${row.company_id}, ${row.toolsets}, ${row.read_only})
+              ${row.company_id}, ${limits.toolsets}, ${limits.read_only})
       returning id`;
       const refreshToken = ttl === undefined ? undefined : await insertRefreshToken(tx, {
         familyId: grant.id,
