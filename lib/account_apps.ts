@@ -1,5 +1,6 @@
 // The Connected apps page's data: each approved client with what tells re-registrations of one app apart
-// (client id, registration date, last use, granted scopes, the workspace chosen, who registered it).
+// (client id, registration date, last use, granted scopes, the workspace and tool limits chosen, who registered
+// it).
 import type { Db } from "./db/client.ts";
 import { redirectHost } from "./oauth/consent.ts";
 
@@ -22,6 +23,10 @@ export interface ConnectedAppDetail {
   /** the workspace (and company) chosen on consent, for `workspace` */
   workspaceName: string | null;
   companyName: string | null;
+  /** the toolsets chosen on consent with the workspace (lib/mcp/toolsets.ts); null = every toolset */
+  toolsets: string[] | null;
+  /** the app was allowed read-only tools only */
+  readOnly: boolean;
 }
 
 /** `pcl_` ids keep their prefix and both ends; URL ids (metadata documents) are clipped to a readable length. */
@@ -43,6 +48,8 @@ interface Row {
   last_used_at: Date | null;
   workspace_name: string | null;
   company_name: string | null;
+  toolsets: string[] | null;
+  read_only: boolean;
 }
 
 /** The person's connected apps, newest approval first; `clientId` narrows to one (the confirmation page). */
@@ -53,7 +60,8 @@ export async function listConnectedAppDetails(
 ): Promise<ConnectedAppDetail[]> {
   const rows = await db<Row[]>`
     select c.client_id, c.name, c.redirect_uris, c.self_registered, k.scopes, c.created_at as registered_at,
-           k.granted_at, u.last_used_at, w.name as workspace_name, co.name as company_name
+           k.granted_at, u.last_used_at, w.name as workspace_name, co.name as company_name, k.toolsets,
+           k.read_only
       from oauth_consents k
       join oauth_clients c on c.client_id = k.client_id
       left join lateral (
@@ -82,6 +90,8 @@ export async function listConnectedAppDetails(
     lastUsedAt: r.last_used_at === null ? null : new Date(r.last_used_at),
     workspaceName: r.workspace_name,
     companyName: r.company_name,
+    toolsets: r.toolsets,
+    readOnly: r.read_only,
   }));
 }
 

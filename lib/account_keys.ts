@@ -18,6 +18,10 @@ export interface KeyListing {
   createdAt: string;
   lastUsedAt: string | null;
   revoked: boolean;
+  /** the toolsets the key is limited to (lib/mcp/toolsets.ts); null = every toolset */
+  toolsets: string[] | null;
+  /** the key reaches only read-only tools */
+  readOnly: boolean;
 }
 
 export interface KeyWorkspace {
@@ -44,6 +48,8 @@ interface KeyRow {
   created_at: string;
   last_used_at: string | null;
   revoked: boolean;
+  toolsets: string[] | null;
+  read_only: boolean;
 }
 
 /** Everything the page shows for `userId`, in two queries for memberships and companies plus one for keys. */
@@ -62,7 +68,7 @@ export async function keysPageData(db: Db, userId: string): Promise<KeyWorkspace
     select k.id, k.workspace_id, k.name, k.key_prefix, k.kind, c.name as company_name, k.user_id, u.email,
            to_char(k.created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI') as created_at,
            to_char(k.last_used_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI') as last_used_at,
-           k.revoked_at is not null as revoked
+           k.revoked_at is not null as revoked, k.toolsets, k.read_only
       from api_keys k
       left join companies c on c.workspace_id = k.workspace_id and c.id = k.company_id
       left join users u on u.id = k.user_id
@@ -80,6 +86,8 @@ export async function keysPageData(db: Db, userId: string): Promise<KeyWorkspace
     createdAt: k.created_at,
     lastUsedAt: k.last_used_at,
     revoked: k.revoked,
+    toolsets: k.toolsets,
+    readOnly: k.read_only,
   });
   return memberships.map((m) => {
     const inWs = keys.filter((k) => k.workspace_id === m.id);
@@ -104,6 +112,10 @@ export interface NewOwnKey {
   companyId?: string;
   /** a `workspace` key (acts for the workspace, variant B); only owners and admins may create one */
   forWorkspace?: boolean;
+  /** limit the key to these toolsets (lib/mcp/toolsets.ts); null or absent = every toolset */
+  toolsets?: string[] | null;
+  /** limit the key to read-only tools */
+  readOnly?: boolean;
 }
 
 /**
@@ -137,6 +149,9 @@ export async function createOwnKey(
     kind: input.forWorkspace ? "workspace" : "user",
     companyId: input.companyId || undefined,
     name,
+    // createApiKey checks the names again (unknown → invalid_input): the form is not the only way in.
+    toolsets: input.toolsets ?? undefined,
+    readOnly: input.readOnly === true,
   });
 }
 

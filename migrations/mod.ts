@@ -14,6 +14,7 @@ import m00014 from "./00014_key_activation.sql" with { type: "text" };
 import m00015 from "./00015_spent_tickets.sql" with { type: "text" };
 import m00018 from "./00018_key_toolsets.sql" with { type: "text" };
 import m00019 from "./00019_search_indexes.sql" with { type: "text" };
+import m00020 from "./00020_grant_toolsets.sql" with { type: "text" };
 
 export interface Migration {
   name: string;
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "00015_spent_tickets.sql", sql: m00015 },
   { name: "00018_key_toolsets.sql", sql: m00018 },
   { name: "00019_search_indexes.sql", sql: m00019 },
+  { name: "00020_grant_toolsets.sql", sql: m00020 },
 ];

@@ -10,8 +10,10 @@ import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { AppError } from "../lib/errors.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
+import { readForm } from "../lib/http/form.ts";
 import { render } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
+import { limitsFromForm, TOOLSET_LABELS, TOOLSETS } from "../lib/mcp/toolsets.ts";
 import { isHttps, requireAccount } from "../lib/oauth/sessions.ts";
 import { open, seal } from "../lib/secret_box.ts";
 import { ErrorPage } from "../views/error_page.tsx";
@@ -37,6 +39,9 @@ const CreateForm = z.object({
   name: z.string().max(1000),
   company_id: z.string().max(100).optional(),
   acts_for: z.enum(["me", "workspace"]).optional(),
+  // the marker of a form that offered the toolset checkboxes (`toolset`, repeated), and the read-only box
+  toolset_choice: z.string().max(10).optional(),
+  read_only: z.string().max(10).optional(),
 });
 const RevokeForm = z.object({ csrf: z.string().max(200), key_id: z.string().max(100) });
 
@@ -46,6 +51,9 @@ const ERRORS: Record<string, string> = {
   not_found: "That workspace or company is not available to you.",
   access_denied: "Only owners and admins create workspace keys.",
   no_key: "There is no such key, or you may not revoke it.",
+  unknown_toolset: `Choose toolsets from the list: ${TOOLSETS.map((t) => TOOLSET_LABELS[t]).join(", ")}.`,
+  no_toolset: "Choose at least one toolset (all of them: the key is not limited). No key was created.",
+  invalid_read_only: "Read-only is either checked or not. No key was created.",
 };
 
 interface Sealed {
@@ -118,10 +126,14 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
   });
 
   app.post(PATH, async (c) => {
-    const form = CreateForm.safeParse(await c.req.parseBody());
+    const body = await readForm(c);
+    const form = CreateForm.safeParse(body.one);
     if (!form.success || !verifyCsrf(c, deps, form.data.csrf)) return expired(c);
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;
+    // Checked here, before anything is stored: the page shows the form again with the reason.
+    const limits = limitsFromForm(body.all("toolset"), form.data.toolset_choice === "1", form.data.read_only);
+    if (!limits.ok) return c.redirect(`${PATH}?error=${limits.problem}`, 303);
     try {
       const { key } = await createOwnKey(deps.sql, who.account.userId, {
         workspaceId: form.data.workspace_id,
@@ -129,6 +141,8 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
         companyId: form.data.company_id || undefined,
         // Workspace keys only exist in variant B; A refuses them at /mcp (legacy), so they are not offered there.
         forWorkspace: deps.config.mcpVariant === "B" && form.data.acts_for === "workspace",
+        toolsets: limits.toolsets,
+        readOnly: limits.readOnly,
       });
       const [ws] = await deps.sql<{ name: string }[]>`
         select name from workspaces where id = ${form.data.workspace_id}`;

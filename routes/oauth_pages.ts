@@ -4,6 +4,7 @@ import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { isDatabaseUnavailable } from "../lib/db/errors.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
+import { readForm } from "../lib/http/form.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
 import { render } from "../lib/http/render.ts";
 import { redirectMismatch } from "../lib/page_errors.ts";
@@ -22,8 +23,17 @@ import {
 import type { Client } from "../lib/oauth/clients.ts";
 import { OAuthError } from "../lib/oauth/errors.ts";
 import { mcpResourceUrl } from "../lib/oauth/metadata.ts";
-import { parsePlace, type Place, placeAllowed, placeOptions } from "../lib/oauth/workspace_choice.ts";
-import { redirectHost, saveConsent } from "../lib/oauth/consent.ts";
+import {
+  NO_TOOL_LIMITS,
+  parsePlace,
+  type Place,
+  placeAllowed,
+  placeOptions,
+  type ToolLimits,
+} from "../lib/oauth/workspace_choice.ts";
+import { redirectHost, rememberedToolLimits, saveConsent } from "../lib/oauth/consent.ts";
+import { isToolset, limitsFromForm } from "../lib/mcp/toolsets.ts";
+import type { SessionAccount } from "../lib/oauth/sessions.ts";
 import { issueCode } from "../lib/oauth/grants.ts";
 import { describeScopes } from "../lib/oauth/scopes.ts";
 import {
@@ -54,16 +64,27 @@ const PageForm = z.object({
   password: str(1024),
   decision: str(10),
   place: str(100),
+  // consent's tool limits: the marker of a form that offered them, the read-only box (toolset boxes: `toolsets`)
+  toolset_choice: str(10),
+  read_only: str(10),
 });
-type PageForm = z.infer<typeof PageForm>;
+type PageForm = z.infer<typeof PageForm> & {
+  /** every checked `toolset` box of the consent form */
+  toolsets: string[];
+};
 
 async function readPageForm(c: Context<AppEnv>): Promise<PageForm | null> {
-  const body = await c.req.parseBody();
-  const plain: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) if (typeof v === "string") plain[k] = v;
-  const r = PageForm.safeParse(plain);
-  return r.success ? r.data : null;
+  const body = await readForm(c);
+  const r = PageForm.safeParse(body.one);
+  return r.success ? { ...r.data, toolsets: body.all("toolset").slice(0, 50) } : null;
 }
+
+/** Why the consent page is shown again instead of going on. */
+const CONSENT_PROBLEMS = {
+  no_toolset: "Choose at least one toolset it may use, or deny the request.",
+  unknown_toolset: "Choose toolsets from the list.",
+  invalid_read_only: "Read-only is either checked or not.",
+} as const;
 
 export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -143,9 +164,10 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     userId: string,
     authTime: Date,
     place: Place | null,
+    limits: ToolLimits,
   ) {
     await useAccount(sql, sessionId, userId);
-    const code = await issueCode(sql, ticket.req, userId, authTime, place);
+    const code = await issueCode(sql, ticket.req, userId, authTime, place, limits);
     return backToClient(c, ticket, { code });
   }
 
@@ -175,6 +197,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
           step.account.userId,
           step.account.authTime,
           step.place,
+          step.limits,
         );
       case "signin": {
         const sealed = await sealTicket(deps.secretKey, ticket);
@@ -202,38 +225,57 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
             clientName: client.name,
           }),
         );
-      case "consent": {
-        const sealed = await sealTicket(deps.secretKey, {
-          req: ticket.req,
-          userId: step.account.userId,
-          freshLogin: ticket.freshLogin,
-        });
-        const resource = ticket.req.resource;
-        return render(
-          c,
-          ConsentPage({
-            csrf: csrfToken(c, deps),
-            ticket: sealed,
-            clientName: client.name,
-            clientUri: client.clientUri,
-            redirectHost: redirectHost(ticket.req.redirectUri),
-            selfRegistered: client.selfRegistered,
-            metadataHost: client.metadataDocument ? new URL(client.clientId).host : null,
-            // MCP 2025-11-25 security considerations: anyone can publish a document whose redirects go to
-            // the person's own machine, so such an app gets a warning to check it was started there.
-            loopbackOnly: client.metadataDocument &&
-              client.redirectUris.every((u) => /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/.test(u)),
-            account: step.account,
-            scopes: await describeScopes(sql, ticket.req.scopes),
-            places: ticket.req.scopes.includes("workspace")
-              ? await placeOptions(sql, step.account.userId)
-              : undefined,
-            // Tokens for anything but Portico's own tool server go elsewhere: the person should know where.
-            audience: resource !== undefined && resource !== mcpResourceUrl(issuer) ? resource : undefined,
-          }),
-        );
-      }
+      case "consent":
+        return await consentPage(c, ticket, client, step.account);
     }
+  }
+
+  /**
+   * The consent page for `account`, with a fresh single-use ticket. `again` shows it once more after a choice
+   * that cannot be accepted (the person's own choices kept, the reason on top, 400).
+   */
+  async function consentPage(
+    c: Context<AppEnv>,
+    ticket: Ticket,
+    client: Client,
+    account: SessionAccount,
+    again?: { problem: string; place?: string; limits: ToolLimits },
+  ): Promise<Response> {
+    const sealed = await sealTicket(deps.secretKey, {
+      req: ticket.req,
+      userId: account.userId,
+      freshLogin: ticket.freshLogin,
+    });
+    const resource = ticket.req.resource;
+    const asksWorkspace = ticket.req.scopes.includes("workspace");
+    // Starts from what this app was allowed before, so approving again without looking never widens it.
+    const limits = again?.limits ??
+      (asksWorkspace ? await rememberedToolLimits(sql, account.userId, client.clientId) : NO_TOOL_LIMITS);
+    return render(
+      c,
+      ConsentPage({
+        csrf: csrfToken(c, deps),
+        ticket: sealed,
+        clientName: client.name,
+        clientUri: client.clientUri,
+        redirectHost: redirectHost(ticket.req.redirectUri),
+        selfRegistered: client.selfRegistered,
+        metadataHost: client.metadataDocument ? new URL(client.clientId).host : null,
+        // MCP 2025-11-25 security considerations: anyone can publish a document whose redirects go to
+        // the person's own machine, so such an app gets a warning to check it was started there.
+        loopbackOnly: client.metadataDocument &&
+          client.redirectUris.every((u) => /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/.test(u)),
+        account,
+        scopes: await describeScopes(sql, ticket.req.scopes),
+        places: asksWorkspace ? await placeOptions(sql, account.userId) : undefined,
+        chosenPlace: again?.place,
+        limits,
+        problem: again?.problem,
+        // Tokens for anything but Portico's own tool server go elsewhere: the person should know where.
+        audience: resource !== undefined && resource !== mcpResourceUrl(issuer) ? resource : undefined,
+      }),
+      again ? 400 : 200,
+    );
   }
 
   /**
@@ -341,15 +383,17 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const found = await ticketAndClient(form.ticket);
     if (!found) return expired(c);
     const { ticket } = found;
-    return await orUnavailable(c, ticket, () => consent(c, ticket, form.decision, form.place));
+    return await orUnavailable(c, ticket, () => consent(c, ticket, found.client, form));
   });
 
   async function consent(
     c: Context<AppEnv>,
     ticket: Ticket,
-    decision: string | undefined,
-    placeField: string | undefined,
+    client: Client,
+    form: PageForm,
   ): Promise<Response> {
+    const decision = form.decision;
+    const placeField = form.place;
     const session = await readBrowserSession(sql, c, issuer);
     const account = session?.accounts.find((a) => a.userId === ticket.userId);
     if (!session || !account) return c.redirect(await resumePath({ req: ticket.req }), 303);
@@ -363,7 +407,21 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       });
     }
     let place: Place | null = null;
+    let limits: ToolLimits = NO_TOOL_LIMITS;
     if (ticket.req.scopes.includes("workspace")) {
+      // The tool limits are checked again here: a forged or emptied choice is never stored.
+      const chosen = limitsFromForm(form.toolsets, form.toolset_choice === "1", form.read_only);
+      if (!chosen.ok) {
+        return await consentPage(c, ticket, client, account, {
+          problem: CONSENT_PROBLEMS[chosen.problem],
+          place: placeField,
+          limits: {
+            toolsets: form.toolsets.filter(isToolset),
+            readOnly: form.read_only === "1",
+          },
+        });
+      }
+      limits = { toolsets: chosen.toolsets, readOnly: chosen.readOnly };
       // The place must be one this person may grant now (a forged or stale form value is refused here).
       place = parsePlace(placeField);
       if (!place || !(await placeAllowed(sql, account.userId, place))) {
@@ -374,8 +432,8 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
         );
       }
     }
-    await saveConsent(sql, account.userId, ticket.req.clientId, ticket.req.scopes, place);
-    return await issue(c, ticket, session.sessionId, account.userId, account.authTime, place);
+    await saveConsent(sql, account.userId, ticket.req.clientId, ticket.req.scopes, place, limits);
+    return await issue(c, ticket, session.sessionId, account.userId, account.authTime, place, limits);
   }
 
   app.get("/signin", async (c) => {

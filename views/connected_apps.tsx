@@ -3,6 +3,7 @@
 // which leads to a confirmation page (GET) before anything happens.
 import type { ConnectedAppDetail } from "../lib/account_apps.ts";
 import { pageTime } from "../lib/account_apps.ts";
+import { limitsText } from "../lib/mcp/toolsets.ts";
 import { ConfirmPage } from "./confirm.tsx";
 import { Layout } from "./layout.tsx";
 
@@ -42,6 +43,8 @@ function AppFacts({ app }: { app: ConnectedAppView }) {
         <>
           <dt>Acts in</dt>
           <dd>{app.companyName ? `${app.workspaceName}, only ${app.companyName}` : app.workspaceName}</dd>
+          <dt>Tools</dt>
+          <dd data-limits>{limitsText(app)}</dd>
         </>
       )}
     </dl>

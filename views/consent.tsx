@@ -1,6 +1,7 @@
 // The consent page: who is asking (name, redirect host, self-registered or not), what each scope means, where
-// its tokens go, the workspace it will act in (for `workspace`), Allow/Deny.
+// its tokens go, the workspace it will act in and the tools it may use there (for `workspace`), Allow/Deny.
 import { BrandName, Layout } from "./layout.tsx";
+import { ToolsetChoice } from "./toolset_choice.tsx";
 
 export interface PlaceChoice {
   value: string;
@@ -24,12 +25,21 @@ export interface ConsentProps {
   scopes: Array<{ scope: string; text: string }>;
   /** the workspaces (and companies) the person may let the app act in; present when `workspace` is asked */
   places?: PlaceChoice[];
+  /** the place to check (the person's own choice, when the page is shown again); default the first */
+  chosenPlace?: string;
+  /** the toolsets and read-only choice to start from (for `workspace`): what this app had before, or none */
+  limits?: { toolsets: readonly string[] | null; readOnly: boolean };
+  /** why the page is shown again after Allow */
+  problem?: string;
   /** where the app's tokens are meant to be used, when that is not Portico's own tool server */
   audience?: string;
 }
 
 export function ConsentPage(props: ConsentProps) {
   const canAllow = props.places === undefined || props.places.length > 0;
+  const checkedPlace = props.places?.some((p) => p.value === props.chosenPlace)
+    ? props.chosenPlace
+    : props.places?.[0]?.value;
   return (
     <Layout title={`Allow ${props.clientName}?`}>
       <h1>
@@ -47,6 +57,7 @@ export function ConsentPage(props: ConsentProps) {
           <button type="submit" class="link">Not you? Use another account</button>
         </form>
       </div>
+      {props.problem && <p class="error" role="alert">{props.problem}</p>}
       {
         /* The form holds the whole explanation so its sticky Allow/Deny bar (views/style.ts) is in view from
           the top of the page down, on a phone too. */
@@ -94,15 +105,28 @@ export function ConsentPage(props: ConsentProps) {
         {props.places !== undefined && props.places.length > 0 && (
           <fieldset class="places">
             <legend>Where may it act as you?</legend>
-            {props.places.map((p, i) => (
+            {props.places.map((p) => (
               <label key={p.value}>
-                <input type="radio" name="place" value={p.value} checked={i === 0} required />{" "}
+                <input
+                  type="radio"
+                  name="place"
+                  value={p.value}
+                  checked={p.value === checkedPlace}
+                  required
+                />{" "}
                 {p.companyName === null
                   ? <>{p.workspaceName} (as {p.role}, every company you can see)</>
                   : <>{p.workspaceName}, only {p.companyName}</>}
               </label>
             ))}
           </fieldset>
+        )}
+        {props.places !== undefined && props.places.length > 0 && (
+          <ToolsetChoice
+            summary="Limit the tools it may use (optional)"
+            toolsets={props.limits?.toolsets ?? null}
+            readOnly={props.limits?.readOnly ?? false}
+          />
         )}
         {props.places !== undefined && props.places.length === 0 && (
           <p class="notice">

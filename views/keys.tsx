@@ -3,8 +3,10 @@
 // confirmation page (GET) before anything happens.
 import type { KeyListing, KeyToRevoke, KeyWorkspace } from "../lib/account_keys.ts";
 import { type ClientConfig, KEY_VARIABLE } from "../lib/client_configs.ts";
+import { limitsText } from "../lib/mcp/toolsets.ts";
 import { ConfirmPage } from "./confirm.tsx";
 import { Layout } from "./layout.tsx";
+import { ToolsetChoice } from "./toolset_choice.tsx";
 
 export interface KeysPageProps {
   csrf: string;
@@ -29,7 +31,8 @@ function KeyItem({ k, showOwner }: { k: KeyListing; showOwner: boolean }) {
       <strong>{k.name || "(no name)"}</strong> <code>{k.prefix}…</code>{" "}
       <span class="muted">
         {showOwner ? `${owner}, ` : ""}
-        {k.companyName ? `only ${k.companyName}` : "every company"}, created {k.createdAt},{" "}
+        {k.companyName ? `only ${k.companyName}` : "every company"},{" "}
+        <span data-limits>{limitsText(k)}</span>, created {k.createdAt},{" "}
         {k.revoked ? "revoked" : k.lastUsedAt ? `last used ${k.lastUsedAt}` : "never used"}
       </span>
       {!k.revoked && (
@@ -139,6 +142,7 @@ export function KeysPage(props: KeysPageProps) {
                 </select>
               </>
             )}
+            <ToolsetChoice summary="Limit its tools (optional)" toolsets={null} readOnly={false} />
             <div class="actions">
               <button type="submit">Create key</button>
             </div>

@@ -48,9 +48,11 @@ ul.accounts button { width: 100%; text-align: left; background: var(--bg); color
 ul.accounts .name { display: block; font-weight: 600; }
 ul.scopes li { padding: .5rem 0; border-bottom: 1px solid var(--line); }
 ul.apps li { padding: .75rem 0; border-bottom: 1px solid var(--line); }
-fieldset.places { border: 1px solid var(--line); border-radius: 8px; padding: .5rem .9rem; margin: 0 0 1rem; }
-fieldset.places legend { font-weight: 600; padding: 0 .25rem; }
-fieldset.places label { font-weight: 400; margin: .35rem 0; }
+fieldset.places, fieldset.choices { border: 1px solid var(--line); border-radius: 8px; padding: .5rem .9rem;
+  margin: 0 0 1rem; }
+fieldset.places legend, fieldset.choices legend { font-weight: 600; padding: 0 .25rem; }
+fieldset.places label, fieldset.choices label, label.check { font-weight: 400; margin: .35rem 0; }
+details.limits { margin: .75rem 0 1rem; }
 code { font-size: .9em; word-break: break-all; }
 pre { background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: .6rem .7rem;
   overflow-x: auto; white-space: pre-wrap; word-break: break-all; margin: 0 0 .75rem; }

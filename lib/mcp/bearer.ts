@@ -1,6 +1,6 @@
 // Authorization: Bearer → Caller: an RFC 9068 access token of this server, checked in-process (signature, exp,
-// iss, typ, aud = {ISSUER}/mcp, scope workspace), then one SQL query: grant live + the workspace chosen on
-// consent + member + role + overrides + the person not disabled. Revocation bites on the next request.
+// iss, typ, aud = {ISSUER}/mcp, scope workspace), then one SQL query: grant live + the workspace and tool limits
+// chosen on consent + member + role + overrides + the person not disabled. Revocation bites on the next request.
 import { sha256Hex } from "../crypto.ts";
 import type { Db } from "../db/client.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
@@ -84,6 +84,8 @@ interface GrantRow {
   role: string | null;
   company_ids: string[] | null;
   overrides: Record<string, string[]> | null;
+  toolsets: string[] | null;
+  read_only: boolean;
 }
 
 /** Loads the caller for a raw Bearer token value. */
@@ -132,9 +134,11 @@ export async function loadGrantCaller(
   grantId: string,
   claims: Pick<AccessTokenClaims, "sub" | "client_id">,
 ): Promise<BearerResult> {
-  // One round trip: the grant, the person, the workspace chosen on consent, the member row and overrides.
+  // One round trip: the grant (with the workspace and tool limits chosen on consent), the person, the member row
+  // and overrides.
   const [row] = await deps.db<GrantRow[]>`
     select g.user_id, g.client_id, g.revoked_at is null as live, g.workspace_id, g.company_id,
+           g.toolsets, g.read_only,
            u.disabled_at is not null as disabled,
            (g.last_used_at is null
              or g.last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS})) as stale,
@@ -169,6 +173,8 @@ export async function loadGrantCaller(
       overrides: row.overrides,
       clientId: row.client_id,
       grantId,
+      toolsets: row.toolsets,
+      readOnly: row.read_only,
     }),
   };
 }

@@ -34,9 +34,9 @@ export interface Caller {
   companyScope?: string;
   /** areas the role may use (rule 3, variant A only; empty for `workspace` keys, which B does not role-gate) */
   areas: ReadonlySet<Area>;
-  /** the key is limited to these toolsets (lib/mcp/toolsets.ts); absent = every toolset */
+  /** the key or grant is limited to these toolsets (lib/mcp/toolsets.ts); absent = every toolset */
   toolsets?: readonly string[];
-  /** the key is limited to read-only tools */
+  /** the key or grant is limited to read-only tools */
   readOnly?: boolean;
 }
 

@@ -6,6 +6,19 @@ import { isToolset, type Toolset, TOOLSETS } from "./toolset_names.ts";
 // Re-exported: the names live in a leaf module so lib/api_keys.ts can validate them without importing the tool types.
 export { isToolset, type Toolset, TOOLSETS };
 
+/** How pages (/account/keys, consent, connected apps) name each toolset to a person. */
+export const TOOLSET_LABELS = {
+  projects: "Projects and ideas",
+  tasks: "Tasks",
+  finance: "Offers and invoices",
+  crm: "Clients, contacts and CRM",
+  ai: "AI activities",
+  documents: "Documents and recordings",
+  time: "Time tracking",
+  calendar: "Calendars and appointments",
+  booking: "Booking settings",
+} as const satisfies Record<Toolset, string>;
+
 /**
  * The toolset of each role-permission area: the one statement of which domain a tool belongs to (a tool's area is
  * its source, so a new area fails to compile until it is placed). Clients sit with contacts in crm (the people
@@ -110,4 +123,41 @@ export function effectiveSelection(url: Selection | null, limits: CredentialLimi
   const readOnly = (url?.readOnly ?? false) || limits.readOnly === true;
   if (toolsets === null && !readOnly) return null;
   return { toolsets, readOnly };
+}
+
+/** What a page form chose: toolsets (null = every one) and read-only, or why the choice is refused. */
+export type FormLimits =
+  | { ok: true; toolsets: Toolset[] | null; readOnly: boolean }
+  | { ok: false; problem: "unknown_toolset" | "no_toolset" | "invalid_read_only" };
+
+/**
+ * Reads the toolset checkboxes (every value of the `toolset` field) and the `read_only` checkbox of a page form
+ * (/account/keys, consent). `shown` is the form's `toolset_choice` marker: a form that never offered the
+ * choice (a script, an older page) limits nothing, while a form that offered it and came back with no box
+ * checked is refused rather than read as "everything". Every toolset checked is no limit (null), so a key or
+ * grant made that way also gets toolsets added later. Names come back in TOOLSETS order, each once.
+ */
+export function limitsFromForm(
+  values: readonly string[],
+  shown: boolean,
+  readOnly: string | undefined,
+): FormLimits {
+  let ro = false;
+  if (readOnly !== undefined && readOnly !== "") {
+    if (TRUE.has(readOnly)) ro = true;
+    else if (!FALSE.has(readOnly)) return { ok: false, problem: "invalid_read_only" };
+  }
+  if (!shown && values.length === 0) return { ok: true, toolsets: null, readOnly: ro };
+  if (values.some((v) => !isToolset(v))) return { ok: false, problem: "unknown_toolset" };
+  const chosen = TOOLSETS.filter((t) => values.includes(t));
+  if (chosen.length === 0) return { ok: false, problem: "no_toolset" };
+  return { ok: true, toolsets: chosen.length === TOOLSETS.length ? null : chosen, readOnly: ro };
+}
+
+/** A credential's limits in words, for pages: "every toolset", "only Tasks, Time tracking; read-only". */
+export function limitsText(limits: { toolsets: readonly string[] | null; readOnly: boolean }): string {
+  const sets = limits.toolsets === null
+    ? "every toolset"
+    : `only ${limits.toolsets.map((t) => isToolset(t) ? TOOLSET_LABELS[t] : t).join(", ")}`;
+  return limits.readOnly ? `${sets}; read-only` : sets;
 }

@@ -12,7 +12,7 @@ import { parseResource } from "./resource.ts";
 import { resolveScopes, WorkspaceNotAllowed } from "./scopes.ts";
 import type { BrowserSession, SessionAccount } from "./sessions.ts";
 import { rememberedConsent } from "./consent.ts";
-import type { Place } from "./workspace_choice.ts";
+import type { Place, ToolLimits } from "./workspace_choice.ts";
 
 export type Prompt = "none" | "login" | "consent" | "select_account";
 const PROMPTS = new Set<string>(["none", "login", "consent", "select_account"]);
@@ -326,7 +326,7 @@ export type Step =
   | { kind: "signin"; email?: string }
   | { kind: "choose"; accounts: SessionAccount[] }
   | { kind: "consent"; account: SessionAccount }
-  | { kind: "issue"; account: SessionAccount; place: Place | null }
+  | { kind: "issue"; account: SessionAccount; place: Place | null; limits: ToolLimits }
   | { kind: "error"; error: "login_required" | "account_selection_required" | "consent_required" };
 
 export async function nextStep(db: Db, ticket: Ticket, session: BrowserSession | null): Promise<Step> {
@@ -362,7 +362,7 @@ export async function nextStep(db: Db, ticket: Ticket, session: BrowserSession |
   if (!remembered.covers) {
     return none ? { kind: "error", error: "consent_required" } : { kind: "consent", account };
   }
-  return { kind: "issue", account, place: remembered.place };
+  return { kind: "issue", account, place: remembered.place, limits: remembered.limits };
 }
 
 /** The client's redirect URI with response parameters added (RFC 9207 `iss` always). */

@@ -1,9 +1,15 @@
 // Remembered consent per person and client, and the "connected apps" list and revocation behind /account/apps.
 import type { Db, Sql } from "../db/client.ts";
-import { type Place, placeAllowed } from "./workspace_choice.ts";
+import { withTx } from "../db/tx.ts";
+import { NO_TOOL_LIMITS, type Place, placeAllowed, type ToolLimits } from "./workspace_choice.ts";
 
-/** A remembered approval that covers a request, with the place chosen then (`workspace` requests only). */
-export type RememberedConsent = { covers: false } | { covers: true; place: Place | null };
+/**
+ * A remembered approval that covers a request, with the place and tool limits chosen then (`workspace`
+ * requests only; others get no place and no limits, which nothing reads without a place).
+ */
+export type RememberedConsent =
+  | { covers: false }
+  | { covers: true; place: Place | null; limits: ToolLimits };
 
 /**
  * Whether the person already approved every one of `scopes` for this client. A request for `workspace` is
@@ -15,19 +21,42 @@ export async function rememberedConsent(
   clientId: string,
   scopes: string[],
 ): Promise<RememberedConsent> {
-  const [row] = await db<{ scopes: string[]; workspace_id: string | null; company_id: string | null }[]>`
-    select scopes, workspace_id, company_id
+  const [row] = await db<
+    {
+      scopes: string[];
+      workspace_id: string | null;
+      company_id: string | null;
+      toolsets: string[] | null;
+      read_only: boolean;
+    }[]
+  >`
+    select scopes, workspace_id, company_id, toolsets, read_only
       from oauth_consents where user_id = ${userId} and client_id = ${clientId}`;
   if (!row || !scopes.every((s) => row.scopes.includes(s))) return { covers: false };
-  if (!scopes.includes("workspace")) return { covers: true, place: null };
+  if (!scopes.includes("workspace")) return { covers: true, place: null, limits: NO_TOOL_LIMITS };
   if (!row.workspace_id) return { covers: false };
   const place = { workspaceId: row.workspace_id, companyId: row.company_id };
-  return (await placeAllowed(db, userId, place)) ? { covers: true, place } : { covers: false };
+  const limits = { toolsets: row.toolsets, readOnly: row.read_only };
+  return (await placeAllowed(db, userId, place)) ? { covers: true, place, limits } : { covers: false };
+}
+
+/**
+ * The tool limits remembered for this person and client, or none: the consent page starts from them, so
+ * approving again without looking never widens what the app had.
+ */
+export async function rememberedToolLimits(db: Db, userId: string, clientId: string): Promise<ToolLimits> {
+  const [row] = await db<{ toolsets: string[] | null; read_only: boolean }[]>`
+    select toolsets, read_only from oauth_consents
+     where user_id = ${userId} and client_id = ${clientId} and workspace_id is not null`;
+  return row ? { toolsets: row.toolsets, readOnly: row.read_only } : NO_TOOL_LIMITS;
 }
 
 /**
  * Remembers an approval; scopes add up with earlier approvals for the same client. A new place replaces the
- * remembered one.
+ * remembered one, and so do the tool limits chosen with it (docs/oauth.md "Toolsets and read-only on
+ * consent"). A choice that narrows also narrows the app's live grants and unexchanged codes at once (their
+ * toolsets intersect, read-only sticks); one that widens reaches only the code about to be issued, never
+ * tokens issued before.
  */
 export async function saveConsent(
   db: Db,
@@ -35,16 +64,46 @@ export async function saveConsent(
   clientId: string,
   scopes: string[],
   place: Place | null,
+  limits: ToolLimits = NO_TOOL_LIMITS,
 ): Promise<void> {
-  await db`
-    insert into oauth_consents (user_id, client_id, scopes, workspace_id, company_id)
-    values (${userId}, ${clientId}, ${scopes}, ${place?.workspaceId ?? null}, ${place?.companyId ?? null})
-    on conflict (user_id, client_id) do update
-      set scopes = (select array_agg(distinct s) from unnest(oauth_consents.scopes || excluded.scopes) s),
-          workspace_id = coalesce(excluded.workspace_id, oauth_consents.workspace_id),
-          company_id = case when excluded.workspace_id is null then oauth_consents.company_id
-                            else excluded.company_id end,
-          granted_at = now()`;
+  await withTx(db, async (tx) => {
+    await tx`
+      insert into oauth_consents (user_id, client_id, scopes, workspace_id, company_id, toolsets, read_only)
+      values (${userId}, ${clientId}, ${scopes}, ${place?.workspaceId ?? null}, ${place?.companyId ?? null},
+              ${place ? limits.toolsets : null}, ${place ? limits.readOnly : false})
+      on conflict (user_id, client_id) do update
+        set scopes = (select array_agg(distinct s) from unnest(oauth_consents.scopes || excluded.scopes) s),
+            workspace_id = coalesce(excluded.workspace_id, oauth_consents.workspace_id),
+            company_id = case when excluded.workspace_id is null then oauth_consents.company_id
+                              else excluded.company_id end,
+            toolsets = case when excluded.workspace_id is null then oauth_consents.toolsets
+                            else excluded.toolsets end,
+            read_only = case when excluded.workspace_id is null then oauth_consents.read_only
+                             else excluded.read_only end,
+            granted_at = now()`;
+    if (!place || (limits.toolsets === null && !limits.readOnly)) return;
+    // Codes first: a code issued before and not yet exchanged would otherwise make a grant with the old, wider
+    // limits. An exchange holding a code's row lock makes this wait until its grant is committed, which the
+    // grants statement below then sees (lib/oauth/grants.ts exchangeCode reads the limits under that lock).
+    await tx`
+      update oauth_codes o
+         set toolsets = case when ${limits.toolsets}::text[] is null then o.toolsets
+                             when o.toolsets is null then ${limits.toolsets}::text[]
+                             else array(select t from unnest(o.toolsets) t
+                                         where t = any(${limits.toolsets}::text[])) end,
+             read_only = o.read_only or ${limits.readOnly}
+       where o.user_id = ${userId} and o.client_id = ${clientId} and o.consumed_at is null
+         and o.expires_at > now() and o.workspace_id is not null`;
+    await tx`
+      update oauth_grants g
+         set toolsets = case when ${limits.toolsets}::text[] is null then g.toolsets
+                             when g.toolsets is null then ${limits.toolsets}::text[]
+                             else array(select t from unnest(g.toolsets) t
+                                         where t = any(${limits.toolsets}::text[])) end,
+             read_only = g.read_only or ${limits.readOnly}
+       where g.user_id = ${userId} and g.client_id = ${clientId} and g.revoked_at is null
+         and g.workspace_id is not null`;
+  });
 }
 
 export interface ConnectedApp {

@@ -17,7 +17,7 @@ import { isValidVerifier, verifierMatches } from "./pkce.ts";
 import { splitScope } from "./scopes.ts";
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken, signIdToken, verifyAccessToken } from "./tokens.ts";
 import type { AuthzRequest } from "./authorize.ts";
-import type { Place } from "./workspace_choice.ts";
+import { NO_TOOL_LIMITS, type Place, type ToolLimits } from "./workspace_choice.ts";
 
 export const CODE_TTL_SECONDS = 60;
 export const REFRESH_TTL_CONFIDENTIAL_SECONDS = 30 * 24 * 3600;
@@ -25,7 +25,7 @@ export const REFRESH_TTL_PUBLIC_SECONDS = 7 * 24 * 3600;
 
 /**
  * Stores a new single-use code for an approved request; returns the code (only its hash is kept). `place` is
- * the workspace chosen on consent, for requests with `workspace`.
+ * the workspace chosen on consent, for requests with `workspace`, and `limits` the tools chosen with it.
  */
 export async function issueCode(
   db: Db,
@@ -33,15 +33,17 @@ export async function issueCode(
   userId: string,
   authTime: Date,
   place: Place | null = null,
+  limits: ToolLimits = NO_TOOL_LIMITS,
 ): Promise<string> {
   const code = randomToken("pco_");
   await db`
     insert into oauth_codes (code_hash, client_id, user_id, redirect_uri, scopes, resource, nonce,
-                             code_challenge, auth_time, expires_at, workspace_id, company_id)
+                             code_challenge, auth_time, expires_at, workspace_id, company_id, toolsets,
+                             read_only)
     values (${sha256Hex(code)}, ${req.clientId}, ${userId}, ${req.redirectUri}, ${req.scopes},
             ${req.resource ?? null}, ${req.nonce ?? null}, ${req.codeChallenge}, ${authTime},
             now() + make_interval(secs => ${CODE_TTL_SECONDS}), ${place?.workspaceId ?? null},
-            ${place?.companyId ?? null})`;
+            ${place?.companyId ?? null}, ${limits.toolsets}, ${limits.readOnly})`;
   // Old codes are kept a day past expiry so a late replay still revokes what the code produced; then swept.
   if (Math.random() < 0.01) await db`delete from oauth_codes where expires_at < now() - interval '1 day'`;
   return code;
@@ -256,15 +258,19 @@ export async function exchangeCode(
   const outcome: Outcome = row.consumed
     ? { ok: false }
     : await deps.sql.begin(async (tx): Promise<Outcome> => {
-      const consumed = await tx`
+      // The tool limits are taken from the consuming statement, under the row lock: a re-consent that narrows
+      // them meanwhile (lib/oauth/consent.ts saveConsent) is either seen here or sees the grant made here.
+      const consumed = await tx<{ toolsets: string[] | null; read_only: boolean }[]>`
       update oauth_codes set consumed_at = now()
        where code_hash = ${codeHash} and consumed_at is null and expires_at > now()
-      returning code_hash`;
+      returning toolsets, read_only`;
       if (consumed.length === 0) return { ok: false };
+      const limits = consumed[0];
       const [grant] = await tx<{ id: string }[]>`
-      insert into oauth_grants (client_id, user_id, code_hash, scopes, resource, workspace_id, company_id)
+      insert into oauth_grants (client_id, user_id, code_hash, scopes, resource, workspace_id, company_id,
+                                toolsets, read_only)
       values (${client.clientId}, ${row.user_id}, ${codeHash}, ${row.scopes}, ${resource}, ${row.workspace_id},
-              ${row.company_id})
+              ${row.company_id}, ${limits.toolsets}, ${limits.read_only})
       returning id`;
       const refreshToken = ttl === undefined ? undefined : await insertRefreshToken(tx, {
         familyId: grant.id,

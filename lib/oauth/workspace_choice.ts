@@ -1,5 +1,6 @@
 // The workspace (and optional company) a person picks on the consent page when an app asks for `workspace`:
-// the places offered, the check of a submitted choice, and its wire form ("<workspace>" or "<workspace>:<company>").
+// the places offered, the check of a submitted choice, and its wire form ("<workspace>" or "<workspace>:<company>");
+// and the tool limits (toolsets, read-only) picked with it.
 import type { Db } from "../db/client.ts";
 import { isUuid } from "../errors.ts";
 
@@ -17,6 +18,18 @@ export interface PlaceOption extends Place {
   companyName: string | null;
   role: string;
 }
+
+/**
+ * The tools a grant may use, chosen on consent with the place (issue 16): toolsets (lib/mcp/toolsets.ts; null =
+ * every one) and read-only. Travels code → grant → consent like the place; /mcp reads the grant's copy.
+ */
+export interface ToolLimits {
+  toolsets: string[] | null;
+  readOnly: boolean;
+}
+
+/** Everything the member may use: the default on the consent page and for grants without `workspace`. */
+export const NO_TOOL_LIMITS: ToolLimits = Object.freeze({ toolsets: null, readOnly: false });
 
 export function placeValue(p: Place): string {
   return p.companyId ? `${p.workspaceId}:${p.companyId}` : p.workspaceId;

@@ -1,9 +1,12 @@
-// /account/keys: sign in, create a key (shown once) that works on /mcp, company limits, revoke, admin view, CSRF.
+// /account/keys: sign in, create a key (shown once) that works on /mcp, company limits, toolsets and read-only,
+// revoke, admin view, CSRF.
 import assert from "node:assert/strict";
 import { Browser, field, signInOnPage } from "../oauth/helpers.ts";
 import { testApp } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
-import { buildFixture, callOk, listedTools, rpc } from "../helpers/mcp.ts";
+import { buildFixture, callOk, callTool, listedTools, rpc } from "../helpers/mcp.ts";
+import { toolsetOf, TOOLSETS } from "../../lib/mcp/toolsets.ts";
+import { TOOLS } from "../../tools/mod.ts";
 
 const db = await freshDatabase();
 const f = await buildFixture(db.sql);
@@ -179,4 +182,139 @@ Deno.test("variant B: owners and admins may create workspace keys; members may n
   const kindA =
     (await db.sql<{ kind: string }[]>`select kind from api_keys where key_prefix = ${inA.slice(0, 10)}`)[0];
   assert.equal(kindA.kind, "user", "variant A makes user keys only");
+});
+
+/** Posts the creation form with repeated fields (one `toolset` per checked box), as a browser sends it. */
+async function createWith(b: Browser, pairs: Array<[string, string]>, csrf?: string) {
+  const html = await page(b);
+  const res = await b.request("/account/keys", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams([["csrf", csrf ?? field(html, "csrf")!], ...pairs]).toString(),
+  });
+  await res.body?.cancel();
+  return { status: res.status, location: res.headers.get("location") ?? "" };
+}
+
+async function keysNamed(name: string): Promise<number> {
+  const [{ n }] = await db.sql<{ n: number }[]>`select count(*)::int as n from api_keys where name = ${name}`;
+  return n;
+}
+
+const toolByName = new Map(TOOLS.map((t) => [t.name, t]));
+
+Deno.test("the form offers every toolset (checked) and read-only (unchecked), collapsed", async () => {
+  const html = await page(await signedIn(f.users.member));
+  for (const t of TOOLSETS) {
+    assert.ok(html.includes(`name="toolset" value="${t}" checked>`), t);
+  }
+  assert.match(html, /name="read_only" value="1" >/);
+  assert.match(html, /name="toolset_choice" value="1"/);
+  assert.match(html, /<details class="limits" ><summary>Limit its tools \(optional\)<\/summary>/);
+});
+
+Deno.test("toolsets and read-only chosen on the form: stored, listed, and the key reaches only them", async () => {
+  const b = await signedIn(f.users.manager);
+  const r = await createWith(b, [
+    ["workspace_id", f.workspaceId],
+    ["name", "Tasks reader"],
+    ["company_id", ""],
+    ["toolset_choice", "1"],
+    ["toolset", "time"],
+    ["toolset", "tasks"],
+    ["read_only", "1"],
+  ]);
+  assert.deepEqual(r, { status: 303, location: "/account/keys" });
+  const html = await page(b);
+  const value = html.match(KEY)![0];
+  const [row] = await db.sql`select toolsets, read_only from api_keys where key_prefix = ${
+    value.slice(0, 10)
+  }`;
+  assert.deepEqual({ ...row }, { toolsets: ["tasks", "time"], read_only: true });
+  const item = html.match(new RegExp(`data-key-id="${await keyId(value)}"[^]*?</li>`))![0];
+  assert.match(item, /<span data-limits>only Tasks, Time tracking; read-only<\/span>/);
+
+  const names = await listedTools(app, value);
+  const manager = await listedTools(app, f.keys.manager);
+  assert.deepEqual(
+    names,
+    manager.filter((n) => {
+      const t = toolByName.get(n)!;
+      return ["tasks", "time"].includes(toolsetOf(t)) && t.annotations.readOnlyHint;
+    }),
+  );
+  assert.ok(names.includes("list_tasks") && names.includes("list_time_logs"));
+  const write = await callTool(app, value, "create_task", { title: "must not exist" });
+  assert.equal(write.text, "unavailable: create_task changes data and this connection is read-only");
+  const outside = await callTool(app, value, "list_projects", {});
+  assert.equal(
+    outside.text,
+    "unavailable: list_projects is in the projects toolset, outside this connection's toolsets (tasks, time)",
+  );
+});
+
+Deno.test("every toolset checked and read-only unchecked: a key without limits, listed as such", async () => {
+  const b = await signedIn(f.users.member);
+  const r = await createWith(b, [
+    ["workspace_id", f.workspaceId],
+    ["name", "Everything"],
+    ["toolset_choice", "1"],
+    ...TOOLSETS.map((t): [string, string] => ["toolset", t]),
+  ]);
+  assert.equal(r.location, "/account/keys");
+  const html = await page(b);
+  const value = html.match(KEY)![0];
+  const [row] = await db.sql`select toolsets, read_only from api_keys where key_prefix = ${
+    value.slice(0, 10)
+  }`;
+  assert.deepEqual({ ...row }, { toolsets: null, read_only: false });
+  const item = html.match(new RegExp(`data-key-id="${await keyId(value)}"[^]*?</li>`))![0];
+  assert.match(item, /<span data-limits>every toolset<\/span>/);
+  assert.deepEqual(await listedTools(app, value), await listedTools(app, f.keys.member));
+});
+
+Deno.test("an unknown toolset, no toolset or a bad read-only value: the form again with the reason, nothing stored", async () => {
+  const b = await signedIn(f.users.member);
+  const base: Array<[string, string]> = [["workspace_id", f.workspaceId], ["toolset_choice", "1"]];
+  const cases: Array<[string, Array<[string, string]>, string, RegExp]> = [
+    [
+      "bogus set",
+      [["toolset", "tasks"], ["toolset", "bogus"]],
+      "unknown_toolset",
+      /Choose toolsets from the list: Projects and ideas, Tasks, /,
+    ],
+    [
+      "no set",
+      [],
+      "no_toolset",
+      /Choose at least one toolset \(all of them: the key is not limited\)\. No key was created\./,
+    ],
+    [
+      "bad ro",
+      [["toolset", "tasks"], ["read_only", "maybe"]],
+      "invalid_read_only",
+      /Read-only is either checked or not\./,
+    ],
+  ];
+  for (const [name, pairs, code, text] of cases) {
+    const r = await createWith(b, [...base, ["name", name], ...pairs]);
+    assert.deepEqual(r, { status: 303, location: `/account/keys?error=${code}` }, name);
+    const shown = await (await b.get(r.location)).text();
+    assert.match(shown, /<p class="error" role="alert">/);
+    assert.match(shown, text, name);
+    assert.match(shown, /action="\/account\/keys"/, "the form is there again");
+    assert.equal(await keysNamed(name), 0, `${name}: nothing stored`);
+  }
+});
+
+Deno.test("the toolset form without a valid CSRF token → 403, nothing stored", async () => {
+  const b = await signedIn(f.users.member);
+  const r = await createWith(b, [
+    ["workspace_id", f.workspaceId],
+    ["name", "forged limits"],
+    ["toolset_choice", "1"],
+    ["toolset", "tasks"],
+  ], "forged");
+  assert.equal(r.status, 403);
+  assert.equal(await keysNamed("forged limits"), 0);
 });
