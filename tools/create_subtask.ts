@@ -2,14 +2,14 @@
 import { z } from "zod";
 import { dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
+import { createTask as create } from "../lib/workspace/tasks.ts";
 import {
-  createTask as create,
   MAX_TASK_ESTIMATE_HOURS,
   TASK_PRIORITIES,
   TASK_STATUSES,
   TASK_STATUSES_B,
   taskReadOptions,
-} from "../lib/workspace/tasks.ts";
+} from "../lib/workspace/task_rows.ts";
 
 const common = {
   parentTaskId: uuidField(

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { dateField, limitField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { ganttPlan as plan, MAX_PLAN_DAYS, TASK_SCOPES, TASK_STATUSES } from "../lib/workspace/tasks.ts";
+import { ganttPlan as plan, MAX_PLAN_DAYS } from "../lib/workspace/task_plan.ts";
+import { TASK_SCOPES, TASK_STATUSES } from "../lib/workspace/task_rows.ts";
 
 const Input = z.strictObject({
   from: dateField("First day of the window."),

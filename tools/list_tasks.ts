@@ -3,7 +3,8 @@ import { z } from "zod";
 import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { listTasks as list, TASK_SCOPES } from "../lib/workspace/tasks.ts";
+import { listTasks as list } from "../lib/workspace/tasks.ts";
+import { TASK_SCOPES } from "../lib/workspace/task_rows.ts";
 
 const InputA = z.strictObject({
   projectIds: z.array(uuidField("A project id."), { error: "must be an array of UUIDs" })

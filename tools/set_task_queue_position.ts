@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { setQueuePosition, taskReadOptions } from "../lib/workspace/tasks.ts";
+import { setQueuePosition } from "../lib/workspace/task_queue.ts";
+import { taskReadOptions } from "../lib/workspace/task_rows.ts";
 
 const Input = z.strictObject({
   taskId: uuidField("The task to place."),

@@ -2,14 +2,14 @@
 import { z } from "zod";
 import { dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
+import { updateTask as update } from "../lib/workspace/tasks.ts";
 import {
   MAX_TASK_ESTIMATE_HOURS,
   TASK_PRIORITIES,
   TASK_STATUSES,
   TASK_STATUSES_B,
   taskReadOptions,
-  updateTask as update,
-} from "../lib/workspace/tasks.ts";
+} from "../lib/workspace/task_rows.ts";
 
 const common = {
   taskId: uuidField("The task's id."),

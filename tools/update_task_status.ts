@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { setTaskStatus, TASK_STATUSES, TASK_STATUSES_B, taskReadOptions } from "../lib/workspace/tasks.ts";
+import { setTaskStatus } from "../lib/workspace/tasks.ts";
+import { TASK_STATUSES, TASK_STATUSES_B, taskReadOptions } from "../lib/workspace/task_rows.ts";
 
 const taskId = uuidField("The task's id.");
 const InputA = z.strictObject({

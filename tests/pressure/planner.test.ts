@@ -3,7 +3,7 @@
 // failure after their commit.
 import assert from "node:assert/strict";
 import { PLAN_HORIZON_YEARS } from "../../lib/workspace/gantt.ts";
-import { MAX_TASK_ESTIMATE_HOURS } from "../../lib/workspace/tasks.ts";
+import { MAX_TASK_ESTIMATE_HOURS } from "../../lib/workspace/task_rows.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, callFails, callOk, callTool, mcpApp } from "../helpers/mcp.ts";
 
