@@ -8,7 +8,7 @@ import { taskReadOptions } from "../lib/workspace/task_rows.ts";
 const Input = z.strictObject({
   taskId: uuidField("The task to focus on."),
   userId: uuidField(
-    "Who focuses on it (UUID of a workspace member who can see the task's company).",
+    "Who focuses on it: a member who can see the task's company.",
   ),
 });
 

@@ -24,7 +24,6 @@ export const updateTaskStatus = defineTool({
   variants: { A: InputA, B: InputB },
   // Reversible: the status can be set back, nothing else changes.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description:
-    "Sets a task's status; leaving in_progress ends its focus. Returns the updated task (get_task fields). On {saved: true} do not repeat the call.",
+  description: "Sets a task's status (leaving in_progress ends its focus). Returns the updated task.",
   run: (ctx, input) => setTaskStatus(ctx.db, ctx.caller, input.taskId, input.status, taskReadOptions(ctx)),
 });

@@ -11,7 +11,6 @@ import {
   requireMember,
   type TaskScope,
   type TaskStatus,
-  type TaskSummary,
   teamOf,
   userOf,
   visible,
@@ -48,7 +47,7 @@ export async function markForecastLate(
   s: Scope,
   uid: string | null,
   today: string,
-  tasks: TaskSummary[],
+  tasks: { id: string; dueDate: string | null; assigneeIds: string[]; isForecastLate?: boolean }[],
 ): Promise<void> {
   const users = [...new Set(tasks.filter((t) => t.dueDate !== null).flatMap((t) => t.assigneeIds))];
   let late = new Set<string>();

@@ -142,6 +142,36 @@ export function summaryColumns(db: Db, s: Scope, userId: string | null, today: s
   }`;
 }
 
+/**
+ * A row of list_tasks and list_subtasks: what a model needs to pick a task (variant A adds displayId, isOverdue
+ * and isForecastLate); description, hours, privacy, authorship and times come from get_task.
+ */
+export interface TaskListItem {
+  id: string;
+  displayId?: string | null;
+  title: string;
+  status: TaskStatus;
+  priority: TaskPriority;
+  startDate: string | null;
+  dueDate: string | null;
+  projectId: string | null;
+  projectName: string | null;
+  assigneeIds: string[];
+  childTaskCount: number;
+  isOverdue?: boolean;
+  isForecastLate?: boolean;
+}
+
+/** The columns of a TaskListItem for `tasks t left join projects p`, in the order the answer shows them. */
+export function listColumns(db: Db, s: Scope, userId: string | null, today: string, variantA: boolean) {
+  return db`
+    t.id, ${variantA ? db`${displayIdColumn(db)} as "displayId",` : db``}
+    t.title, t.status, t.priority, t.start_date::text as "startDate", t.due_date::text as "dueDate",
+    t.project_id as "projectId", p.name as "projectName", ${assigneeAndChildColumns(db, s, userId)}${
+    variantA ? db`, ${overdueColumn(db, today)} as "isOverdue"` : db``
+  }`;
+}
+
 /** Users sharing a team with `userId`, and `userId` itself (a person without a team is a team of one). */
 export function teamOf(db: Db, workspaceId: string, userId: string) {
   return db`(select tm2.user_id from team_members tm1

@@ -96,7 +96,7 @@ Deno.test("after the attack every task tool answers, for every role, in both var
     }
     const got = await callOk(app, key, "get_task", { taskId: target.id });
     assert.equal(got.id, target.id, what);
-    assert.deepEqual(await callOk(app, key, "list_subtasks", { parentTaskId: target.id }), [], what);
+    assert.deepEqual((await callOk(app, key, "list_subtasks", { parentTaskId: target.id })).items, [], what);
 
     // A write answers success exactly once and stores exactly one row.
     const title = `after attack ${crypto.randomUUID()}`;
