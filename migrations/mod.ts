@@ -14,6 +14,7 @@ import m00014 from "./00014_key_activation.sql" with { type: "text" };
 import m00015 from "./00015_spent_tickets.sql" with { type: "text" };
 import m00018 from "./00018_key_toolsets.sql" with { type: "text" };
 import m00019 from "./00019_search_indexes.sql" with { type: "text" };
+import m00021 from "./00021_task_plan_index.sql" with { type: "text" };
 
 export interface Migration {
   name: string;
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "00015_spent_tickets.sql", sql: m00015 },
   { name: "00018_key_toolsets.sql", sql: m00018 },
   { name: "00019_search_indexes.sql", sql: m00019 },
+  { name: "00021_task_plan_index.sql", sql: m00021 },
 ];
