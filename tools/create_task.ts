@@ -2,14 +2,14 @@
 import { z } from "zod";
 import { dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
+import { createTask as create } from "../lib/workspace/tasks.ts";
 import {
-  createTask as create,
   MAX_TASK_ESTIMATE_HOURS,
   TASK_PRIORITIES,
   TASK_STATUSES,
   TASK_STATUSES_B,
   taskReadOptions,
-} from "../lib/workspace/tasks.ts";
+} from "../lib/workspace/task_rows.ts";
 
 const common = {
   title: textField("The task's title.", { min: 1, max: 500 }),
@@ -17,34 +17,32 @@ const common = {
     .optional(),
   priority: z.enum(TASK_PRIORITIES).describe("Task priority. Default medium.").optional(),
   estimatedHours: hoursField(
-    `Estimated effort in hours: 0-${MAX_TASK_ESTIMATE_HOURS}.`,
+    "Estimated effort in hours.",
     { max: MAX_TASK_ESTIMATE_HOURS },
   ).optional(),
   dueDate: dateField("Due date of the task.").optional(),
   projectId: uuidField(
-    "The project. the task then takes the project's company and its next number.",
+    "The project; the task takes its company and next number.",
   ).optional(),
   companyId: uuidField(
-    "Company of a task without a project. Default the key's only company, or none for a key " +
-      "that reaches every company. Not allowed to differ from the project's company.",
+    "For a task without a project; default the key's only company.",
   ).optional(),
   assigneeIds: z.array(uuidField("A workspace member's user id."), {
     error: "must be an array of UUIDs",
   })
     .max(20, { error: "must hold at most 20 ids" })
     .describe(
-      "Who works on it: 0-20 workspace members who can see the task's company.",
+      "Who works on it: 0-20 members who can see the task's company.",
     ).optional(),
   isPrivate: z.boolean({ error: "must be true or false" })
-    .describe("true: only the creator and the assignees see the task. Default false.").optional(),
+    .describe("true: only its creator and assignees see it. Default false.").optional(),
 };
 
 const InputA = z.strictObject({
   ...common,
-  status: z.enum(TASK_STATUSES).describe("Task status. Default todo.").optional(),
+  status: z.enum(TASK_STATUSES).describe("Default todo.").optional(),
   startDate: dateField(
-    "First day of work; a dated task is a solid bar in gantt_plan and not in anyone's queue. " +
-      "",
+    "First day of work: a solid bar in gantt_plan, in nobody's queue.",
   ).optional(),
 }).refine((v) => !v.startDate || !v.dueDate || v.dueDate >= v.startDate, {
   error: "must not be before startDate",
@@ -53,7 +51,7 @@ const InputA = z.strictObject({
 
 const InputB = z.strictObject({
   ...common,
-  status: z.enum(TASK_STATUSES_B).describe("todo, in_progress or done. Default todo.").optional(),
+  status: z.enum(TASK_STATUSES_B).describe("Default todo.").optional(),
 });
 
 export const createTask = defineTool({
@@ -65,6 +63,6 @@ export const createTask = defineTool({
   variants: { A: InputA, B: InputB },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   description:
-    "Creates a top-level task, last in its assignees' queues. Returns the new task (get_task fields). On {saved: true} do not repeat the call.",
+    "Creates a top-level task, last in its assignees' queues. Returns the new task (get_task fields).",
   run: (ctx, input) => create(ctx.db, ctx.caller, input, taskReadOptions(ctx)),
 });

@@ -5,7 +5,7 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { getTask as get } from "../lib/workspace/tasks.ts";
 
 const Input = z.strictObject({
-  taskId: uuidField("The task's id, as returned by list_tasks."),
+  taskId: uuidField("The task's id."),
 });
 
 export const getTask = defineTool({

@@ -1,11 +1,14 @@
-// MCP tool list_subtasks: the subtasks of one task.
+// MCP tool list_subtasks: the subtasks of one task, a page at a time.
 import { z } from "zod";
-import { uuidField } from "../lib/mcp/fields.ts";
+import { limitField, offsetField, uuidField } from "../lib/mcp/fields.ts";
+import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { listSubtasks as list } from "../lib/workspace/tasks.ts";
 
 const Input = z.strictObject({
   parentTaskId: uuidField("The parent task's id."),
+  limit: limitField(100, 500),
+  offset: offsetField(),
 });
 
 export const listSubtasks = defineTool({
@@ -16,6 +19,7 @@ export const listSubtasks = defineTool({
   needsUser: false,
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description: "Lists the subtasks of a task in number order. Returns a JSON array of task summaries.",
-  run: (ctx, input) => list(ctx.db, ctx.caller, input.parentTaskId, { variantA: ctx.variant === "A" }),
+  outputSchema: pageOutput(),
+  description: "Lists a task's subtasks in number order. Returns a page of short rows (details: get_task).",
+  run: (ctx, input) => list(ctx.db, ctx.caller, input.parentTaskId, input, { variantA: ctx.variant === "A" }),
 });

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { listTasks as list, TASK_SCOPES } from "../lib/workspace/tasks.ts";
+import { listTasks as list } from "../lib/workspace/tasks.ts";
+import { TASK_SCOPES } from "../lib/workspace/task_rows.ts";
 
 const InputA = z.strictObject({
   projectIds: z.array(uuidField("A project id."), { error: "must be an array of UUIDs" })
@@ -11,26 +12,25 @@ const InputA = z.strictObject({
     .describe("Only tasks of these projects (1-50 UUIDs).")
     .optional(),
   taskScope: z.enum(TASK_SCOPES).describe(
-    "Whose tasks: me (assigned to the caller), my_team (assigned to anyone sharing a team with the caller, " +
-      "the caller included), all.",
+    "Whose tasks: me (assigned to the caller), my_team (to anyone sharing a team with the caller) or all.",
   ).optional(),
   targetUserId: uuidField("Only tasks assigned to this workspace member.").optional(),
   query: textField(
-    "Words to find in the title or description (case-insensitive), or a display id such as WEB-42.",
+    "Text in the title or description (case-insensitive), or a display id such as WEB-42.",
     { max: 200 },
   ).optional(),
   taskNumber: z.number({ error: "must be a number" }).int({ error: "must be an integer" })
     .min(1, { error: "must be at least 1" }).max(999_999_999, { error: "must be at most 999999999" })
-    .describe("Only the task(s) with this number within their project (the 42 of WEB-42).")
+    .describe("Only tasks with this number in their project (42 of WEB-42).")
     .optional(),
   projectPrefix: z.string({ error: "must be a string" }).regex(/^[A-Za-z][A-Za-z0-9]{1,9}$/, {
     error: "must be 2-10 letters or digits, starting with a letter",
   }).describe(
-    "Only tasks of the project with this task prefix (the WEB of WEB-42), case-insensitive.",
+    "Only tasks of the project with this prefix (WEB of WEB-42), case-insensitive.",
   )
     .optional(),
   overdue: z.boolean({ error: "must be true or false" }).describe(
-    "true: only overdue tasks (due date before today, not done); false: only tasks that are not.",
+    "true: only overdue tasks (past due, not done); false: only the others.",
   ).optional(),
   limit: limitField(100, 500),
   offset: offsetField(),
@@ -52,8 +52,8 @@ export const listTasks = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
   description: {
-    A: "Lists top-level tasks, newest first, with filters. Returns a page of task summaries with displayId, isOverdue and isForecastLate.",
-    B: "Lists top-level tasks, newest first. Returns a page of task summaries.",
+    A: "Lists top-level tasks, newest first, with filters. Returns a page of short rows (details: get_task).",
+    B: "Lists top-level tasks, newest first. Returns a page of short rows (details: get_task).",
   },
   run: (ctx, input) => {
     if (ctx.variant === "B") {

@@ -2,12 +2,13 @@
 import { z } from "zod";
 import { uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { moveToFocus, taskReadOptions } from "../lib/workspace/tasks.ts";
+import { moveToFocus } from "../lib/workspace/task_queue.ts";
+import { taskReadOptions } from "../lib/workspace/task_rows.ts";
 
 const Input = z.strictObject({
   taskId: uuidField("The task to focus on."),
   userId: uuidField(
-    "Who focuses on it (UUID of a workspace member who can see the task's company).",
+    "Who focuses on it: a member who can see the task's company.",
   ),
 });
 

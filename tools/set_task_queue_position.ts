@@ -2,16 +2,16 @@
 import { z } from "zod";
 import { uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { setQueuePosition, taskReadOptions } from "../lib/workspace/tasks.ts";
+import { setQueuePosition } from "../lib/workspace/task_queue.ts";
+import { taskReadOptions } from "../lib/workspace/task_rows.ts";
 
 const Input = z.strictObject({
   taskId: uuidField("The task to place."),
-  userId: uuidField("Whose queue (UUID of a workspace member who can see the task's company)."),
+  userId: uuidField("Whose queue: a member who can see the task's company."),
   slotIndex: z.number({ error: "must be a number" }).int({ error: "must be an integer" })
     .min(0, { error: "must not be negative" }).max(100_000, { error: "must be at most 100000" })
     .describe(
-      "0-based position in the queue (0 = first; a slot past the end puts the task last). The user's focus " +
-        "task keeps slot 0, so 0 then means right after it.",
+      "0-based queue position; past the end means last; the focus task keeps slot 0.",
     ),
 });
 

@@ -2,14 +2,14 @@
 import { z } from "zod";
 import { dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
+import { updateTask as update } from "../lib/workspace/tasks.ts";
 import {
   MAX_TASK_ESTIMATE_HOURS,
   TASK_PRIORITIES,
   TASK_STATUSES,
   TASK_STATUSES_B,
   taskReadOptions,
-  updateTask as update,
-} from "../lib/workspace/tasks.ts";
+} from "../lib/workspace/task_rows.ts";
 
 const common = {
   taskId: uuidField("The task's id."),
@@ -20,33 +20,32 @@ const common = {
   priority: z.enum(TASK_PRIORITIES).describe("New priority.")
     .optional(),
   estimatedHours: hoursField(
-    `New estimate in hours, 0-${MAX_TASK_ESTIMATE_HOURS}; null clears it.`,
+    "New estimate in hours; null clears it.",
     { max: MAX_TASK_ESTIMATE_HOURS },
   ).nullable()
     .optional(),
-  actualHours: hoursField("Hours spent so far, 0-100000; null clears it.").nullable()
+  actualHours: hoursField("Hours spent so far; null clears it.").nullable()
     .optional(),
-  dueDate: dateField("New due date, not before the start date; null clears it.")
+  dueDate: dateField("New due date; null clears it.")
     .nullable().optional(),
   sortOrder: z.number({ error: "must be a number" })
     .min(-1e12, { error: "must be at least -1000000000000" }).max(1e12, {
       error: "must be at most 1000000000000",
     })
     .describe(
-      "New queue position value (ascending); set_task_queue_position places a task by slot instead.",
+      "Queue order (ascending).",
     ).optional(),
   projectId: uuidField(
-    "Move the task and its subtasks to this project (new numbers and company); null: no project. Not for " +
-      "subtasks.",
+    "Moves it and its subtasks (new numbers); null: no project. Not for subtasks.",
   ).nullable().optional(),
   assigneeIds: z.array(uuidField("A workspace member's user id."), {
     error: "must be an array of UUIDs",
   })
     .max(20, { error: "must hold at most 20 ids" })
-    .describe("Replaces the assignees: 0-20 workspace members who can see the task's company.")
+    .describe("Replaces the assignees (members who can see the task's company).")
     .optional(),
   isPrivate: z.boolean({ error: "must be true or false" })
-    .describe("true: only the creator and the assignees see the task.").optional(),
+    .describe("true: only its creator and assignees see it.").optional(),
 };
 
 const InputA = z.strictObject({
@@ -75,7 +74,6 @@ export const updateTask = defineTool({
   variants: { A: InputA, B: InputB },
   // Overwrites the description and replaces the assignee list, which cannot be recovered afterwards.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  description:
-    "Changes the given fields of a task. Returns the updated task (get_task fields). On {saved: true} do not repeat the call.",
+  description: "Changes the given fields of a task. Returns the updated task.",
   run: (ctx, { taskId, ...patch }) => update(ctx.db, ctx.caller, taskId, patch, taskReadOptions(ctx)),
 });

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { setTaskStatus, TASK_STATUSES, TASK_STATUSES_B, taskReadOptions } from "../lib/workspace/tasks.ts";
+import { setTaskStatus } from "../lib/workspace/tasks.ts";
+import { TASK_STATUSES, TASK_STATUSES_B, taskReadOptions } from "../lib/workspace/task_rows.ts";
 
 const taskId = uuidField("The task's id.");
 const InputA = z.strictObject({
@@ -23,7 +24,6 @@ export const updateTaskStatus = defineTool({
   variants: { A: InputA, B: InputB },
   // Reversible: the status can be set back, nothing else changes.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  description:
-    "Sets a task's status; leaving in_progress ends its focus. Returns the updated task (get_task fields). On {saved: true} do not repeat the call.",
+  description: "Sets a task's status (leaving in_progress ends its focus). Returns the updated task.",
   run: (ctx, input) => setTaskStatus(ctx.db, ctx.caller, input.taskId, input.status, taskReadOptions(ctx)),
 });

@@ -3,7 +3,8 @@ import type { Db } from "../db/client.ts";
 import type { DemoContext } from "./demo_context.ts";
 import { addWorkingDays, dayNumber, dayString, nextWorkingDay } from "./gantt.ts";
 import { todayUtc } from "../dates.ts";
-import { createTask, moveToFocus, type NewTask } from "./tasks.ts";
+import { createTask, type NewTask } from "./tasks.ts";
+import { moveToFocus } from "./task_queue.ts";
 
 /** Appended to DEMO_SEEDERS after the projects seeder (it looks the demo projects up by task prefix). */
 export async function seedDemoTasks(db: Db, ctx: DemoContext): Promise<void> {

@@ -5,7 +5,7 @@ import { invalidInput, notFound } from "../errors.ts";
 import { divRound, formatMoney, parseMoney } from "../money.ts";
 import { actingUser, checkRange, hoursOf, minutesOf, personalCompany, projectInScope } from "./personal.ts";
 import { companyFilter, inScope, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
-import { visible as visibleTask } from "./tasks.ts";
+import { visible as visibleTask } from "./task_rows.ts";
 import { countUpTo, type Page, pageOf, type Paging } from "./page.ts";
 
 export const EXCLUSIVE_LINK_RULE =

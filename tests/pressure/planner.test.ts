@@ -3,7 +3,7 @@
 // failure after their commit.
 import assert from "node:assert/strict";
 import { PLAN_HORIZON_YEARS } from "../../lib/workspace/gantt.ts";
-import { MAX_TASK_ESTIMATE_HOURS } from "../../lib/workspace/tasks.ts";
+import { MAX_TASK_ESTIMATE_HOURS } from "../../lib/workspace/task_rows.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, callFails, callOk, callTool, mcpApp } from "../helpers/mcp.ts";
 
@@ -96,7 +96,7 @@ Deno.test("after the attack every task tool answers, for every role, in both var
     }
     const got = await callOk(app, key, "get_task", { taskId: target.id });
     assert.equal(got.id, target.id, what);
-    assert.deepEqual(await callOk(app, key, "list_subtasks", { parentTaskId: target.id }), [], what);
+    assert.deepEqual((await callOk(app, key, "list_subtasks", { parentTaskId: target.id })).items, [], what);
 
     // A write answers success exactly once and stores exactly one row.
     const title = `after attack ${crypto.randomUUID()}`;

@@ -313,7 +313,60 @@ Deno.test("subtasks: inherit the project, one level only, listed by list_subtask
       );
     }
     const subs = await callOk(apps[v], writer[v], "list_subtasks", { parentTaskId: parent.id });
-    assert.deepEqual(subs.map((s: { id: string }) => s.id), [s1.id, s2.id]);
+    // The page shape, and short rows: what picks a subtask; get_task has the rest.
+    const row1 = {
+      id: s1.id,
+      ...(v === "A" ? { displayId: `WEBTWO-${s1.number}` } : {}),
+      title: "Step 1",
+      status: "in_progress",
+      priority: "medium",
+      startDate: null,
+      dueDate: null,
+      projectId: projA2.id,
+      projectName: "Web 2",
+      assigneeIds: [f.users.member],
+      childTaskCount: 0,
+      ...(v === "A" ? { isOverdue: false, isForecastLate: false } : {}),
+    };
+    assert.deepEqual(subs, {
+      items: [row1, {
+        ...row1,
+        id: s2.id,
+        title: "Step 2",
+        status: "todo",
+        assigneeIds: [],
+        ...(v === "A" ? { displayId: `WEBTWO-${s2.number}` } : {}),
+      }],
+      total: 2,
+      limit: 100,
+      offset: 0,
+      hasMore: false,
+      nextOffset: null,
+    });
+    const first = await callOk(apps[v], writer[v], "list_subtasks", { parentTaskId: parent.id, limit: 1 });
+    assert.deepEqual([
+      first.items.map((s: { id: string }) => s.id),
+      first.total,
+      first.hasMore,
+      first.nextOffset,
+    ], [[s1.id], 2, true, 1]);
+    const next = await callOk(apps[v], writer[v], "list_subtasks", {
+      parentTaskId: parent.id,
+      limit: 1,
+      offset: 1,
+    });
+    assert.deepEqual([next.items.map((s: { id: string }) => s.id), next.hasMore, next.nextOffset], [
+      [s2.id],
+      false,
+      null,
+    ]);
+    await callFails(
+      apps[v],
+      writer[v],
+      "list_subtasks",
+      { parentTaskId: parent.id, limit: 501 },
+      "invalid_input",
+    );
     await callFails(apps[v], writer[v], "list_subtasks", { parentTaskId: MISSING }, "not_found");
     await callFails(apps[v], writer[v], "list_subtasks", { parentTaskId: "nope" }, "invalid_input");
     const listed = (await callOk(
@@ -324,12 +377,22 @@ Deno.test("subtasks: inherit the project, one level only, listed by list_subtask
         projectId: projA2.id,
       },
     )).items;
-    assert.ok(
-      listed.every((t: { parentTaskId: string | null }) => t.parentTaskId === null),
-      "top-level only",
-    );
+    assert.ok(!listed.some((t: { id: string }) => t.id === s1.id || t.id === s2.id), "top-level only");
     const row = listed.find((t: { id: string }) => t.id === parent.id);
-    assert.equal(row.childTaskCount, 2);
+    assert.deepEqual(row, {
+      id: parent.id,
+      ...(v === "A" ? { displayId: `WEBTWO-${parent.number}` } : {}),
+      title: `Epic ${v}`,
+      status: "todo",
+      priority: "medium",
+      startDate: null,
+      dueDate: null,
+      projectId: projA2.id,
+      projectName: "Web 2",
+      assigneeIds: [],
+      childTaskCount: 2,
+      ...(v === "A" ? { isOverdue: false, isForecastLate: false } : {}),
+    });
   }
   await callFails(apps.A, f.other.key, "list_subtasks", { parentTaskId: MISSING }, "not_found");
 });
@@ -502,7 +565,11 @@ Deno.test("list_tasks: company scope and workspace isolation", async () => {
       `${v} ${key.slice(0, 8)} must not see company b`,
     );
     assert.ok(list.some((t: { id: string }) => t.id === inA.id));
-    assert.ok(list.every((t: { companyId: string | null }) => t.companyId === f.companies.a));
+    // List rows carry no companyId (get_task has it): every listed task is company a's in the database.
+    const ids = list.map((t: { id: string }) => t.id);
+    const [{ n }] = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from tasks where id = any(${ids}::uuid[]) and company_id = ${f.companies.a}`;
+    assert.equal(n, ids.length);
   }
   const others = (await callOk(apps.A, f.other.key, "list_tasks", {})).items;
   assert.deepEqual(others, [], "another workspace sees none of these");
