@@ -137,10 +137,12 @@ function select(db: Db, s: Scope) {
 /** The referenced record's company, or not_found when it is unknown or outside the caller's scope. */
 async function resolveEntity(db: Db, s: Scope, field: EntityField, id: string): Promise<string | null> {
   const ref = ENTITY_REFS[field];
-  const [row] = await db<{ company_id: string | null }[]>`
-    select company_id from ${db(ref.table)} where workspace_id = ${s.workspaceId} and id = ${id}`;
-  if (!row || !inScope(s, row.company_id)) throw notFound(`${field}: no ${ref.kind} ${id}`);
-  return row.company_id;
+  const [row] = await db<{ companyId: string | null }[]>`
+    select company_id as "companyId" from ${
+    db(ref.table)
+  } where workspace_id = ${s.workspaceId} and id = ${id}`;
+  if (!row || !inScope(s, row.companyId)) throw notFound(`${field}: no ${ref.kind} ${id}`);
+  return row.companyId;
 }
 
 /** The one entity among the given ids, or invalid_input naming the one-entity rule. */

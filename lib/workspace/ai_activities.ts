@@ -283,7 +283,7 @@ export async function updateAiActivityPhase(
   const status = u.activityStatus ?? null;
   const finished = status !== null && FINISHED_ACTIVITY.includes(status);
   const run = async (tx: Db): Promise<boolean> => {
-    const rows = await tx`
+    const rows = await tx<{ id: string }[]>`
       update ai_activities a
          set updated_at = now(),
              status = coalesce(${status}, a.status),

@@ -323,8 +323,8 @@ export async function getContact(db: Db, caller: ScopedCaller, id: string): Prom
 
 /** The assignee must be a member of the workspace (else not_found, like any unknown id). */
 async function requireMember(db: Db, workspaceId: string, userId: string): Promise<void> {
-  const [row] = await db`
-    select 1 from workspace_members where workspace_id = ${workspaceId} and user_id = ${userId}`;
+  const [row] = await db<{ one: number }[]>`
+    select 1 as one from workspace_members where workspace_id = ${workspaceId} and user_id = ${userId}`;
   if (!row) throw notFound(`assignedTo: no workspace member ${userId}`);
 }
 
@@ -368,7 +368,7 @@ export async function updateContact(
   }
   if (Object.keys(set).length === 0) throw invalidInput("nothing to change: give at least one field");
   if (patch.assignedTo) await requireMember(db, s.workspaceId, patch.assignedTo);
-  const rows = await db`
+  const rows = await db<{ id: string }[]>`
     update contacts set ${db(set)}, updated_at = now()
      where workspace_id = ${s.workspaceId} and id = ${id} and ${companyFilter(db, s, "company_id")}
     returning id`;
