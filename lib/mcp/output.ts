@@ -2,13 +2,15 @@
 import { z } from "zod";
 
 /**
- * The page shape of lib/workspace/page.ts. Items are objects whose fields the tool's description and get_ tool
- * name; spelling every field out would cost more tokens in tools/list than the schema saves.
+ * The page shape of lib/workspace/page.ts: `total` is null, with `totalAtLeast`, when the matches run more than
+ * TOTAL_COUNT_WINDOW past the page. Items are objects whose fields the tool's description names; spelling every
+ * field out would cost more tokens in tools/list than the schema saves.
  */
 export function pageOutput<E extends z.ZodRawShape = Record<never, never>>(extra?: E) {
   return z.object({
     items: z.array(z.looseObject({})),
-    total: z.int(),
+    total: z.int().nullable(),
+    totalAtLeast: z.int().optional(),
     limit: z.int(),
     offset: z.int(),
     hasMore: z.boolean(),
