@@ -18,3 +18,12 @@ export function pageOutput<E extends z.ZodRawShape = Record<never, never>>(extra
     ...(extra ?? ({} as E)),
   });
 }
+
+/**
+ * `full` of the list tools whose records have no get_ tool: rows carry every field instead of the summary a
+ * model needs to pick a record (docs/mcp.md, "Compact list rows").
+ */
+export function fullField() {
+  return z.boolean({ error: "must be true or false" }).default(false)
+    .describe("true: every field of each record instead of a summary.");
+}

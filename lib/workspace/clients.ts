@@ -12,7 +12,7 @@ import {
   type ScopedCaller,
   scopeOf,
 } from "./scope.ts";
-import { type Page, pageOf, type Paging } from "./page.ts";
+import { countUpTo, type Page, pageOf, type Paging } from "./page.ts";
 
 export interface Client {
   id: string;
@@ -73,18 +73,52 @@ function columns(db: Db) {
     ${isoColumn(db, "c.updated_at")} as "updatedAt"`;
 }
 
-/** Every client the caller may see, sorted by company name (case-insensitive). */
-export async function listClients(db: Db, caller: ScopedCaller, paging: Paging): Promise<Page<Client>> {
+/** What list_clients answers per client by default: enough to pick one (the rest: `full`, create, update). */
+export interface ClientSummary {
+  id: string;
+  companyName: string;
+  /** first and last name of the contact person, as one string; null when neither is set */
+  contactName: string | null;
+  email: string | null;
+  city: string | null;
+}
+
+function summaryColumns(db: Db) {
+  return db`
+    c.id, c.name as "companyName", nullif(concat_ws(' ', c.first_name, c.last_name), '') as "contactName",
+    c.email, c.city`;
+}
+
+/** Paging, and `full`: whole clients instead of summaries. */
+export type ClientListOptions = Paging & { full?: boolean };
+
+/** Every client the caller may see, sorted by company name (case-insensitive): summaries, or whole with `full`. */
+export function listClients(
+  db: Db,
+  caller: ScopedCaller,
+  o: ClientListOptions & { full: true },
+): Promise<Page<Client>>;
+export function listClients(
+  db: Db,
+  caller: ScopedCaller,
+  o: ClientListOptions,
+): Promise<Page<ClientSummary | Client>>;
+export async function listClients(
+  db: Db,
+  caller: ScopedCaller,
+  o: ClientListOptions,
+): Promise<Page<ClientSummary | Client>> {
   const s = scopeOf(caller);
   const where = db`c.workspace_id = ${s.workspaceId} and ${companyFilter(db, s, "c.company_id")}`;
-  const [rows, [{ total }]] = await Promise.all([
-    db<Client[]>`
-      select ${columns(db)} from clients c where ${where}
+  const paging = { limit: o.limit, offset: o.offset };
+  const [rows, total] = await Promise.all([
+    db<(ClientSummary | Client)[]>`
+      select ${o.full ? columns(db) : summaryColumns(db)} from clients c where ${where}
        order by lower(c.name), c.name, c.id
-       limit ${paging.limit} offset ${paging.offset ?? 0}`,
-    db<{ total: number }[]>`select count(*)::int as total from clients c where ${where}`,
+       limit ${o.limit} offset ${o.offset ?? 0}`,
+    countUpTo(db, db`clients c where ${where}`, paging),
   ]);
-  return pageOf([...rows], total, paging);
+  return pageOf([...rows], total, paging, true);
 }
 
 async function fetchClient(db: Db, s: Scope, id: string): Promise<Client | null> {

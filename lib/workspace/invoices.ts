@@ -68,46 +68,49 @@ export interface NewInvoice {
 }
 
 /**
- * An invoice as answered. Money fields are signed: a credit note's amounts (stored positive) are shown
- * negative, rows included, so that everything a caller reads adds up the way it counts.
+ * An invoice as list_invoices answers it by default: enough to pick one. Money fields are signed: a credit
+ * note's amounts (stored positive) are shown negative, so that everything a caller reads adds up the way it
+ * counts.
  */
 export interface InvoiceSummary {
   id: string;
   number: string;
   type: InvoiceType;
-  isCreditNote: boolean;
-  originalInvoiceId: string | null;
   status: InvoiceStatus;
   clientId: string | null;
   clientName: string | null;
-  companyId: string | null;
-  projectId: string | null;
-  offerId: string | null;
   subject: string;
   invoiceDate: string;
   dueDate: string | null;
   currency: string;
-  vatRate: string;
-  subtotal: string;
-  vatAmount: string;
-  roundingAdjustment: string;
   total: string;
-  collectedAmount: string;
   /** total − collected */
   outstanding: string;
 }
 
-export interface Invoice extends InvoiceSummary {
+/** Every field of an invoice but its rows: list_invoices with `full`. Signed like the summary. */
+export interface InvoiceRecord extends InvoiceSummary {
+  isCreditNote: boolean;
+  originalInvoiceId: string | null;
+  companyId: string | null;
+  projectId: string | null;
+  offerId: string | null;
+  vatRate: string;
+  subtotal: string;
+  vatAmount: string;
+  roundingAdjustment: string;
+  collectedAmount: string;
   description: string;
   notes: string;
   paymentMethod: string | null;
-  rows: Line[];
   createdBy: string | null;
   createdAt: string;
 }
 
-/** An invoice as selected by `columns`: stored (positive) amounts, before `summary` signs them. */
-type Row = Omit<Invoice, "outstanding" | "rows">;
+/** An invoice with its rows (rows signed too), as create_invoice answers it. */
+export interface Invoice extends InvoiceRecord {
+  rows: Line[];
+}
 
 /** A stored (positive) amount with the document's sign. */
 function signed(stored: string, creditNote: boolean): string {
@@ -115,53 +118,32 @@ function signed(stored: string, creditNote: boolean): string {
   return formatMoney(creditNote ? -cents : cents);
 }
 
-/** The answer: a credit note's amounts negative, and the outstanding amount computed. */
-function summary(r: Row): InvoiceSummary {
-  const cn = r.isCreditNote;
-  const outstanding = parseMoney(r.total, "total") - parseMoney(r.collectedAmount, "collected");
-  return {
-    id: r.id,
-    number: r.number,
-    type: r.type,
-    isCreditNote: cn,
-    originalInvoiceId: r.originalInvoiceId,
-    status: r.status,
-    clientId: r.clientId,
-    clientName: r.clientName,
-    companyId: r.companyId,
-    projectId: r.projectId,
-    offerId: r.offerId,
-    subject: r.subject,
-    invoiceDate: r.invoiceDate,
-    dueDate: r.dueDate,
-    currency: r.currency,
-    vatRate: r.vatRate,
-    subtotal: signed(r.subtotal, cn),
-    vatAmount: signed(r.vatAmount, cn),
-    roundingAdjustment: signed(r.roundingAdjustment, cn),
-    total: signed(r.total, cn),
-    collectedAmount: signed(r.collectedAmount, cn),
-    outstanding: formatMoney(cn ? -outstanding : outstanding),
-  };
-}
-
-/** The client's name only where the caller could read the client itself (see docs/commercial.md). */
-function columns(db: Db, s: Scope) {
-  const clientReadable = companyFilter(db, s, "c.company_id");
-  return db`
-    i.id, i.number, i.type, i.is_credit_note as "isCreditNote", i.original_invoice_id as "originalInvoiceId",
-    i.status, i.client_id as "clientId", case when ${clientReadable} then c.name end as "clientName",
-    i.company_id as "companyId", i.project_id as "projectId", i.offer_id as "offerId", i.subject,
+/**
+ * The columns of an InvoiceSummary (or, `full`, an InvoiceRecord), amounts signed in SQL (numeric: exact, two
+ * decimals). The client's name only where the caller could read the client itself (see docs/commercial.md).
+ */
+function columns(db: Db, s: Scope, full: boolean) {
+  const sign = db`case when i.is_credit_note then -1 else 1 end`;
+  const summary = db`
+    i.id, i.number, i.type, i.status, i.client_id as "clientId",
+    case when ${companyFilter(db, s, "c.company_id")} then c.name end as "clientName", i.subject,
     i.invoice_date::text as "invoiceDate", i.due_date::text as "dueDate", i.currency,
-    i.vat_rate::text as "vatRate", i.subtotal::text as subtotal, i.vat_amount::text as "vatAmount",
-    i.rounding_adjustment::text as "roundingAdjustment", i.total::text as total,
-    i.collected_amount::text as "collectedAmount", i.description, i.notes, i.payment_method as "paymentMethod",
-    i.created_by as "createdBy", ${isoColumn(db, "i.created_at")} as "createdAt"`;
+    (${sign} * i.total)::text as total, (${sign} * (i.total - i.collected_amount))::text as outstanding`;
+  if (!full) return summary;
+  return db`${summary},
+    i.is_credit_note as "isCreditNote", i.original_invoice_id as "originalInvoiceId", i.company_id as "companyId",
+    i.project_id as "projectId", i.offer_id as "offerId", i.vat_rate::text as "vatRate",
+    (${sign} * i.subtotal)::text as subtotal, (${sign} * i.vat_amount)::text as "vatAmount",
+    (${sign} * i.rounding_adjustment)::text as "roundingAdjustment",
+    (${sign} * i.collected_amount)::text as "collectedAmount", i.description, i.notes,
+    i.payment_method as "paymentMethod", i.created_by as "createdBy", ${
+    isoColumn(db, "i.created_at")
+  } as "createdAt"`;
 }
 
 async function fetchInvoice(db: Db, s: Scope, id: string): Promise<Invoice | null> {
-  const [r] = await db<Row[]>`
-    select ${columns(db, s)}
+  const [r] = await db<InvoiceRecord[]>`
+    select ${columns(db, s, true)}
       from invoices i
       left join clients c on c.workspace_id = i.workspace_id and c.id = i.client_id
      where i.workspace_id = ${s.workspaceId} and i.id = ${id} and ${companyFilter(db, s, "i.company_id")}`;
@@ -170,15 +152,10 @@ async function fetchInvoice(db: Db, s: Scope, id: string): Promise<Invoice | nul
     select ${lineColumns(db)}
       from invoice_rows where workspace_id = ${s.workspaceId} and invoice_id = ${id} order by position`;
   return {
-    ...summary(r),
-    description: r.description,
-    notes: r.notes,
-    paymentMethod: r.paymentMethod,
+    ...r,
     rows: rows.map(toLine).map((l) =>
       r.isCreditNote ? { ...l, unitPrice: signed(l.unitPrice, true), amount: signed(l.amount, true) } : l
     ),
-    createdBy: r.createdBy,
-    createdAt: r.createdAt,
   };
 }
 
@@ -194,6 +171,8 @@ export interface InvoiceFilter {
   clientId?: string;
   limit: number;
   offset?: number;
+  /** whole invoices (InvoiceRecord) instead of summaries */
+  full?: boolean;
 }
 
 /** Sums per currency over every matching invoice (not only the returned page); credit notes count negative. */
@@ -208,7 +187,7 @@ export interface InvoiceTotals {
 }
 
 /** The page every list tool answers, plus money sums per currency over every match (credit notes negative). */
-export interface InvoiceList extends Page<InvoiceSummary> {
+export interface InvoiceList extends Page<InvoiceSummary | InvoiceRecord> {
   sums: InvoiceTotals[];
 }
 
@@ -225,8 +204,8 @@ export async function listInvoices(
   if (filter.type) parts.push(db`i.type = ${filter.type}`);
   if (filter.clientId) parts.push(db`i.client_id = ${filter.clientId}`);
   const where = allOf(db, parts);
-  const rows = await db<Row[]>`
-    select ${columns(db, s)}
+  const rows = await db<(InvoiceSummary | InvoiceRecord)[]>`
+    select ${columns(db, s, filter.full === true)}
       from invoices i
       left join clients c on c.workspace_id = i.workspace_id and c.id = i.client_id
      where ${where}
@@ -247,7 +226,7 @@ export async function listInvoices(
      order by i.currency`;
   const total = sums.reduce((a, t) => a + t.n, 0);
   return {
-    ...pageOf(rows.map(summary), total, filter),
+    ...pageOf([...rows], total, { limit: filter.limit, offset: filter.offset }),
     sums: sums.map((t) => {
       const total = parseMoney(t.total, "total");
       const collected = parseMoney(t.collected, "collected");
