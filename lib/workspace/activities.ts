@@ -108,10 +108,13 @@ export interface ActivitySummary {
  */
 function select(db: Db, s: Scope, full: boolean) {
   const readable = (alias: string) => companyFilter(db, s, `${alias}.company_id`);
+  const refColumns = ENTITY_FIELDS.map((f) => `a.${ENTITY_REFS[f].column}`);
+  const kind = ENTITY_FIELDS.map((f) =>
+    db`when ${db(`a.${ENTITY_REFS[f].column}`)} is not null then ${ENTITY_REFS[f].kind}::text`
+  ).reduce((acc, p) => db`${acc} ${p}`);
   const entity = db`json_build_object(
-    'kind', case when a.contact_id is not null then 'contact' when a.client_id is not null then 'client'
-                 when a.collaborator_id is not null then 'collaborator' else 'supplier' end,
-    'id', coalesce(a.contact_id, a.client_id, a.collaborator_id, a.supplier_id),
+    'kind', case ${kind} end,
+    'id', coalesce(${db(refColumns)}),
     'name', case
       when ct.id is not null then case when ${readable("ct")} then
         coalesce(ct.contact_name, nullif(concat_ws(' ', ct.first_name, ct.last_name), ''), ct.company_name,
