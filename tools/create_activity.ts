@@ -5,17 +5,15 @@ import { textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { ACTIVITY_TYPES, createActivity as create } from "../lib/workspace/activities.ts";
 
-const ONE = "Give exactly one of contactId, clientId, collaboratorId, supplierId.";
-
 /** The fields create_activity and update_activity share; `tail` ends each description. */
 export function activityFields(tail: string, clear: string) {
   return {
     type: z.enum(ACTIVITY_TYPES).describe(`Kind of activity.${tail}`),
     description: textField(`What it was about${clear}.${tail}`, { max: 10000 }),
-    contactId: uuidField(`The contact it is about. ${ONE}`),
-    clientId: uuidField(`The client it is about. ${ONE}`),
-    collaboratorId: uuidField(`The collaborator it is about. ${ONE}`),
-    supplierId: uuidField(`The supplier it is about. ${ONE}`),
+    contactId: uuidField("The contact it is about."),
+    clientId: uuidField("The client it is about."),
+    collaboratorId: uuidField("The collaborator it is about."),
+    supplierId: uuidField("The supplier it is about."),
     activityDate: instantField(
       `When it happened or is planned: ISO 8601 date-time with Z/offset, or YYYY-MM-DD (midnight UTC).${tail}`,
     ),

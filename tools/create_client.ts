@@ -5,8 +5,9 @@ import { textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { createClient as create } from "../lib/workspace/clients.ts";
 
+/** The limit is in the schema (maxLength); the description does not repeat it. */
 function optionalText(what: string, max: number) {
-  return textField(`${what}, up to ${max} characters.`, { max }).optional();
+  return textField(`${what}.`, { max }).optional();
 }
 
 /** The fields of both variants. */
@@ -19,7 +20,7 @@ const CLIENT_FIELDS = {
   vatNumber: optionalText("The client's VAT identification number", 50),
   address: optionalText("Street and house number", 500),
   postalCode: optionalText("Postal code", 20),
-  city: optionalText("City", 100),
+  city: optionalText("City of the address", 100),
   country: optionalText("Country (name or ISO code)", 100),
   companyId: uuidField(
     "The client's company. Default: the key's only company, else none.",

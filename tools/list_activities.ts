@@ -1,7 +1,7 @@
 // MCP tool list_activities: the caller's CRM activities, optionally of one record, one type or matching text.
 import { z } from "zod";
 import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
-import { pageOutput } from "../lib/mcp/output.ts";
+import { fullField, pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { ACTIVITY_TYPES, listActivities as list } from "../lib/workspace/activities.ts";
 
@@ -15,6 +15,7 @@ const Input = z.strictObject({
     "Text to find in title, description, outcome or notes (case-insensitive substring).",
     { max: 200 },
   ).optional(),
+  full: fullField(),
   limit: limitField(50, 100),
   offset: offsetField(),
 });
@@ -29,6 +30,6 @@ export const listActivities = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
   description:
-    "Lists CRM activities, most recent first; filters combine with AND. Returns a page of activities with their entity {kind, id, name}.",
+    "Lists CRM activities, most recent first; filters combine with AND. Returns a page of {id, type, title, activityDate, isCompleted, entity {kind, id, name}}; full: true for every field.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

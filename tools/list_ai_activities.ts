@@ -39,6 +39,6 @@ export const listAiActivities = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
   description:
-    "Lists AI activities, newest first; filters combine with AND. Returns a page of activity summaries.",
+    "Lists AI activities, newest first; filters combine with AND. Returns a page of {id, kind, status, title, agentName, phaseCount, resultBytes, createdAt, finishedAt}; details from get_ai_activity.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -1,11 +1,11 @@
 // MCP tool list_clients: every client the key may see, sorted by company name.
 import { z } from "zod";
 import { limitField, offsetField } from "../lib/mcp/fields.ts";
-import { pageOutput } from "../lib/mcp/output.ts";
+import { fullField, pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { listClients as list } from "../lib/workspace/clients.ts";
 
-const Input = z.strictObject({ limit: limitField(100, 500), offset: offsetField() });
+const Input = z.strictObject({ full: fullField(), limit: limitField(100, 500), offset: offsetField() });
 
 export const listClients = defineTool({
   name: "list_clients",
@@ -16,6 +16,7 @@ export const listClients = defineTool({
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
-  description: "Lists clients by company name. Returns a page of clients; percentages as decimal strings.",
+  description:
+    "Lists clients by company name. Returns a page of {id, companyName, contactName, email, city}; full: true for whole clients (address, VAT …).",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

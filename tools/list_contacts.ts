@@ -1,7 +1,7 @@
 // MCP tool list_contacts: the caller's contacts, filtered (AND), sorted from a whitelist and paged, with a total.
 import { z } from "zod";
 import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
-import { pageOutput } from "../lib/mcp/output.ts";
+import { fullField, pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import {
   CONTACT_SORT_FIELDS,
@@ -62,6 +62,7 @@ export const CONTACT_FILTER_FIELDS = {
 
 const Input = z.strictObject({
   ...CONTACT_FILTER_FIELDS,
+  full: fullField(),
   limit: limitField(50, 100),
   offset: offsetField(),
 });
@@ -76,6 +77,6 @@ export const listContacts = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
   description:
-    "Lists contacts matching every given filter (text filters: case-insensitive substrings), most recent first unless sorted. Returns a page of contacts.",
+    "Lists contacts matching every given filter (text filters: case-insensitive substrings), most recent first unless sorted. Returns a page of {id, name, companyName, email, status, nextFollowUp}; full: true (or export_contacts) for every field.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

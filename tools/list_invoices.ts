@@ -1,7 +1,7 @@
 // MCP tool list_invoices: invoices and credit notes, newest first, credit notes negative, with sums per currency.
 import { z } from "zod";
 import { limitField, offsetField, uuidField } from "../lib/mcp/fields.ts";
-import { pageOutput } from "../lib/mcp/output.ts";
+import { fullField, pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { INVOICE_STATUSES, INVOICE_TYPES, listInvoices as list } from "../lib/workspace/invoices.ts";
 
@@ -13,6 +13,7 @@ const Input = z.strictObject({
     "Only this type.",
   ).optional(),
   clientId: uuidField("Only invoices of this client.").optional(),
+  full: fullField(),
   limit: limitField(50, 200),
   offset: offsetField(),
 });
@@ -27,6 +28,6 @@ export const listInvoices = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput({ sums: z.array(z.looseObject({})) }),
   description:
-    "Lists invoices and credit notes, newest first. Returns a page of invoice summaries plus sums per currency; money as decimal strings, negative for credit notes.",
+    "Lists invoices and credit notes, newest first. Returns a page of {id, number, type, status, client, subject, dates, currency, total, outstanding} and sums per currency; money as decimal strings, negative for credit notes; full: true adds every field but rows.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

@@ -26,6 +26,7 @@ export const listWorkspaceDocuments = defineTool({
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
-  description: "Lists workspace documents, newest first, without their content. Returns a page of documents.",
+  description:
+    "Lists workspace documents, newest first. Returns a page of {id, title, kind, source, mimeType, contentBytes, createdAt}; content and details from get_workspace_document.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),
 });

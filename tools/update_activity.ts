@@ -7,17 +7,16 @@ import { activityFields } from "./create_activity.ts";
 
 const KEEP = "";
 const f = activityFields(KEEP, "; null clears it");
-const MOVE = "Give at most one of contactId, clientId, collaboratorId, supplierId.";
 
 const Input = z.strictObject({
   activityId: uuidField("The activity's id, as returned by list_activities."),
   title: textField("New title.", { min: 1, max: 200 }).optional(),
   type: f.type.optional(),
   description: f.description.nullable().optional(),
-  contactId: f.contactId.optional().describe(`Move to this contact. ${MOVE}`),
-  clientId: f.clientId.optional().describe(`Move to this client. ${MOVE}`),
-  collaboratorId: f.collaboratorId.optional().describe(`Move to this collaborator. ${MOVE}`),
-  supplierId: f.supplierId.optional().describe(`Move to this supplier. ${MOVE}`),
+  contactId: f.contactId.optional().describe("Move to this contact."),
+  clientId: f.clientId.optional().describe("Move to this client."),
+  collaboratorId: f.collaboratorId.optional().describe("Move to this collaborator."),
+  supplierId: f.supplierId.optional().describe("Move to this supplier."),
   activityDate: f.activityDate.optional(),
   startDate: f.startDate.nullable().optional(),
   endDate: f.endDate.nullable().optional(),
@@ -38,6 +37,7 @@ export const updateActivity = defineTool({
   variants: { A: Input },
   // Overwrites free text (description, outcome, notes) that cannot be recovered afterwards.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  description: "Changes the given fields of a CRM activity. Returns the updated activity.",
+  description:
+    "Changes the given fields of a CRM activity; one of contactId, clientId, collaboratorId or supplierId moves it. Returns the updated activity.",
   run: (ctx, { activityId, ...patch }) => update(ctx.db, ctx.caller, activityId, patch),
 });

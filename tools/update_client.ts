@@ -6,7 +6,7 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { updateClient as update } from "../lib/workspace/clients.ts";
 
 function clearableText(what: string, max: number) {
-  return textField(`New ${what}, up to ${max} characters; null clears it.`, { max }).nullable()
+  return textField(`New ${what}; null clears it.`, { max }).nullable()
     .optional();
 }
 

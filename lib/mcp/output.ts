@@ -2,18 +2,29 @@
 import { z } from "zod";
 
 /**
- * The page shape of lib/workspace/page.ts. Items are objects whose fields the tool's description and get_ tool
- * name; spelling every field out would cost more tokens in tools/list than the schema saves.
+ * The page shape of lib/workspace/page.ts: `total` is null, with `totalAtLeast`, when the matches run more than
+ * TOTAL_COUNT_WINDOW past the page. Items are objects whose fields the tool's description names; spelling every
+ * field out would cost more tokens in tools/list than the schema saves.
  */
 export function pageOutput<E extends z.ZodRawShape = Record<never, never>>(extra?: E) {
   return z.object({
     items: z.array(z.looseObject({})),
-    // null (with totalAtLeast, left undeclared: extra fields are allowed) when the count stopped at its window
+    // null (with totalAtLeast) when the count stopped at its window (lib/workspace/page.ts)
     total: z.int().nullable(),
+    totalAtLeast: z.int().optional(),
     limit: z.int(),
     offset: z.int(),
     hasMore: z.boolean(),
     nextOffset: z.int().nullable(),
     ...(extra ?? ({} as E)),
   });
+}
+
+/**
+ * `full` of the list tools whose records have no get_ tool: rows carry every field instead of the summary a
+ * model needs to pick a record (docs/mcp.md, "Compact list rows").
+ */
+export function fullField() {
+  return z.boolean({ error: "must be true or false" }).default(false)
+    .describe("true: every field of each record instead of a summary.");
 }

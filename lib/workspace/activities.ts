@@ -86,47 +86,57 @@ export interface ActivityFilter extends EntityIds {
   search?: string;
   limit: number;
   offset?: number;
+  /** whole activities instead of summaries */
+  full?: boolean;
 }
 
-interface Row extends Omit<Activity, "entity"> {
-  entityName: string | null;
-}
-
-function shape(r: Row): Activity {
-  const { entityName, ...rest } = r;
-  const field = ENTITY_FIELDS.find((f) => r[f] !== null)!;
-  return { ...rest, entity: { kind: ENTITY_REFS[field].kind, id: r[field]!, name: entityName } };
+/** What list_activities answers per activity by default: enough to pick one (every field: `full`). */
+export interface ActivitySummary {
+  id: string;
+  type: ActivityType;
+  title: string;
+  activityDate: string;
+  isCompleted: boolean;
+  entity: Activity["entity"];
 }
 
 /**
- * The activity columns. The name of the record it is about only where the caller could read that record itself:
- * a client (contact, collaborator, supplier) that moved to a company outside the caller's scope keeps its id
- * here, its name becomes null.
+ * The activity columns (`full`: every field; else an ActivitySummary) and the joins they read. The record it is
+ * about is built in SQL as {kind, id, name}; its name only where the caller could read that record itself: a
+ * client (contact, collaborator, supplier) that moved to a company outside the caller's scope keeps its id here,
+ * its name becomes null.
  */
-function select(db: Db, s: Scope) {
+function select(db: Db, s: Scope, full: boolean) {
   const readable = (alias: string) => companyFilter(db, s, `${alias}.company_id`);
+  const refColumns = ENTITY_FIELDS.map((f) => `a.${ENTITY_REFS[f].column}`);
+  const kind = ENTITY_FIELDS.map((f) =>
+    db`when ${db(`a.${ENTITY_REFS[f].column}`)} is not null then ${ENTITY_REFS[f].kind}::text`
+  ).reduce((acc, p) => db`${acc} ${p}`);
+  const entity = db`json_build_object(
+    'kind', case ${kind} end,
+    'id', coalesce(${db(refColumns)}),
+    'name', case
+      when ct.id is not null then case when ${readable("ct")} then
+        coalesce(ct.contact_name, nullif(concat_ws(' ', ct.first_name, ct.last_name), ''), ct.company_name,
+                 ct.email) end
+      when cl.id is not null then case when ${readable("cl")} then cl.name end
+      when co.id is not null then case when ${readable("co")} then co.name end
+      when su.id is not null then case when ${readable("su")} then su.name end
+    end) as entity`;
+  const columns = full
+    ? db`
+      a.id, a.type, a.title, a.description, ${entity}, a.contact_id as "contactId", a.client_id as "clientId",
+      a.collaborator_id as "collaboratorId", a.supplier_id as "supplierId", a.company_id as "companyId",
+      ${isoColumn(db, "a.activity_date")} as "activityDate", ${isoColumn(db, "a.start_at")} as "startDate",
+      ${isoColumn(db, "a.end_at")} as "endDate", a.is_all_day as "isAllDay",
+      a.duration_minutes as "durationMinutes", a.is_completed as "isCompleted",
+      ${isoColumn(db, "a.completed_at")} as "completedAt", a.outcome, a.notes, a.created_by as "createdBy",
+      ${isoColumn(db, "a.created_at")} as "createdAt", ${isoColumn(db, "a.updated_at")} as "updatedAt"`
+    : db`
+      a.id, a.type, a.title, ${isoColumn(db, "a.activity_date")} as "activityDate",
+      a.is_completed as "isCompleted", ${entity}`;
   return db`
-    select a.id, a.type, a.title, a.description, a.contact_id as "contactId", a.client_id as "clientId",
-           a.collaborator_id as "collaboratorId", a.supplier_id as "supplierId", a.company_id as "companyId",
-           ${isoColumn(db, "a.activity_date")} as "activityDate", ${
-    isoColumn(db, "a.start_at")
-  } as "startDate",
-           ${
-    isoColumn(db, "a.end_at")
-  } as "endDate", a.is_all_day as "isAllDay", a.duration_minutes as "durationMinutes",
-           a.is_completed as "isCompleted", ${
-    isoColumn(db, "a.completed_at")
-  } as "completedAt", a.outcome, a.notes,
-           a.created_by as "createdBy", ${isoColumn(db, "a.created_at")} as "createdAt",
-           ${isoColumn(db, "a.updated_at")} as "updatedAt",
-           case
-             when ct.id is not null then case when ${readable("ct")} then
-               coalesce(ct.contact_name, nullif(concat_ws(' ', ct.first_name, ct.last_name), ''), ct.company_name,
-                        ct.email) end
-             when cl.id is not null then case when ${readable("cl")} then cl.name end
-             when co.id is not null then case when ${readable("co")} then co.name end
-             when su.id is not null then case when ${readable("su")} then su.name end
-           end as "entityName"
+    select ${columns}
       from activities a
       left join contacts ct on ct.workspace_id = a.workspace_id and ct.id = a.contact_id
       left join clients cl on cl.workspace_id = a.workspace_id and cl.id = a.client_id
@@ -137,10 +147,12 @@ function select(db: Db, s: Scope) {
 /** The referenced record's company, or not_found when it is unknown or outside the caller's scope. */
 async function resolveEntity(db: Db, s: Scope, field: EntityField, id: string): Promise<string | null> {
   const ref = ENTITY_REFS[field];
-  const [row] = await db<{ company_id: string | null }[]>`
-    select company_id from ${db(ref.table)} where workspace_id = ${s.workspaceId} and id = ${id}`;
-  if (!row || !inScope(s, row.company_id)) throw notFound(`${field}: no ${ref.kind} ${id}`);
-  return row.company_id;
+  const [row] = await db<{ companyId: string | null }[]>`
+    select company_id as "companyId" from ${
+    db(ref.table)
+  } where workspace_id = ${s.workspaceId} and id = ${id}`;
+  if (!row || !inScope(s, row.companyId)) throw notFound(`${field}: no ${ref.kind} ${id}`);
+  return row.companyId;
 }
 
 /** The one entity among the given ids, or invalid_input naming the one-entity rule. */
@@ -166,10 +178,10 @@ const ERRORS: ConstraintAnswers = {
 };
 
 async function fetchActivity(db: Db, s: Scope, id: string): Promise<Activity | null> {
-  const [row] = await db<Row[]>`
-    ${select(db, s)}
+  const [row] = await db<Activity[]>`
+    ${select(db, s, true)}
      where a.workspace_id = ${s.workspaceId} and a.id = ${id} and ${companyFilter(db, s, "a.company_id")}`;
-  return row ? shape(row) : null;
+  return row ?? null;
 }
 
 export async function getActivity(db: Db, caller: ScopedCaller, id: string): Promise<Activity> {
@@ -290,7 +302,7 @@ export async function updateActivity(
   return (await fetchActivity(db, s, id))!;
 }
 
-export type ActivityPage = Page<Activity>;
+export type ActivityPage = Page<ActivitySummary | Activity>;
 
 /**
  * The caller's activities, most recent activityDate first, optionally of one record (which must be visible:
@@ -320,10 +332,11 @@ export async function listActivities(
   }
   const where = allOf(db, parts);
   const offset = filter.offset ?? 0;
+  const paging = { limit: filter.limit, offset };
   const [rows, total] = await Promise.all([
-    db<Row[]>`${select(db, s)} where ${where}
+    db<(ActivitySummary | Activity)[]>`${select(db, s, filter.full === true)} where ${where}
       order by a.activity_date desc, a.id desc limit ${filter.limit} offset ${offset}`,
-    countUpTo(db, db`activities a where ${where}`, filter),
+    countUpTo(db, db`activities a where ${where}`, paging),
   ]);
-  return pageOf(rows.map(shape), total, filter, true);
+  return pageOf([...rows], total, paging, true);
 }

@@ -66,24 +66,25 @@ export interface LinkedDocument {
   linkedAt: string;
 }
 
+/** What list_ai_activities answers per activity: its status, phases and result in brief (the rest: get_). */
 export interface AiActivitySummary {
   id: string;
   kind: AiActivityKind;
-  source: AiActivitySource;
   status: AiActivityStatus;
   title: string;
   agentName: string | null;
-  aiTaskId: string | null;
-  companyId: string | null;
   phaseCount: number;
   resultBytes: number;
-  createdBy: string | null;
   createdAt: string;
-  updatedAt: string;
   finishedAt: string | null;
 }
 
 export interface AiActivity extends AiActivitySummary {
+  source: AiActivitySource;
+  aiTaskId: string | null;
+  companyId: string | null;
+  createdBy: string | null;
+  updatedAt: string;
   description: string | null;
   metadata: Record<string, unknown>;
   resultMarkdown: string;
@@ -137,11 +138,9 @@ export interface AiActivityFilter {
 
 function summaryColumns(db: Db) {
   return db`
-    a.id, a.kind, a.source, a.status, a.title, a.agent_name as "agentName", a.ai_task_id as "aiTaskId",
-    a.company_id as "companyId",
+    a.id, a.kind, a.status, a.title, a.agent_name as "agentName",
     (select count(*)::int from ai_activity_phases p where p.activity_id = a.id) as "phaseCount",
-    octet_length(a.result_markdown) as "resultBytes", a.created_by as "createdBy",
-    ${isoColumn(db, "a.created_at")} as "createdAt", ${isoColumn(db, "a.updated_at")} as "updatedAt",
+    octet_length(a.result_markdown) as "resultBytes", ${isoColumn(db, "a.created_at")} as "createdAt",
     ${isoColumn(db, "a.finished_at")} as "finishedAt"`;
 }
 
@@ -160,14 +159,10 @@ function checkOrder(startedAt?: string, finishedAt?: string): void {
 
 /** One activity with phases (in order) and the documents linked to it that the caller may see. */
 async function fetchAiActivity(db: Db, s: Scope, id: string): Promise<AiActivity | null> {
-  const [row] = await db<
-    (AiActivitySummary & {
-      description: string | null;
-      metadata: Record<string, unknown>;
-      resultMarkdown: string;
-    })[]
-  >`
-    select ${summaryColumns(db)}, a.description, a.metadata, a.result_markdown as "resultMarkdown"
+  const [row] = await db<Omit<AiActivity, "phases" | "documents">[]>`
+    select ${summaryColumns(db)}, a.source, a.ai_task_id as "aiTaskId", a.company_id as "companyId",
+           a.created_by as "createdBy", ${isoColumn(db, "a.updated_at")} as "updatedAt", a.description,
+           a.metadata, a.result_markdown as "resultMarkdown"
       from ai_activities a
      where a.workspace_id = ${s.workspaceId} and a.id = ${id} and ${companyFilter(db, s, "a.company_id")}`;
   if (!row) return null;
@@ -283,7 +278,7 @@ export async function updateAiActivityPhase(
   const status = u.activityStatus ?? null;
   const finished = status !== null && FINISHED_ACTIVITY.includes(status);
   const run = async (tx: Db): Promise<boolean> => {
-    const rows = await tx`
+    const rows = await tx<{ id: string }[]>`
       update ai_activities a
          set updated_at = now(),
              status = coalesce(${status}, a.status),

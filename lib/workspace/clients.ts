@@ -12,7 +12,7 @@ import {
   type ScopedCaller,
   scopeOf,
 } from "./scope.ts";
-import { type Page, pageOf, type Paging } from "./page.ts";
+import { countUpTo, type Page, pageOf, type Paging } from "./page.ts";
 
 export interface Client {
   id: string;
@@ -62,79 +62,71 @@ export type ClientPatch =
     [K in Exclude<keyof NewClient, "companyName">]?: NewClient[K] | null;
   };
 
-interface Row {
-  id: string;
-  name: string;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-  phone: string | null;
-  vat_number: string | null;
-  address: string | null;
-  postal_code: string | null;
-  city: string | null;
-  country: string | null;
-  company_id: string | null;
-  department: string | null;
-  vat_rate: string | null;
-  intermediary: string | null;
-  commission: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-function toClient(r: Row): Client {
-  return {
-    id: r.id,
-    companyName: r.name,
-    firstName: r.first_name,
-    lastName: r.last_name,
-    email: r.email,
-    phone: r.phone,
-    vatNumber: r.vat_number,
-    address: r.address,
-    postalCode: r.postal_code,
-    city: r.city,
-    country: r.country,
-    companyId: r.company_id,
-    department: r.department,
-    vatRate: r.vat_rate,
-    intermediary: r.intermediary,
-    commission: r.commission,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
+/** The columns of a Client, aliased to its field names and converted to JSON-ready text in SQL. */
 function columns(db: Db) {
   return db`
-    c.id, c.name, c.first_name, c.last_name, c.email, c.phone, c.vat_number, c.address, c.postal_code, c.city,
-    c.country, c.company_id, c.department, c.vat_rate::text as vat_rate, c.intermediary,
+    c.id, c.name as "companyName", c.first_name as "firstName", c.last_name as "lastName", c.email, c.phone,
+    c.vat_number as "vatNumber", c.address, c.postal_code as "postalCode", c.city, c.country,
+    c.company_id as "companyId", c.department, c.vat_rate::text as "vatRate", c.intermediary,
     c.commission::text as commission,
-    ${isoColumn(db, "c.created_at")} as created_at,
-    ${isoColumn(db, "c.updated_at")} as updated_at`;
+    ${isoColumn(db, "c.created_at")} as "createdAt",
+    ${isoColumn(db, "c.updated_at")} as "updatedAt"`;
 }
 
-/** Every client the caller may see, sorted by company name (case-insensitive). */
-export async function listClients(db: Db, caller: ScopedCaller, paging: Paging): Promise<Page<Client>> {
+/** What list_clients answers per client by default: enough to pick one (the rest: `full`, create, update). */
+export interface ClientSummary {
+  id: string;
+  companyName: string;
+  /** first and last name of the contact person, as one string; null when neither is set */
+  contactName: string | null;
+  email: string | null;
+  city: string | null;
+}
+
+function summaryColumns(db: Db) {
+  return db`
+    c.id, c.name as "companyName", nullif(concat_ws(' ', c.first_name, c.last_name), '') as "contactName",
+    c.email, c.city`;
+}
+
+/** Paging, and `full`: whole clients instead of summaries. */
+export type ClientListOptions = Paging & { full?: boolean };
+
+/** Every client the caller may see, sorted by company name (case-insensitive): summaries, or whole with `full`. */
+export function listClients(
+  db: Db,
+  caller: ScopedCaller,
+  o: ClientListOptions & { full: true },
+): Promise<Page<Client>>;
+export function listClients(
+  db: Db,
+  caller: ScopedCaller,
+  o: ClientListOptions,
+): Promise<Page<ClientSummary | Client>>;
+export async function listClients(
+  db: Db,
+  caller: ScopedCaller,
+  o: ClientListOptions,
+): Promise<Page<ClientSummary | Client>> {
   const s = scopeOf(caller);
   const where = db`c.workspace_id = ${s.workspaceId} and ${companyFilter(db, s, "c.company_id")}`;
-  const [rows, [{ total }]] = await Promise.all([
-    db<Row[]>`
-      select ${columns(db)} from clients c where ${where}
+  const paging = { limit: o.limit, offset: o.offset };
+  const [rows, total] = await Promise.all([
+    db<(ClientSummary | Client)[]>`
+      select ${o.full ? columns(db) : summaryColumns(db)} from clients c where ${where}
        order by lower(c.name), c.name, c.id
-       limit ${paging.limit} offset ${paging.offset ?? 0}`,
-    db<{ total: number }[]>`select count(*)::int as total from clients c where ${where}`,
+       limit ${o.limit} offset ${o.offset ?? 0}`,
+    countUpTo(db, db`clients c where ${where}`, paging),
   ]);
-  return pageOf(rows.map(toClient), total, paging);
+  return pageOf([...rows], total, paging, true);
 }
 
 async function fetchClient(db: Db, s: Scope, id: string): Promise<Client | null> {
-  const [row] = await db<Row[]>`
+  const [row] = await db<Client[]>`
     select ${columns(db)}
       from clients c
      where c.workspace_id = ${s.workspaceId} and c.id = ${id} and ${companyFilter(db, s, "c.company_id")}`;
-  return row ? toClient(row) : null;
+  return row ?? null;
 }
 
 export async function getClient(db: Db, caller: ScopedCaller, id: string): Promise<Client> {
@@ -154,15 +146,15 @@ export interface ClientRef {
 
 /** A client of the caller's workspace and scope, or not_found (as for an unknown id). */
 export async function requireClient(db: Db, s: Scope, id: string): Promise<ClientRef> {
-  const [row] = await db<{ name: string; company_id: string | null; vat_rate: string | null }[]>`
-    select name, company_id, vat_rate::text as vat_rate from clients
+  const [row] = await db<{ name: string; companyId: string | null; vatRate: string | null }[]>`
+    select name, company_id as "companyId", vat_rate::text as "vatRate" from clients
      where workspace_id = ${s.workspaceId} and id = ${id}`;
-  if (!row || !inScope(s, row.company_id)) throw notFound(`clientId: no client ${id}`);
+  if (!row || !inScope(s, row.companyId)) throw notFound(`clientId: no client ${id}`);
   return {
     id,
     name: row.name,
-    companyId: row.company_id,
-    vatRateBp: row.vat_rate === null ? null : parseDecimal(row.vat_rate, PERCENT_SCALE, "vatRate"),
+    companyId: row.companyId,
+    vatRateBp: row.vatRate === null ? null : parseDecimal(row.vatRate, PERCENT_SCALE, "vatRate"),
   };
 }
 

@@ -216,24 +216,50 @@ function orderBy(db: Db, f: ContactFilter) {
   return f.sortDirection === "asc" ? db`${key} asc nulls last, id asc` : db`${key} desc nulls last, id desc`;
 }
 
-export type ContactPage = Page<Contact>;
+/** What list_contacts answers per contact by default: enough to pick one (every field: `full`, export_contacts). */
+export interface ContactSummary {
+  id: string;
+  /** contactName, else first and last name, as one string; null when none is set */
+  name: string | null;
+  companyName: string | null;
+  email: string | null;
+  status: ContactStatus;
+  nextFollowUp: string | null;
+}
+
+function summaryColumns(db: Db) {
+  return db`
+    id, coalesce(contact_name, nullif(concat_ws(' ', first_name, last_name), '')) as name,
+    company_name as "companyName", email, status, next_follow_up::text as "nextFollowUp"`;
+}
+
+export type ContactPage = Page<ContactSummary | Contact>;
+/** A filter, paging, and `full`: whole contacts instead of summaries. */
+export type ContactListOptions = ContactFilter & { limit: number; offset?: number; full?: boolean };
 
 /** One page of the caller's contacts matching every given filter, with the total count of matches. */
+export function listContacts(
+  db: Db,
+  caller: ScopedCaller,
+  o: ContactListOptions & { full: true },
+): Promise<Page<Contact>>;
+export function listContacts(db: Db, caller: ScopedCaller, o: ContactListOptions): Promise<ContactPage>;
 export async function listContacts(
   db: Db,
   caller: ScopedCaller,
-  filter: ContactFilter & { limit: number; offset?: number },
+  filter: ContactListOptions,
 ): Promise<ContactPage> {
   const s = scopeOf(caller);
   const order = orderBy(db, filter); // validates sortField before any query
   const offset = filter.offset ?? 0;
+  const paging = { limit: filter.limit, offset };
   const [items, total] = await Promise.all([
-    db<Contact[]>`
-      select ${columns(db)} from contacts where ${where(db, s, filter)}
+    db<(ContactSummary | Contact)[]>`
+      select ${filter.full ? columns(db) : summaryColumns(db)} from contacts where ${where(db, s, filter)}
        order by ${order} limit ${filter.limit} offset ${offset}`,
-    countUpTo(db, db`contacts where ${where(db, s, filter)}`, filter),
+    countUpTo(db, db`contacts where ${where(db, s, filter)}`, paging),
   ]);
-  return pageOf([...items], total, filter, true);
+  return pageOf([...items], total, paging, true);
 }
 
 export interface ContactExport {
@@ -323,8 +349,8 @@ export async function getContact(db: Db, caller: ScopedCaller, id: string): Prom
 
 /** The assignee must be a member of the workspace (else not_found, like any unknown id). */
 async function requireMember(db: Db, workspaceId: string, userId: string): Promise<void> {
-  const [row] = await db`
-    select 1 from workspace_members where workspace_id = ${workspaceId} and user_id = ${userId}`;
+  const [row] = await db<{ one: number }[]>`
+    select 1 as one from workspace_members where workspace_id = ${workspaceId} and user_id = ${userId}`;
   if (!row) throw notFound(`assignedTo: no workspace member ${userId}`);
 }
 
@@ -368,7 +394,7 @@ export async function updateContact(
   }
   if (Object.keys(set).length === 0) throw invalidInput("nothing to change: give at least one field");
   if (patch.assignedTo) await requireMember(db, s.workspaceId, patch.assignedTo);
-  const rows = await db`
+  const rows = await db<{ id: string }[]>`
     update contacts set ${db(set)}, updated_at = now()
      where workspace_id = ${s.workspaceId} and id = ${id} and ${companyFilter(db, s, "company_id")}
     returning id`;

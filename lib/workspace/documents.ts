@@ -60,23 +60,30 @@ export interface StorageFields {
   checksumSha256?: string | null;
 }
 
+/** What list_workspace_documents answers per document (the rest: get_workspace_document). */
 export interface DocumentSummary {
   id: string;
   title: string;
-  description: string | null;
   kind: DocumentKind;
   source: DocumentSource;
   mimeType: string;
-  companyId: string | null;
   contentBytes: number;
+  createdAt: string;
+}
+
+export interface WorkspaceDocument extends DocumentSummary {
+  description: string | null;
+  companyId: string | null;
   storageProvider: StorageProvider | null;
   storagePath: string | null;
   storageUrl: string | null;
   fileSizeBytes: number | null;
   checksumSha256: string | null;
   createdBy: string | null;
-  createdAt: string;
   updatedAt: string;
+  contentMarkdown: string | null;
+  metadata: Record<string, unknown>;
+  activities: LinkedActivity[];
 }
 
 export interface LinkedActivity {
@@ -86,12 +93,6 @@ export interface LinkedActivity {
   status: string;
   relationship: DocumentRelationship;
   linkedAt: string;
-}
-
-export interface WorkspaceDocument extends DocumentSummary {
-  contentMarkdown: string | null;
-  metadata: Record<string, unknown>;
-  activities: LinkedActivity[];
 }
 
 export interface NewDocument extends StorageFields {
@@ -129,13 +130,10 @@ export interface DocumentFilter {
 
 function summaryColumns(db: Db) {
   return db`
-    d.id, d.title, d.description, d.kind, d.source, d.mime_type as "mimeType", d.company_id as "companyId",
-    coalesce(octet_length(d.content_markdown), 0) as "contentBytes", d.storage_provider as "storageProvider",
-    d.storage_path as "storagePath", d.storage_url as "storageUrl", d.file_size_bytes::float8 as "fileSizeBytes",
-    d.checksum_sha256 as "checksumSha256", d.created_by as "createdBy", ${
+    d.id, d.title, d.kind, d.source, d.mime_type as "mimeType",
+    coalesce(octet_length(d.content_markdown), 0) as "contentBytes", ${
     isoColumn(db, "d.created_at")
-  } as "createdAt",
-    ${isoColumn(db, "d.updated_at")} as "updatedAt"`;
+  } as "createdAt"`;
 }
 
 /** Constraint violations as answers naming the field. */
@@ -156,10 +154,12 @@ function checkStorage(f: StorageFields): void {
 }
 
 async function fetchDocument(db: Db, s: Scope, id: string): Promise<WorkspaceDocument | null> {
-  const [row] = await db<
-    (DocumentSummary & { contentMarkdown: string | null; metadata: Record<string, unknown> })[]
-  >`
-    select ${summaryColumns(db)}, d.content_markdown as "contentMarkdown", d.metadata
+  const [row] = await db<Omit<WorkspaceDocument, "activities">[]>`
+    select ${summaryColumns(db)}, d.description, d.company_id as "companyId",
+           d.storage_provider as "storageProvider", d.storage_path as "storagePath", d.storage_url as "storageUrl",
+           d.file_size_bytes::float8 as "fileSizeBytes", d.checksum_sha256 as "checksumSha256",
+           d.created_by as "createdBy", ${isoColumn(db, "d.updated_at")} as "updatedAt",
+           d.content_markdown as "contentMarkdown", d.metadata
       from workspace_documents d
      where d.workspace_id = ${s.workspaceId} and d.id = ${id} and ${companyFilter(db, s, "d.company_id")}`;
   if (!row) return null;

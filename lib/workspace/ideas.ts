@@ -39,47 +39,15 @@ export interface Idea {
   createdAt: string;
 }
 
-interface Row {
-  id: string;
-  title: string;
-  description: string;
-  estimated_budget: string | null;
-  currency: string;
-  priority: number;
-  notes: string;
-  company_id: string | null;
-  client_id: string | null;
-  created_by: string | null;
-  created_at: string;
-}
-
-function toIdea(r: Row): Idea {
-  const priority = r.priority as Priority;
-  return {
-    id: r.id,
-    title: r.title,
-    description: r.description,
-    estimatedBudget: r.estimated_budget,
-    currency: r.currency,
-    priority,
-    priorityLabel: PRIORITY_LABELS[priority],
-    notes: r.notes,
-    companyId: r.company_id,
-    clientId: r.client_id,
-    createdBy: r.created_by,
-    createdAt: r.created_at,
-  };
-}
-
 export async function getIdea(db: Db, caller: ScopedCaller, id: string): Promise<Idea> {
   const s = scopeOf(caller);
-  const [row] = await db<Row[]>`
-    select id, title, description, estimated_budget::text as estimated_budget, currency, priority, notes,
-           company_id, client_id, created_by,
-           ${isoColumn(db, "created_at")} as created_at
+  const [row] = await db<Omit<Idea, "priorityLabel">[]>`
+    select id, title, description, estimated_budget::text as "estimatedBudget", currency, priority, notes,
+           company_id as "companyId", client_id as "clientId", created_by as "createdBy",
+           ${isoColumn(db, "created_at")} as "createdAt"
       from ideas where workspace_id = ${s.workspaceId} and id = ${id} and ${companyFilter(db, s)}`;
   if (!row) throw notFound(`ideaId: no idea ${id}`);
-  return toIdea(row);
+  return { ...row, priorityLabel: PRIORITY_LABELS[row.priority] };
 }
 
 /** Records an idea as the calling person; the company is the client's unless given (and then must match). */

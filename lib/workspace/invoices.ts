@@ -1,6 +1,6 @@
 // Invoices and credit notes: server-computed totals, one gapless number sequence per workspace and year, and
 // invoicing an offer's payment-plan tranche exactly once.
-import { isoColumn } from "../db/sql.ts";
+import { allOf, isoColumn } from "../db/sql.ts";
 import { withTx } from "../db/tx.ts";
 import { type Page, pageOf } from "./page.ts";
 import { todayUtc } from "../dates.ts";
@@ -21,13 +21,14 @@ import { type ClientRef, requireClient } from "./clients.ts";
 import {
   type Line,
   LINE_COLUMNS,
+  lineColumns,
   type LineInput,
   lineRecords,
   type LineRow,
   parseLines,
   toLine,
 } from "./line_items.ts";
-import { toTranche, type Tranche, type TrancheRow } from "./offers.ts";
+import { type Tranche, trancheColumns } from "./offers.ts";
 import {
   companyFilter,
   companyForWrite,
@@ -67,71 +68,48 @@ export interface NewInvoice {
 }
 
 /**
- * An invoice as answered. Money fields are signed: a credit note's amounts (stored positive) are shown
- * negative, rows included, so that everything a caller reads adds up the way it counts.
+ * An invoice as list_invoices answers it by default: enough to pick one. Money fields are signed: a credit
+ * note's amounts (stored positive) are shown negative, so that everything a caller reads adds up the way it
+ * counts.
  */
 export interface InvoiceSummary {
   id: string;
   number: string;
   type: InvoiceType;
-  isCreditNote: boolean;
-  originalInvoiceId: string | null;
   status: InvoiceStatus;
   clientId: string | null;
   clientName: string | null;
-  companyId: string | null;
-  projectId: string | null;
-  offerId: string | null;
   subject: string;
   invoiceDate: string;
   dueDate: string | null;
   currency: string;
-  vatRate: string;
-  subtotal: string;
-  vatAmount: string;
-  roundingAdjustment: string;
   total: string;
-  collectedAmount: string;
   /** total − collected */
   outstanding: string;
 }
 
-export interface Invoice extends InvoiceSummary {
+/** Every field of an invoice but its rows: list_invoices with `full`. Signed like the summary. */
+export interface InvoiceRecord extends InvoiceSummary {
+  isCreditNote: boolean;
+  originalInvoiceId: string | null;
+  companyId: string | null;
+  projectId: string | null;
+  offerId: string | null;
+  vatRate: string;
+  subtotal: string;
+  vatAmount: string;
+  roundingAdjustment: string;
+  collectedAmount: string;
   description: string;
   notes: string;
   paymentMethod: string | null;
-  rows: Line[];
   createdBy: string | null;
   createdAt: string;
 }
 
-interface Row {
-  id: string;
-  number: string;
-  type: InvoiceType;
-  is_credit_note: boolean;
-  original_invoice_id: string | null;
-  status: InvoiceStatus;
-  client_id: string | null;
-  client_name: string | null;
-  company_id: string | null;
-  project_id: string | null;
-  offer_id: string | null;
-  subject: string;
-  invoice_date: string;
-  due_date: string | null;
-  currency: string;
-  vat_rate: string;
-  subtotal: string;
-  vat_amount: string;
-  rounding_adjustment: string;
-  total: string;
-  collected_amount: string;
-  description: string;
-  notes: string;
-  payment_method: string | null;
-  created_by: string | null;
-  created_at: string;
+/** An invoice with its rows (rows signed too), as create_invoice answers it. */
+export interface Invoice extends InvoiceRecord {
+  rows: Line[];
 }
 
 /** A stored (positive) amount with the document's sign. */
@@ -140,69 +118,44 @@ function signed(stored: string, creditNote: boolean): string {
   return formatMoney(creditNote ? -cents : cents);
 }
 
-function summary(r: Row): InvoiceSummary {
-  const cn = r.is_credit_note;
-  const outstanding = parseMoney(r.total, "total") - parseMoney(r.collected_amount, "collected");
-  return {
-    id: r.id,
-    number: r.number,
-    type: r.type,
-    isCreditNote: cn,
-    originalInvoiceId: r.original_invoice_id,
-    status: r.status,
-    clientId: r.client_id,
-    clientName: r.client_name,
-    companyId: r.company_id,
-    projectId: r.project_id,
-    offerId: r.offer_id,
-    subject: r.subject,
-    invoiceDate: r.invoice_date,
-    dueDate: r.due_date,
-    currency: r.currency,
-    vatRate: r.vat_rate,
-    subtotal: signed(r.subtotal, cn),
-    vatAmount: signed(r.vat_amount, cn),
-    roundingAdjustment: signed(r.rounding_adjustment, cn),
-    total: signed(r.total, cn),
-    collectedAmount: signed(r.collected_amount, cn),
-    outstanding: formatMoney(cn ? -outstanding : outstanding),
-  };
-}
-
-/** The client's name only where the caller could read the client itself (see docs/commercial.md). */
-function columns(db: Db, s: Scope) {
-  const clientReadable = companyFilter(db, s, "c.company_id");
-  return db`
-    i.id, i.number, i.type, i.is_credit_note, i.original_invoice_id, i.status, i.client_id,
-    case when ${clientReadable} then c.name end as client_name, i.company_id, i.project_id, i.offer_id,
-    i.subject, i.invoice_date::text as invoice_date,
-    i.due_date::text as due_date, i.currency, i.vat_rate::text as vat_rate, i.subtotal::text as subtotal,
-    i.vat_amount::text as vat_amount, i.rounding_adjustment::text as rounding_adjustment, i.total::text as total,
-    i.collected_amount::text as collected_amount, i.description, i.notes, i.payment_method, i.created_by,
-    ${isoColumn(db, "i.created_at")} as created_at`;
+/**
+ * The columns of an InvoiceSummary (or, `full`, an InvoiceRecord), amounts signed in SQL (numeric: exact, two
+ * decimals). The client's name only where the caller could read the client itself (see docs/commercial.md).
+ */
+function columns(db: Db, s: Scope, full: boolean) {
+  const sign = db`case when i.is_credit_note then -1 else 1 end`;
+  const summary = db`
+    i.id, i.number, i.type, i.status, i.client_id as "clientId",
+    case when ${companyFilter(db, s, "c.company_id")} then c.name end as "clientName", i.subject,
+    i.invoice_date::text as "invoiceDate", i.due_date::text as "dueDate", i.currency,
+    (${sign} * i.total)::text as total, (${sign} * (i.total - i.collected_amount))::text as outstanding`;
+  if (!full) return summary;
+  return db`${summary},
+    i.is_credit_note as "isCreditNote", i.original_invoice_id as "originalInvoiceId", i.company_id as "companyId",
+    i.project_id as "projectId", i.offer_id as "offerId", i.vat_rate::text as "vatRate",
+    (${sign} * i.subtotal)::text as subtotal, (${sign} * i.vat_amount)::text as "vatAmount",
+    (${sign} * i.rounding_adjustment)::text as "roundingAdjustment",
+    (${sign} * i.collected_amount)::text as "collectedAmount", i.description, i.notes,
+    i.payment_method as "paymentMethod", i.created_by as "createdBy", ${
+    isoColumn(db, "i.created_at")
+  } as "createdAt"`;
 }
 
 async function fetchInvoice(db: Db, s: Scope, id: string): Promise<Invoice | null> {
-  const [r] = await db<Row[]>`
-    select ${columns(db, s)}
+  const [r] = await db<InvoiceRecord[]>`
+    select ${columns(db, s, true)}
       from invoices i
       left join clients c on c.workspace_id = i.workspace_id and c.id = i.client_id
      where i.workspace_id = ${s.workspaceId} and i.id = ${id} and ${companyFilter(db, s, "i.company_id")}`;
   if (!r) return null;
   const rows = await db<LineRow[]>`
-    select position, description, quantity::text as quantity, unit, unit_price::text as unit_price,
-           discount_percent::text as discount_percent, amount::text as amount
+    select ${lineColumns(db)}
       from invoice_rows where workspace_id = ${s.workspaceId} and invoice_id = ${id} order by position`;
   return {
-    ...summary(r),
-    description: r.description,
-    notes: r.notes,
-    paymentMethod: r.payment_method,
+    ...r,
     rows: rows.map(toLine).map((l) =>
-      r.is_credit_note ? { ...l, unitPrice: signed(l.unitPrice, true), amount: signed(l.amount, true) } : l
+      r.isCreditNote ? { ...l, unitPrice: signed(l.unitPrice, true), amount: signed(l.amount, true) } : l
     ),
-    createdBy: r.created_by,
-    createdAt: r.created_at,
   };
 }
 
@@ -218,6 +171,8 @@ export interface InvoiceFilter {
   clientId?: string;
   limit: number;
   offset?: number;
+  /** whole invoices (InvoiceRecord) instead of summaries */
+  full?: boolean;
 }
 
 /** Sums per currency over every matching invoice (not only the returned page); credit notes count negative. */
@@ -232,7 +187,7 @@ export interface InvoiceTotals {
 }
 
 /** The page every list tool answers, plus money sums per currency over every match (credit notes negative). */
-export interface InvoiceList extends Page<InvoiceSummary> {
+export interface InvoiceList extends Page<InvoiceSummary | InvoiceRecord> {
   sums: InvoiceTotals[];
 }
 
@@ -244,13 +199,13 @@ export async function listInvoices(
 ): Promise<InvoiceList> {
   const s = scopeOf(caller);
   if (filter.clientId) await requireClient(db, s, filter.clientId);
-  const where = db`
-    i.workspace_id = ${s.workspaceId} and ${companyFilter(db, s, "i.company_id")}
-    and (${filter.status ?? null}::text is null or i.status = ${filter.status ?? null})
-    and (${filter.type ?? null}::text is null or i.type = ${filter.type ?? null})
-    and (${filter.clientId ?? null}::uuid is null or i.client_id = ${filter.clientId ?? null})`;
-  const rows = await db<Row[]>`
-    select ${columns(db, s)}
+  const parts = [db`i.workspace_id = ${s.workspaceId}`, companyFilter(db, s, "i.company_id")];
+  if (filter.status) parts.push(db`i.status = ${filter.status}`);
+  if (filter.type) parts.push(db`i.type = ${filter.type}`);
+  if (filter.clientId) parts.push(db`i.client_id = ${filter.clientId}`);
+  const where = allOf(db, parts);
+  const rows = await db<(InvoiceSummary | InvoiceRecord)[]>`
+    select ${columns(db, s, filter.full === true)}
       from invoices i
       left join clients c on c.workspace_id = i.workspace_id and c.id = i.client_id
      where ${where}
@@ -271,7 +226,7 @@ export async function listInvoices(
      order by i.currency`;
   const total = sums.reduce((a, t) => a + t.n, 0);
   return {
-    ...pageOf(rows.map(summary), total, filter),
+    ...pageOf([...rows], total, { limit: filter.limit, offset: filter.offset }),
     sums: sums.map((t) => {
       const total = parseMoney(t.total, "total");
       const collected = parseMoney(t.collected, "collected");
@@ -325,12 +280,12 @@ export async function nextInvoiceNumber(
 
 /** What a credit note takes from the invoice it credits. */
 interface OriginalRow {
-  client_id: string | null;
-  company_id: string | null;
-  project_id: string | null;
+  clientId: string | null;
+  companyId: string | null;
+  projectId: string | null;
   currency: string;
-  vat_rate: string;
-  is_credit_note: boolean;
+  vatRate: string;
+  isCreditNote: boolean;
 }
 
 /** Creates an invoice or credit note inside an open transaction `tx` (see createInvoice). */
@@ -354,32 +309,34 @@ async function insertInvoice(
   let original: OriginalRow | undefined;
   if (input.originalInvoiceId) {
     const [o] = await tx<OriginalRow[]>`
-      select client_id, company_id, project_id, currency, vat_rate::text as vat_rate, is_credit_note
+      select client_id as "clientId", company_id as "companyId", project_id as "projectId", currency,
+             vat_rate::text as "vatRate", is_credit_note as "isCreditNote"
         from invoices where workspace_id = ${s.workspaceId} and id = ${input.originalInvoiceId}`;
-    if (!o || !inScope(s, o.company_id)) {
+    if (!o || !inScope(s, o.companyId)) {
       throw notFound(`originalInvoiceId: no invoice ${input.originalInvoiceId}`);
     }
-    if (o.is_credit_note) {
+    if (o.isCreditNote) {
       throw invalidInput(`originalInvoiceId: ${input.originalInvoiceId} is a credit note: credit an invoice`);
     }
     original = o;
   }
-  const projectId = input.projectId ?? original?.project_id ?? null;
-  let project: { company_id: string | null; client_id: string | null } | undefined;
+  const projectId = input.projectId ?? original?.projectId ?? null;
+  let project: { companyId: string | null; clientId: string | null } | undefined;
   if (projectId) {
-    [project] = await tx<{ company_id: string | null; client_id: string | null }[]>`
-      select company_id, client_id from projects where workspace_id = ${s.workspaceId} and id = ${projectId}`;
-    if (!project || !inScope(s, project.company_id)) throw notFound(`projectId: no project ${projectId}`);
+    [project] = await tx<{ companyId: string | null; clientId: string | null }[]>`
+      select company_id as "companyId", client_id as "clientId" from projects
+       where workspace_id = ${s.workspaceId} and id = ${projectId}`;
+    if (!project || !inScope(s, project.companyId)) throw notFound(`projectId: no project ${projectId}`);
   }
-  const clientId = input.clientId ?? original?.client_id ?? project?.client_id ?? null;
+  const clientId = input.clientId ?? original?.clientId ?? project?.clientId ?? null;
   let client: ClientRef | undefined;
   if (clientId) client = await requireClient(tx, s, clientId);
 
-  let companyId = input.companyId ?? original?.company_id ?? null;
+  let companyId = input.companyId ?? original?.companyId ?? null;
   for (
     const [what, id, theirs] of [
       ["client", clientId, client?.companyId],
-      ["project", projectId, project?.company_id],
+      ["project", projectId, project?.companyId],
     ] as const
   ) {
     if (!theirs) continue;
@@ -398,7 +355,7 @@ async function insertInvoice(
   const vatRateBp = input.vatRate !== undefined
     ? percentBp(input.vatRate, "vatRate")
     : original
-    ? parseDecimal(original.vat_rate, PERCENT_SCALE, "vatRate")
+    ? parseDecimal(original.vatRate, PERCENT_SCALE, "vatRate")
     : client?.vatRateBp ?? 0n;
 
   // Credit notes are stored positive: negative rows are read as written in the displayed sign and normalised,
@@ -506,9 +463,9 @@ export async function invoiceOfferTranche(
   const s = scopeOf(caller);
   const id = await withTx(db, async (tx) => {
     const [offer] = await tx<
-      { title: string; client_id: string | null; company_id: string | null; currency: string }[]
+      { title: string; clientId: string | null; companyId: string | null; currency: string }[]
     >`
-      select title, client_id, company_id, currency from offers
+      select title, client_id as "clientId", company_id as "companyId", currency from offers
        where workspace_id = ${s.workspaceId} and id = ${input.offerId}
          and ${companyFilter(tx, s, "company_id")}`;
     if (!offer) throw notFound(`offerId: no offer ${input.offerId}`);
@@ -535,8 +492,8 @@ export async function invoiceOfferTranche(
     const rows = input.rows ??
       [{ description: `${name}${share} of offer "${offer.title}"`, unitPrice: claim.amount }];
     const invoiceId = await insertInvoice(tx, caller, s, {
-      clientId: input.clientId ?? offer.client_id ?? undefined,
-      companyId: input.companyId ?? (input.clientId ? undefined : offer.company_id ?? undefined),
+      clientId: input.clientId ?? offer.clientId ?? undefined,
+      companyId: input.companyId ?? (input.clientId ? undefined : offer.companyId ?? undefined),
       subject: input.subject ?? `${offer.title}: ${name}`.slice(0, 200),
       description: input.description,
       invoiceDate: input.invoiceDate,
@@ -553,9 +510,8 @@ export async function invoiceOfferTranche(
     return invoiceId;
   });
   const invoice = (await fetchInvoice(db, s, id))!;
-  const [t] = await db<TrancheRow[]>`
-    select id, position, label, percentage::text as percentage, amount::text as amount,
-           due_date::text as due_date, status, invoice_id
+  const [tranche] = await db<Tranche[]>`
+    select ${trancheColumns(db)}
       from offer_tranches where workspace_id = ${s.workspaceId} and id = ${input.trancheId}`;
-  return { invoice, tranche: toTranche(t) };
+  return { invoice, tranche };
 }

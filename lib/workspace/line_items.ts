@@ -1,4 +1,5 @@
 // Line items of offers and invoices: exact parsing of the input, the stored form, and the answer form.
+import type { Db } from "../db/client.ts";
 import { invalidInput } from "../errors.ts";
 import {
   abs,
@@ -123,25 +124,20 @@ export const LINE_COLUMNS = [
   "amount",
 ] as const;
 
-/** A stored row (numerics as Postgres prints them) → the answer form. */
-export interface LineRow {
-  position: number;
-  description: string;
-  quantity: string;
-  unit: string | null;
-  unit_price: string;
-  discount_percent: string;
-  amount: string;
+/** A stored row as selected by `lineColumns` (numerics as Postgres prints them). */
+export type LineRow = Line;
+
+/** The columns of a stored row, aliased to the answer's names; `toLine` then trims the quantity. */
+export function lineColumns(db: Db) {
+  return db`
+    position, description, quantity::text as quantity, unit, unit_price::text as "unitPrice",
+    discount_percent::text as "discountPercent", amount::text as amount`;
 }
 
+/** The answer form: the quantity without trailing zeros ("1.500" → "1.5"). */
 export function toLine(r: LineRow): Line {
   return {
-    position: r.position,
-    description: r.description,
+    ...r,
     quantity: formatQuantity(parseDecimal(r.quantity, QUANTITY_SCALE, "quantity"), QUANTITY_SCALE),
-    unit: r.unit,
-    unitPrice: r.unit_price,
-    discountPercent: r.discount_percent,
-    amount: r.amount,
   };
 }

@@ -19,6 +19,7 @@ import { requireClient } from "./clients.ts";
 import {
   type Line,
   LINE_COLUMNS,
+  lineColumns,
   type LineInput,
   lineRecords,
   type LineRow,
@@ -159,83 +160,35 @@ export function planTranches(total: Cents, tranches: readonly TrancheInput[]): P
   return parsed;
 }
 
-interface OfferRow {
-  id: string;
-  title: string;
-  description: string;
-  client_id: string | null;
-  client_name: string | null;
-  company_id: string | null;
-  offer_date: string;
-  valid_until: string | null;
-  currency: string;
-  notes: string;
-  total: string;
-  created_by: string | null;
-  created_at: string;
-}
-
-export interface TrancheRow {
-  id: string;
-  position: number;
-  label: string;
-  percentage: string | null;
-  amount: string;
-  due_date: string | null;
-  status: TrancheStatus;
-  invoice_id: string | null;
-}
-
-export function toTranche(r: TrancheRow): Tranche {
-  return {
-    id: r.id,
-    position: r.position,
-    label: r.label,
-    percentage: r.percentage,
-    amount: r.amount,
-    dueDate: r.due_date,
-    status: r.status,
-    invoiceId: r.invoice_id,
-  };
+/** The columns of a Tranche, aliased to its field names. */
+export function trancheColumns(db: Db) {
+  return db`
+    id, position, label, percentage::text as percentage, amount::text as amount, due_date::text as "dueDate",
+    status, invoice_id as "invoiceId"`;
 }
 
 async function fetchOffer(db: Db, s: Scope, id: string): Promise<Offer | null> {
-  const [o] = await db<OfferRow[]>`
-    select o.id, o.title, o.description, o.client_id,
+  const [o] = await db<Omit<Offer, "rows" | "tranches">[]>`
+    select o.id, o.title as subject, o.description, o.client_id as "clientId",
            -- the client's name only where the caller could read the client itself (docs/commercial.md)
-           case when ${companyFilter(db, s, "c.company_id")} then c.name end as client_name, o.company_id,
-           o.offer_date::text as offer_date, o.valid_until::text as valid_until, o.currency, o.notes,
-           o.total::text as total, o.created_by,
-           ${isoColumn(db, "o.created_at")} as created_at
+           case when ${companyFilter(db, s, "c.company_id")} then c.name end as "clientName",
+           o.company_id as "companyId", o.offer_date::text as "offerDate", o.valid_until::text as "validUntil",
+           o.currency, o.notes, o.total::text as total, o.created_by as "createdBy",
+           ${isoColumn(db, "o.created_at")} as "createdAt"
       from offers o
       left join clients c on c.workspace_id = o.workspace_id and c.id = o.client_id
      where o.workspace_id = ${s.workspaceId} and o.id = ${id} and ${companyFilter(db, s, "o.company_id")}`;
   if (!o) return null;
-  const rows = await db<LineRow[]>`
-    select position, description, quantity::text as quantity, unit, unit_price::text as unit_price,
-           discount_percent::text as discount_percent, amount::text as amount
-      from offer_rows where workspace_id = ${s.workspaceId} and offer_id = ${id} order by position`;
-  const tranches = await db<TrancheRow[]>`
-    select id, position, label, percentage::text as percentage, amount::text as amount,
-           due_date::text as due_date, status, invoice_id
-      from offer_tranches where workspace_id = ${s.workspaceId} and offer_id = ${id} order by position`;
-  return {
-    id: o.id,
-    subject: o.title,
-    description: o.description,
-    clientId: o.client_id,
-    clientName: o.client_name,
-    companyId: o.company_id,
-    offerDate: o.offer_date,
-    validUntil: o.valid_until,
-    currency: o.currency,
-    notes: o.notes,
-    total: o.total,
-    rows: rows.map(toLine),
-    tranches: tranches.map(toTranche),
-    createdBy: o.created_by,
-    createdAt: o.created_at,
-  };
+  const [rows, tranches] = await Promise.all([
+    db<LineRow[]>`
+      select ${lineColumns(db)}
+        from offer_rows where workspace_id = ${s.workspaceId} and offer_id = ${id} order by position`,
+    db<Tranche[]>`
+      select ${trancheColumns(db)}
+        from offer_tranches where workspace_id = ${s.workspaceId} and offer_id = ${id} order by position`,
+  ]);
+  const { createdBy, createdAt, ...head } = o;
+  return { ...head, rows: rows.map(toLine), tranches: [...tranches], createdBy, createdAt };
 }
 
 function text(v: string | undefined, field: string, max: number): string {

@@ -71,7 +71,9 @@ Deno.test("search indexes: list_contacts search matches the full name with the i
         (${f.workspaceId}, null, 'Hopper', 'GH', now() - interval '1 s')`;
     const caller = { workspaceId: f.workspaceId, userId: f.users.owner };
     const names = async (search: string) =>
-      (await listContacts(db.sql, caller, { search, limit: 10 })).items.map((c) => [c.firstName, c.lastName]);
+      (await listContacts(db.sql, caller, { search, limit: 10, full: true })).items.map((
+        c,
+      ) => [c.firstName, c.lastName]);
     assert.deepEqual(await names("ada love"), [["Ada", "Lovelace"]]);
     assert.deepEqual(await names("grace"), [["Grace", null]]);
     assert.deepEqual(await names("hopper"), [[null, "Hopper"]]);
@@ -105,7 +107,7 @@ Deno.test({
           from generate_series(1, 3000) i`;
       await db.sql`analyze contacts`;
       const caller = { workspaceId: f.workspaceId, userId: f.users.owner };
-      const page = await listContacts(probe, caller, { search: "first2999 last", limit: 20 });
+      const page = await listContacts(probe, caller, { search: "first2999 last", limit: 20, full: true });
       assert.deepEqual(page.items.map((c) => c.contactName), ["Person 2999"]);
       assert.equal(page.total, 1);
       const items = seen.find((s) => s.query.includes("ilike") && s.query.includes("order by"));

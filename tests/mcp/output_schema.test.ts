@@ -7,6 +7,7 @@ import { buildRegistry } from "../../lib/mcp/registry.ts";
 import { defineTool } from "../../lib/mcp/tool.ts";
 import { pageOutput } from "../../lib/mcp/output.ts";
 import { TOOLS } from "../../tools/mod.ts";
+import { TOTAL_COUNT_WINDOW } from "../../lib/workspace/page.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, mcpApp, type RequestTarget } from "../helpers/mcp.ts";
 
@@ -155,6 +156,25 @@ Deno.test("the SDK client accepts a page whose count stopped at its window (tota
       hasMore: true,
       nextOffset: 1,
     });
+  } finally {
+    await c.close();
+  }
+});
+
+Deno.test("the SDK client accepts a page whose total is null with totalAtLeast (over 1,000 matches past it)", async () => {
+  // limit 1 counts at most 1 + TOTAL_COUNT_WINDOW matches; 1,100 contacts run past that
+  await db.sql`
+    insert into contacts (workspace_id, first_name, last_name, created_by)
+    select ${f.workspaceId}, 'Bulk' || g, 'Contact' || g, ${f.users.owner} from generate_series(1, 1100) g`;
+  const c = await connect(mcpApp(db.sql, "A"), f.keys.owner);
+  try {
+    await c.client.listTools();
+    const r = await c.client.callTool({ name: "list_contacts", arguments: { limit: 1 } });
+    assert.equal(r.isError, undefined, JSON.stringify(r.content));
+    const sc = r.structuredContent as Record<string, unknown>;
+    assert.equal(sc.total, null);
+    assert.equal(sc.totalAtLeast, 1 + TOTAL_COUNT_WINDOW);
+    assert.deepEqual([sc.hasMore, sc.nextOffset], [true, 1]);
   } finally {
     await c.close();
   }

@@ -125,24 +125,56 @@ Deno.test("create_client: unknown or foreign company → not_found; a company-li
 });
 
 Deno.test("list_clients: sorted by company name, limited by company scope and workspace", async () => {
+  const created: Record<string, Record<string, unknown>> = {};
   for (
     const [name, company] of [["alpha GmbH", f.companies.b], ["Omega Ltd", f.companies.b], ["Beta AG", null]]
   ) {
-    await callOk(A, owner, "create_client", {
+    created[name!] = await callOk(A, owner, "create_client", {
       companyName: name,
       ...(company ? { companyId: company } : {}),
+      ...(name === "Beta AG"
+        ? { firstName: "Bea", lastName: "Berger", email: "bea@beta.example", city: "Basel", address: "Weg 1" }
+        : {}),
     });
   }
   const all = await callOk(A, owner, "list_clients");
+  // compact rows: what picks a client; everything else with full: true
+  const row = (name: string) => all.items.find((c: { companyName: string }) => c.companyName === name);
+  assert.deepEqual(row("Beta AG"), {
+    id: created["Beta AG"].id,
+    companyName: "Beta AG",
+    contactName: "Bea Berger",
+    email: "bea@beta.example",
+    city: "Basel",
+  });
+  assert.deepEqual(row("alpha GmbH"), {
+    id: created["alpha GmbH"].id,
+    companyName: "alpha GmbH",
+    contactName: null,
+    email: null,
+    city: null,
+  });
+  const full = await callOk(A, owner, "list_clients", { full: true });
+  assert.deepEqual(full.items.map((c: { id: string }) => c.id), all.items.map((c: { id: string }) => c.id));
+  assert.deepEqual(
+    full.items.find((c: { id: string }) => c.id === created["Beta AG"].id),
+    created["Beta AG"],
+  );
   const names: string[] = all.items.map((c: { companyName: string }) => c.companyName);
   assert.deepEqual(names, [...names].sort((x, y) => x.toLowerCase().localeCompare(y.toLowerCase())));
   assert.equal(all.total, all.items.length);
   assert.ok(names.includes("alpha GmbH") && names.includes("Beta AG"));
   assert.ok(!names.includes("Foreign"), "another workspace's client is invisible");
-  const scoped = await callOk(A, f.keys.ownerCompanyA, "list_clients");
+  const scoped = await callOk(A, f.keys.ownerCompanyA, "list_clients", { full: true });
   assert.ok(scoped.items.length > 0);
   for (const c of scoped.items) assert.equal(c.companyId, f.companies.a);
+  const scopedCompact = await callOk(A, f.keys.ownerCompanyA, "list_clients");
+  assert.deepEqual(
+    scopedCompact.items.map((c: { id: string }) => c.id),
+    scoped.items.map((c: { id: string }) => c.id),
+  );
   await callFails(A, owner, "list_clients", { limit: 0 }, "invalid_input");
+  await callFails(A, owner, "list_clients", { full: "yes" }, "invalid_input");
 });
 
 Deno.test("update_client: changes given fields, clears with null, moves company within scope", async () => {

@@ -10,7 +10,7 @@ Deno.test("demo data: clients, an offer with a payment plan, invoices (tranche, 
   try {
     const demo = await seedDemo(db.sql);
     const app = mcpApp(db.sql, "A");
-    const clients = await callOk(app, demo.apiKey, "list_clients");
+    const clients = await callOk(app, demo.apiKey, "list_clients", { full: true });
     const helvetia = clients.items.find((c: { companyName: string }) =>
       c.companyName === "Helvetia Design AG"
     );

@@ -362,6 +362,29 @@ Deno.test("list_invoices: newest first, filters, limit, per-currency sums, compa
   assert.equal(all.total, 4);
   assert.equal(all.limit, 50);
   assert.equal(all.hasMore, false);
+  // compact rows: what picks an invoice, amounts signed; every field but the rows with full: true
+  assert.deepEqual(all.items[0], {
+    id: cn.id,
+    number: "2026-0004",
+    type: "credit_note",
+    status: "draft",
+    clientId: c.id,
+    clientName: "C",
+    subject: "",
+    invoiceDate: "2026-03-11",
+    dueDate: null,
+    currency: "EUR",
+    total: "-30.00",
+    outstanding: "-30.00",
+  });
+  assert.equal(all.items[2].outstanding, "0.00", "paid in full");
+  const full = await callOk(A, g.keys.owner, "list_invoices", { full: true });
+  assert.deepEqual(full.items.map((i: { id: string }) => i.id), [cn.id, i3.id, i2.id, i1.id]);
+  for (const [i, created] of [cn, i3, i2, i1].entries()) {
+    const { rows: _rows, ...record } = created;
+    assert.deepEqual(full.items[i], record);
+  }
+  assert.deepEqual(full.sums, all.sums);
   assert.deepEqual(all.sums, [
     {
       currency: "EUR",

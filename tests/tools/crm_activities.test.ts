@@ -288,7 +288,22 @@ Deno.test("list_activities: filters by record, type and search; newest first; pa
   const page = await callOk(appA, fx.keys.owner, "list_activities", { limit: 2, offset: 2 });
   assert.deepEqual(page.items.map((a: { id: string }) => a.id), [ids.c2, ids.l1]);
   assert.deepEqual([page.total, page.limit, page.offset, page.hasMore], [5, 2, 2, true]);
-  assert.deepEqual(page.items[0].entity, { kind: "contact", id: ct, name: "Lisa List" });
+  assert.deepEqual(page.items[0], {
+    id: ids.c2,
+    type: "email",
+    title: "c2",
+    activityDate: "2026-01-03T10:00:00Z",
+    isCompleted: false,
+    entity: { kind: "contact", id: ct, name: "Lisa List" },
+  });
+  // full: every field, as get and update answer it
+  const whole = await callOk(appA, fx.keys.owner, "list_activities", { limit: 2, offset: 2, full: true });
+  assert.deepEqual(whole.items.map((a: { id: string }) => a.id), [ids.c2, ids.l1]);
+  const c2 = await callOk(appA, fx.keys.owner, "update_activity", { activityId: ids.c2, isAllDay: false });
+  assert.deepEqual({ ...whole.items[0], updatedAt: c2.updatedAt }, c2);
+  assert.equal(whole.items[0].outcome, "Needs BUDGET");
+  assert.deepEqual(whole.items[1].entity, { kind: "client", id: cl, name: "Listing Client" });
+  assert.equal(whole.items[1].clientId, cl);
 
   // company scope: the company-a member sees the activities of company-a records only
   assert.deepEqual(await list(fx.keys.limited, {}), [ids.s1, ids.c2, ids.c1]);

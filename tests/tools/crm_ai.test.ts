@@ -398,6 +398,19 @@ Deno.test("list_ai_activities: filters, search, paging, scope and isolation", as
   const page = await callOk(appA, fx.keys.owner, "list_ai_activities", { limit: 3 });
   assert.deepEqual([page.items.length, page.total, page.hasMore, page.limit], [3, 4, true, 3]);
   assert.equal(page.items[0].resultMarkdown, undefined, "summaries carry no result");
+  // a summary is the get_ answer cut to what picks an activity: status, phases and result in brief
+  const got = await callOk(appA, fx.keys.owner, "get_ai_activity", { activityId: w2 });
+  assert.deepEqual(page.items[0], {
+    id: w2,
+    kind: "writing",
+    status: "running",
+    title: "Blog",
+    agentName: null,
+    phaseCount: 0,
+    resultBytes: 0,
+    createdAt: got.createdAt,
+    finishedAt: null,
+  });
   assert.deepEqual(await ids({}, fx.keys.limited), [w1]);
   assert.deepEqual(await ids({}, fx.other.key), []);
   await callFails(appA, fx.keys.owner, "list_ai_activities", { kind: "x" }, "invalid_input");
@@ -685,6 +698,17 @@ Deno.test("list_workspace_documents and get_workspace_document: filters, summari
   assert.deepEqual([page.items.length, page.total, page.hasMore], [1, 3, true]);
   assert.equal(page.items[0].contentMarkdown, undefined, "lists carry no content");
   assert.equal(page.items[0].metadata, undefined);
+  const d2got = await callOk(appA, fx.keys.owner, "get_workspace_document", { documentId: d2 });
+  assert.deepEqual(page.items[0], {
+    id: d2,
+    title: "Beta notes",
+    kind: "notes",
+    source: "user",
+    mimeType: "text/markdown",
+    contentBytes: 0,
+    createdAt: d2got.createdAt,
+  });
+  assert.equal(d2got.description, "Needle here", "the details come from get_workspace_document");
   assert.deepEqual(await ids({}, fx.keys.limited), [d3]);
   assert.deepEqual(await ids({}, fx.other.key), []);
   // the company-a member sees the document but not the company-less activity it is linked to

@@ -64,6 +64,35 @@ Deno.test("create_contact: happy path in A and B, defaults, createdBy and compan
   assert.equal(c.companyId, null, "an unlimited key creates company-less contacts");
   assert.equal(c.firstName, null);
   assert.match(c.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  // list_contacts: a compact row by default, the whole contact with full: true
+  const listed = await callOk(appA, f.keys.owner, "list_contacts", { email: "ann@acme.test" });
+  assert.deepEqual(listed.items, [{
+    id: c.id,
+    name: "Ann Example",
+    companyName: "Acme AG",
+    email: "ann@acme.test",
+    status: "new",
+    nextFollowUp: "2026-12-01",
+  }]);
+  const whole = await callOk(appA, f.keys.owner, "list_contacts", { email: "ann@acme.test", full: true });
+  assert.deepEqual(whole.items, [c]);
+  await callOk(appA, f.keys.owner, "update_contact", {
+    contactId: c.id,
+    contactName: null,
+    firstName: "Ann",
+    lastName: "Other",
+  });
+  assert.equal(
+    (await callOk(appA, f.keys.owner, "list_contacts", { email: "ann@acme.test" })).items[0].name,
+    "Ann Other",
+    "without a contactName: first and last name",
+  );
+  await callOk(appA, f.keys.owner, "update_contact", {
+    contactId: c.id,
+    contactName: "Ann Example",
+    firstName: null,
+    lastName: null,
+  });
 
   const b = await callOk(appB, f.keys.workspace, "create_contact", {
     contactName: "Via B",
@@ -319,7 +348,11 @@ Deno.test("list_contacts: every sortField in both directions, default most recen
   for (const [field, column] of Object.entries(CONTACT_SORT_FIELDS)) {
     for (const dir of ["asc", "desc"] as const) {
       for (const name of [field, column]) {
-        const r = await callOk(appA, fx.keys.owner, "list_contacts", { sortField: name, sortDirection: dir });
+        const r = await callOk(appA, fx.keys.owner, "list_contacts", {
+          sortField: name,
+          sortDirection: dir,
+          full: true, // every sortable field in the row
+        });
         const values = r.items.map((c: Record<string, string | null>) => c[field]);
         const present = values.filter((v: string | null) => v !== null);
         const nulls = values.slice(present.length);

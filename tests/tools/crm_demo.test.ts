@@ -16,7 +16,7 @@ Deno.test("demo data: contacts, activities on every kind of record, AI activitie
     });
     assert.equal(contacts.total, 7);
     assert.equal(contacts.items[0].companyName, "Bergbau Kollektiv");
-    const lena = await callOk(app, demo.apiKey, "list_contacts", { search: "lena" });
+    const lena = await callOk(app, demo.apiKey, "list_contacts", { search: "lena", full: true });
     assert.equal(lena.items[0].assignedTo, demo.ctx.users.member);
     const csv = await callTool(app, demo.apiKey, "export_contacts", {});
     assert.equal(csv.structuredContent?.rows, 7);
