@@ -253,6 +253,8 @@ export function freePort(): number {
 export async function startServer(
   spec: Omit<ServerSpec, "port" | "issuer">,
   cpuProf: string,
+  /** another checkout to run the server from (a before/after comparison in one run); default this one */
+  repo = REPO,
 ): Promise<Running> {
   const port = freePort();
   const full: ServerSpec = { ...spec, port, issuer: `http://127.0.0.1:${port}` };
@@ -263,10 +265,10 @@ export async function startServer(
       ...(cpuProf
         ? ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`, `--cpu-prof-name=${spec.mode}-${port}.cpuprofile`]
         : []),
-      SERVER_PATH,
+      repo === REPO ? SERVER_PATH : `${repo.replace(/\/$/, "")}/bench/load_server.ts`,
       JSON.stringify(full),
     ],
-    cwd: REPO,
+    cwd: repo,
     stdin: "piped", // closed when this process ends, which ends the server (see load_server.ts)
     stdout: "null", // the access log: written, as in production, but not kept
     stderr: "inherit",

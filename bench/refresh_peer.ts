@@ -4,7 +4,7 @@
 // first. Prints a markdown table for BENCHMARKS.md; asserts nothing.
 //
 // deno run -A bench/refresh_peer.ts [--requests=1500] [--warmup=150] [--rounds=3] [--connections=1,4,16]
-//   [--log-level=info] [--signer=openssl] [--cpu-prof=DIR]
+//   [--log-level=info] [--signer=openssl] [--cpu-prof=DIR] [--baseline=DIR]
 import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { createClient } from "../lib/oauth/clients.ts";
@@ -37,6 +37,11 @@ export interface RefreshPeerOptions {
   signer?: "auto" | "openssl" | "webcrypto";
   /** a folder for the Portico server's --cpu-prof profiles, one per round */
   cpuProf?: string;
+  /**
+   * another checkout of Portico (e.g. `git archive` of an earlier commit) run as a third implementation in the
+   * same alternating rounds: a before/after comparison that the host's noise cannot fake
+   */
+  baseline?: string;
 }
 
 interface Impl {
@@ -193,6 +198,29 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
         return { ...s, chains: porticoChains };
       },
     };
+    const baseline: Impl | undefined = opts.baseline
+      ? {
+        ...portico,
+        name: `Portico baseline (${opts.baseline})`,
+        async start() {
+          const s = await startServer(
+            {
+              mode: "portico",
+              databaseUrl: db.url,
+              pool: 10,
+              secretKey: SECRET,
+              logLevel,
+              ownerKey: "",
+              signer,
+            },
+            "",
+            opts.baseline,
+          );
+          // The same chains: both servers rotate the same families, each continuing where the other stopped.
+          return { ...s, chains: porticoChains };
+        },
+      }
+      : undefined;
     const peer: Impl = {
       name: `node-oidc-provider ${PEER_VERSION} (Node ${await nodeVersion()}, in-memory)`,
       path: "/token",
@@ -204,14 +232,17 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
       `  ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}, Portico LOG_LEVEL ${logLevel}, SIGNER ${signer}; ` +
         `per round ${warmup} warm-up + ${requests} measured refreshes; ${rounds} rounds alternating; median`,
     );
+    const perRound: string[] = [];
     const lines: string[] = [
       "| connections | implementation | refresh/s | p50 ms | p99 ms | server CPU ms/refresh | Portico ÷ peer |",
       "|---|---|---|---|---|---|---|",
     ];
     for (const c of connections) {
-      const got = new Map<string, Result[]>([[portico.name, []], [peer.name, []]]);
+      const impls = baseline ? [portico, peer, baseline] : [portico, peer];
+      const got = new Map<string, Result[]>(impls.map((i) => [i.name, []]));
       for (let r = 0; r < rounds; r++) {
-        for (const impl of r % 2 ? [peer, portico] : [portico, peer]) {
+        // Each round a different order: every implementation goes first, last, and in between.
+        for (const impl of impls.map((_, i) => impls[(i + r) % impls.length])) {
           const server = await impl.start(c);
           try {
             const step = refreshStep(server.port, impl, server.chains);
@@ -234,17 +265,25 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
           }
         }
       }
-      const median = (xs: Result[]) => xs.sort((a, b) => a.rps - b.rps)[Math.floor((xs.length - 1) / 2)];
-      const a = median(got.get(portico.name)!), b = median(got.get(peer.name)!);
-      for (const [name, x] of [[portico.name, a], [peer.name, b]] as const) {
+      const median = (xs: Result[]) =>
+        xs.slice().sort((a, b) => a.rps - b.rps)[Math.floor((xs.length - 1) / 2)];
+      const b = median(got.get(peer.name)!);
+      for (const impl of impls) {
+        const all = got.get(impl.name)!;
+        const x = median(all);
+        const ratio = impl === peer ? "" : `**${(x.rps / b.rps).toFixed(2)}×**`;
         lines.push(
-          `| ${c} | ${name} | ${x.rps.toFixed(0)} | ${x.p50.toFixed(2)} | ${x.p99.toFixed(2)} | ${
+          `| ${c} | ${impl.name} | ${x.rps.toFixed(0)} | ${x.p50.toFixed(2)} | ${x.p99.toFixed(2)} | ${
             x.cpuMs.toFixed(2)
-          } | ${name === portico.name ? `**${(a.rps / b.rps).toFixed(2)}×**` : ""} |`,
+          } | ${ratio} |`,
         );
       }
+      // Per round, so the spread is on record: refresh/s of each implementation in round order.
+      for (const impl of impls) {
+        perRound.push(`c=${c} ${impl.name}: ${got.get(impl.name)!.map((x) => x.rps.toFixed(0)).join(", ")}`);
+      }
     }
-    console.log(`\n${lines.join("\n")}\n`);
+    console.log(`\n${lines.join("\n")}\n\nrefresh/s per round (in round order):\n${perRound.join("\n")}\n`);
   } finally {
     await db.close();
   }
@@ -269,5 +308,6 @@ if (import.meta.main) {
     logLevel: flag("log-level") as RefreshPeerOptions["logLevel"],
     signer: flag("signer") as RefreshPeerOptions["signer"],
     cpuProf: flag("cpu-prof"),
+    baseline: flag("baseline"),
   });
 }
