@@ -5,10 +5,17 @@
 //
 // deno run -A bench/refresh_peer.ts [--requests=1500] [--warmup=150] [--rounds=3] [--connections=1,4,16]
 //   [--log-level=info] [--signer=openssl] [--cpu-prof=DIR] [--baseline=DIR]
+// deno run -A bench/refresh_peer.ts --phases [--requests=600] [--rounds=5]: where one refresh's time goes at one
+//   connection, in this process without HTTP (the refresh statement, the signatures, a commit, a round trip).
 import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { createClient } from "../lib/oauth/clients.ts";
-import { ensureSigningKey } from "../lib/oauth/keys.ts";
+import { createClientDirectory } from "../lib/oauth/client_directory.ts";
+import { refreshGrant, type TokenDeps } from "../lib/oauth/grants.ts";
+import { createKeyStore, ensureSigningKey } from "../lib/oauth/keys.ts";
+import { RefreshHints } from "../lib/oauth/refresh_hints.ts";
+import { createSigner } from "../lib/oauth/signer.ts";
+import { signTokenPair } from "../lib/oauth/tokens.ts";
 import { buildFixture } from "../tests/helpers/mcp.ts";
 import { freshDatabase } from "../tests/helpers/db.ts";
 import {
@@ -289,6 +296,96 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
   }
 }
 
+/**
+ * One refresh's phases at one connection, in this process (no HTTP): the whole `refreshGrant` with and without
+ * hints (signing during the statement, or after it), and its parts alone — the two signatures, a `select 1`
+ * round trip and a one-row update that commits (the WAL flush every durable rotation waits for). Slices of each
+ * alternate; medians of the per-slice medians.
+ */
+export async function benchRefreshPhases(opts: { requests?: number; rounds?: number; signer?: string }) {
+  const n = opts.requests ?? 600;
+  const rounds = opts.rounds ?? 5;
+  const db = await freshDatabase();
+  if (!db.server) {
+    console.log("refresh phases: needs DATABASE_URL (a Postgres server); skipped");
+    await db.close();
+    return;
+  }
+  try {
+    const seeded = await seedPortico(db.sql, 1);
+    const signer = createSigner({ choice: (opts.signer ?? "openssl") as "openssl" });
+    const keys = createKeyStore(db.sql, SECRET, { signer });
+    const base: TokenDeps = {
+      sql: db.sql,
+      keys,
+      issuer: "http://127.0.0.1:8000",
+      refreshGraceSeconds: 60,
+      familyMaxDays: 90,
+      findClient: createClientDirectory(db.sql).find,
+    };
+    const hinted = { ...base, refreshHints: new RefreshHints() };
+    const creds = { clientId: seeded.clientId, via: "body" as const };
+    let token = seeded.tokens[0];
+    const [grant] = await db.sql<{ id: string }[]>`select id from oauth_grants limit 1`;
+    const claims = {
+      issuer: base.issuer,
+      userId: "00000000-0000-0000-0000-000000000000",
+      audience: base.issuer,
+      clientId: seeded.clientId,
+      scopes: ["openid", "profile", "offline_access"],
+      grantId: grant.id,
+      authTime: new Date(),
+      idToken: true,
+    };
+    const phases: [string, () => Promise<unknown>][] = [
+      ["refreshGrant, hints (signs during the statement)", async () => {
+        token = (await refreshGrant(hinted, creds, { refreshToken: token })).refresh_token!;
+      }],
+      ["refreshGrant, no hints (signs after the statement)", async () => {
+        token = (await refreshGrant(base, creds, { refreshToken: token })).refresh_token!;
+      }],
+      ["access + ID token signed (two signatures, in turn)", () => signTokenPair(keys, claims)],
+      ["select 1 (a round trip)", () => db.sql`select 1`],
+      [
+        "update of one row, committed (WAL flush)",
+        () => db.sql`update oauth_grants set revoked_at = null where id = ${grant.id}`,
+      ],
+    ];
+    const got = new Map<string, number[]>(phases.map(([name]) => [name, []]));
+    for (const [, fn] of phases) for (let i = 0; i < 30; i++) await fn(); // warm
+    const slice = Math.ceil(n / rounds);
+    for (let r = 0; r < rounds; r++) {
+      for (let k = 0; k < phases.length; k++) {
+        const [name, fn] = phases[(k + r) % phases.length];
+        const ms: number[] = [];
+        for (let i = 0; i < slice; i++) {
+          const t0 = performance.now();
+          await fn();
+          ms.push(performance.now() - t0);
+        }
+        ms.sort((a, b) => a - b);
+        got.get(name)!.push(ms[Math.floor(ms.length / 2)]);
+      }
+    }
+    console.log(
+      `\nRefresh phases at one connection (bench/refresh_peer.ts --phases) — ${new Date().toISOString()}`,
+    );
+    console.log(`  ${rounds} slices of ${slice} per phase, alternating; signer ${signer.kind}\n`);
+    console.log("| phase | median ms | slice medians ms |\n|---|--:|---|");
+    for (const [name] of phases) {
+      const xs = got.get(name)!;
+      const sorted = xs.slice().sort((a, b) => a - b);
+      console.log(
+        `| ${name} | ${sorted[Math.floor((sorted.length - 1) / 2)].toFixed(2)} | ${
+          xs.map((x) => x.toFixed(2)).join(", ")
+        } |`,
+      );
+    }
+  } finally {
+    await db.close();
+  }
+}
+
 async function nodeVersion(): Promise<string> {
   const out = await new Deno.Command("node", { args: ["--version"], stdout: "piped" }).output();
   return decoder.decode(out.stdout).trim();
@@ -298,7 +395,10 @@ function flag(name: string): string | undefined {
   return Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 }
 
-if (import.meta.main) {
+if (import.meta.main && Deno.args.includes("--phases")) {
+  const num = (n: string) => flag(n) === undefined ? undefined : Number(flag(n));
+  await benchRefreshPhases({ requests: num("requests"), rounds: num("rounds"), signer: flag("signer") });
+} else if (import.meta.main) {
   const num = (n: string) => flag(n) === undefined ? undefined : Number(flag(n));
   await benchRefreshPeer({
     requests: num("requests"),

@@ -82,6 +82,17 @@ function narrowed(registry: Registry, selection: Selection | null): Registry {
 }
 
 export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}): Hono<AppEnv> {
+  return createMcpEndpoint(deps, opts).routes;
+}
+
+export interface McpEndpoint {
+  /** every method on /mcp, as a sub-app */
+  routes: Hono<AppEnv>;
+  /** the POST /mcp handler itself, for an entry ahead of the app's middleware chain (routes/mod.ts) */
+  post: (c: Context<AppEnv>) => Promise<Response>;
+}
+
+export function createMcpEndpoint(deps: McpRouteDeps, opts: McpRouteOptions = {}): McpEndpoint {
   const variant = deps.config.mcpVariant;
   const registry = registryFor(opts.tools ?? TOOLS, variant);
   const origins = allowedOrigins(deps.config.issuer);
@@ -187,7 +198,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     return null;
   }
 
-  app.post("/mcp", async (c) => {
+  async function post(c: Context<AppEnv>): Promise<Response> {
     const refused = refuseForeign(c);
     if (refused) return refused;
 
@@ -292,7 +303,8 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       answer.body,
       answer.retryAfter === undefined ? {} : { "Retry-After": String(answer.retryAfter) },
     );
-  });
+  }
+  app.post("/mcp", post);
 
   // Stateless: no SSE stream to open (GET) and no session to end (DELETE).
   app.on(["GET", "DELETE", "PUT", "PATCH"], "/mcp", (c) => {
@@ -310,7 +322,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     );
   });
 
-  return app;
+  return { routes: app, post };
 }
 
 /** The credential headers of a request; `single` is the one credential presented, when exactly one is. */

@@ -10,6 +10,7 @@ import { createKeyStore, type KeyStore } from "../lib/oauth/keys.ts";
 import type { RsaSigner } from "../lib/oauth/signer.ts";
 import type { ScryptParams } from "../lib/crypto.ts";
 import {
+  directEntry,
   limitBody,
   notFound,
   onError,
@@ -20,7 +21,7 @@ import {
 import type { AppEnv } from "../lib/http/types.ts";
 import { createHealthRoutes } from "./health.ts";
 import { createOAuthRoutes } from "./oauth.ts";
-import { createMcpRoutes } from "./mcp.ts";
+import { createMcpEndpoint } from "./mcp.ts";
 import { createAccountKeysRoutes } from "./account_keys.ts";
 import { loadBranding } from "../lib/branding.ts";
 import { brandingContext, createPageAssetRoutes } from "./page_assets.ts";
@@ -56,7 +57,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", securityHeaders({ https: deps.config.issuer.startsWith("https:") }));
   app.use("*", limitBody());
   app.use("*", refuseUnsafeText());
-  app.onError(onError(deps.log));
+  const errors = onError(deps.log);
+  app.onError(errors);
   app.notFound(notFound);
 
   // One key cache per app instance: keys are imported once and refreshed from the database periodically.
@@ -67,8 +69,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     });
   app.route("/", createHealthRoutes(deps));
   app.route("/", createOAuthRoutes({ ...deps, keys }));
-  app.route("/", createMcpRoutes({ ...deps, keys }));
+  const mcp = createMcpEndpoint({ ...deps, keys });
+  app.route("/", mcp.routes);
   app.route("/", createAccountKeysRoutes(deps));
   app.route("/", createPageAssetRoutes(branding));
+  // The tool server's hot path skips the router and the chain above, doing what the chain does for it.
+  directEntry(app, "/mcp", mcp.post, {
+    log: deps.log,
+    https: deps.config.issuer.startsWith("https:"),
+    onError: errors,
+  });
   return app;
 }

@@ -1,6 +1,6 @@
 // Request id + access log, security headers, the 1 MiB body limit, refusal of text Postgres cannot store, and
 // error answers without internals (503 temporarily_unavailable while the database is away).
-import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
+import { Context, type ErrorHandler, type Hono, type MiddlewareHandler, type NotFoundHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../db/errors.ts";
 import { BodyTimeoutError, CLIENT_CLOSED_REQUEST, isClientAbort } from "./body_guard.ts";
@@ -14,11 +14,15 @@ import type { AppEnv } from "./types.ts";
 export const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A well-formed incoming X-Request-Id, or a new one. */
+function requestIdOf(incoming: string | null | undefined): string {
+  return incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+}
+
 /** Takes a well-formed incoming X-Request-Id or makes one, echoes it, and logs one line per request. */
 export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const incoming = c.req.header("x-request-id");
-    const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const id = requestIdOf(c.req.header("x-request-id"));
     c.set("requestId", id);
     const start = performance.now();
     await next();
@@ -83,26 +87,33 @@ export function completeResponse(
   return res;
 }
 
+/** Adds the security headers to an answer not built complete with them (a page's own CSP is kept). */
+function addSecurityHeaders(res: Response, https: boolean): void {
+  if (completeHttps.get(res) === https) return;
+  const h = res.headers;
+  for (const [name, value] of https ? SECURITY_HTTPS : SECURITY_HTTP) {
+    if (name !== "Content-Security-Policy" || !h.has(name)) h.set(name, value);
+  }
+}
+
 /** Headers every answer carries; pages tighten nothing further since this is already strict. */
 export function securityHeaders(opts: { https: boolean }): MiddlewareHandler<AppEnv> {
-  const list = opts.https ? SECURITY_HTTPS : SECURITY_HTTP;
   return async (c, next) => {
     await next();
-    if (completeHttps.get(c.res) === opts.https) return;
-    const h = c.res.headers;
-    for (const [name, value] of list) {
-      if (name !== "Content-Security-Policy" || !h.has(name)) h.set(name, value);
-    }
+    addSecurityHeaders(c.res, opts.https);
   };
+}
+
+function payloadTooLarge(c: Context<AppEnv>, maxSize: number): Response {
+  return c.json(
+    { error: "payload_too_large", error_description: `request body exceeds ${maxSize} bytes` },
+    413,
+  );
 }
 
 /** Bodies over 1 MiB are refused with 413 before any handler parses them. */
 export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
-  const tooLarge = (c: Context<AppEnv>) =>
-    c.json(
-      { error: "payload_too_large", error_description: `request body exceeds ${maxSize} bytes` },
-      413,
-    );
+  const tooLarge = (c: Context<AppEnv>) => payloadTooLarge(c, maxSize);
   const streamed = bodyLimit({ maxSize, onError: tooLarge });
   return (c, next) => {
     // A declared length is checked as Hono's bodyLimit checks it, without first opening the body as a stream
@@ -225,3 +236,62 @@ export function onError(log: Logger): ErrorHandler<AppEnv> {
 
 export const notFound: NotFoundHandler<AppEnv> = (c) =>
   c.json({ error: "not_found", error_description: `no route for ${c.req.method} ${c.req.path}` }, 404);
+
+/** The path of a request URL (`http://host/path?query`), without decoding. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  if (start < 0) return "/";
+  const q = url.indexOf("?", start);
+  return q < 0 ? url.slice(start) : url.slice(start, q);
+}
+
+export interface DirectEntryOptions {
+  log: Logger;
+  https: boolean;
+  onError: ErrorHandler<AppEnv>;
+  maxBodyBytes?: number;
+}
+
+/**
+ * Serves `POST <path>` with a declared body length straight from `app.fetch` (and so `app.request`), ahead of
+ * the router and the middleware chain, doing for it exactly what the chain does for that route: the request id,
+ * the 413 of `limitBody`, the error mapping of `onError`, the security headers and `X-Request-Id` on answers not
+ * built complete, and the access line. `refuseUnsafeText` and the branding skip or do not concern such a route.
+ * Anything else — other methods and paths, a chunked body (whose limit is counted as it streams) — goes through
+ * the app as before. Why: Hono's router and five middlewares cost about 8 µs of a ≈ 0.6 ms `/mcp tools/call`
+ * (BENCHMARKS.md, issue 17.5).
+ */
+export function directEntry(
+  app: Hono<AppEnv>,
+  path: string,
+  handler: (c: Context<AppEnv>) => Promise<Response>,
+  opts: DirectEntryOptions,
+): void {
+  const maxSize = opts.maxBodyBytes ?? MAX_BODY_BYTES;
+  const fetch = app.fetch;
+  const direct = async (req: Request, env: AppEnv["Bindings"], length: string): Promise<Response> => {
+    const start = performance.now();
+    const id = requestIdOf(req.headers.get("x-request-id"));
+    const c = new Context<AppEnv>(req, { env, path });
+    c.set("requestId", id);
+    let res: Response;
+    try {
+      res = parseInt(length, 10) > maxSize ? payloadTooLarge(c, maxSize) : await handler(c);
+    } catch (err) {
+      res = await opts.onError(err as Error, c);
+    }
+    if (complete.get(res) !== id) {
+      addSecurityHeaders(res, opts.https);
+      res.headers.set("X-Request-Id", id);
+    }
+    opts.log.access(id, req.method, path, res.status, performance.now() - start);
+    return res;
+  };
+  app.fetch = (req, env, executionCtx) => {
+    if (req.method === "POST" && pathOf(req.url) === path) {
+      const length = req.headers.get("content-length");
+      if (length !== null && !req.headers.has("transfer-encoding")) return direct(req, env, length);
+    }
+    return fetch(req, env, executionCtx);
+  };
+}
