@@ -7,6 +7,7 @@
 //   [--log-level=info] [--signer=openssl] [--cpu-prof=DIR] [--baseline=DIR]
 // deno run -A bench/refresh_peer.ts --phases [--requests=600] [--rounds=5]: where one refresh's time goes at one
 //   connection, in this process without HTTP (the refresh statement, the signatures, a commit, a round trip).
+import { cpuUsage } from "node:process";
 import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { createClient } from "../lib/oauth/clients.ts";
@@ -352,17 +353,22 @@ export async function benchRefreshPhases(opts: { requests?: number; rounds?: num
       ],
     ];
     const got = new Map<string, number[]>(phases.map(([name]) => [name, []]));
+    // This process's CPU (all threads: the signer's pool included) per operation, summed over every slice.
+    const cpu = new Map<string, number>(phases.map(([name]) => [name, 0]));
     for (const [, fn] of phases) for (let i = 0; i < 30; i++) await fn(); // warm
     const slice = Math.ceil(n / rounds);
     for (let r = 0; r < rounds; r++) {
       for (let k = 0; k < phases.length; k++) {
         const [name, fn] = phases[(k + r) % phases.length];
         const ms: number[] = [];
+        const c0 = cpuUsage();
         for (let i = 0; i < slice; i++) {
           const t0 = performance.now();
           await fn();
           ms.push(performance.now() - t0);
         }
+        const c1 = cpuUsage();
+        cpu.set(name, cpu.get(name)! + (c1.user + c1.system - c0.user - c0.system) / 1000);
         ms.sort((a, b) => a - b);
         got.get(name)!.push(ms[Math.floor(ms.length / 2)]);
       }
@@ -371,14 +377,14 @@ export async function benchRefreshPhases(opts: { requests?: number; rounds?: num
       `\nRefresh phases at one connection (bench/refresh_peer.ts --phases) — ${new Date().toISOString()}`,
     );
     console.log(`  ${rounds} slices of ${slice} per phase, alternating; signer ${signer.kind}\n`);
-    console.log("| phase | median ms | slice medians ms |\n|---|--:|---|");
+    console.log("| phase | median ms | slice medians ms | CPU ms/op (this process) |\n|---|--:|---|--:|");
     for (const [name] of phases) {
       const xs = got.get(name)!;
       const sorted = xs.slice().sort((a, b) => a - b);
       console.log(
         `| ${name} | ${sorted[Math.floor((sorted.length - 1) / 2)].toFixed(2)} | ${
           xs.map((x) => x.toFixed(2)).join(", ")
-        } |`,
+        } | ${(cpu.get(name)! / (slice * rounds)).toFixed(2)} |`,
       );
     }
   } finally {
