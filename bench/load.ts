@@ -1,7 +1,8 @@
 // Load benchmark: real servers on loopback under fixed concurrency, each endpoint beside its baseline.
 //
 // `deno task bench` (with the others) or alone: `deno run -A bench/load.ts [--requests=3000] [--warmup=300]
-// [--concurrency=32] [--rounds=1] [--max-seconds=25] [--log-level=info] [--only=TEXT] [--cpu-prof=DIR]`.
+// [--concurrency=32] [--rounds=1] [--max-seconds=25] [--log-level=info] [--only=TEXT] [--cpu-prof=DIR]
+// [--baseline=DIR]` (DIR: another checkout, whose Portico tools/call row runs in the same rounds).
 // Uses a fresh database on DATABASE_URL's server, or embedded PGlite when DATABASE_URL is unset (one
 // connection, served from this process: numbers are not comparable). Every server runs in its own subprocess
 // (bench/load_server.ts); this process only generates load, over raw HTTP/1.1 keep-alive connections so the
@@ -42,6 +43,8 @@ export interface LoadOptions {
   cpuProf?: string;
   /** rounds per endpoint, alternating its implementations; each row reports its median round */
   rounds?: number;
+  /** another checkout of Portico (e.g. `git archive` of an earlier commit): its tools/call row runs beside */
+  baseline?: string;
 }
 
 export interface Row {
@@ -813,6 +816,7 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<Row[]> {
     only: opts.only ?? "",
     cpuProf: opts.cpuProf ?? "",
     rounds: opts.rounds ?? 1,
+    baseline: opts.baseline ?? "",
   };
   const load0 = Deno.loadavg();
   const db = await freshDatabase();
@@ -859,7 +863,7 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<Row[]> {
             select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`)
           .map((r) => r.pid)
         : [];
-    type Impl = { mode: ServerMode; impl: string; step: (port: number) => Step };
+    type Impl = { mode: ServerMode; impl: string; step: (port: number) => Step; repo?: string };
     const chainsA = s.refreshTokens.slice(0, o.concurrency);
     const chainsB = s.refreshTokens.slice(o.concurrency, 2 * o.concurrency);
     const groups: { endpoint: string; impls: Impl[] }[] = [
@@ -874,6 +878,14 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<Row[]> {
           },
           { mode: "mcp_sdk", impl: sdkImpl, step: (p) => mcpStep(p, s.ownerKeys, CALL(2), checkProjects) },
           { mode: "bare", impl: bareImpl, step: (p) => mcpStep(p, s.ownerKeys, CALL(2), checkProjects) },
+          ...(o.baseline
+            ? [{
+              mode: "portico" as const,
+              impl: `${PORTICO} baseline (${o.baseline})`,
+              repo: o.baseline,
+              step: (p: number) => mcpStep(p, s.ownerKeys, CALL(2), checkProjects),
+            }]
+            : []),
         ],
       },
       {
@@ -921,7 +933,7 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<Row[]> {
       const runs = new Map<string, Row[]>(impls.map((i) => [i.impl, []]));
       for (let round = 1; round <= o.rounds; round++) {
         for (const i of impls) {
-          const server = await startServer({ ...base, mode: i.mode }, o.cpuProf);
+          const server = await startServer({ ...base, mode: i.mode }, i.repo ? "" : o.cpuProf, i.repo);
           try {
             const r = await measureRow(
               server,
@@ -983,5 +995,6 @@ if (import.meta.main) {
     only: flag("only"),
     cpuProf: flag("cpu-prof"),
     rounds: num("rounds"),
+    baseline: flag("baseline"),
   });
 }
