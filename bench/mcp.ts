@@ -1,6 +1,7 @@
 // Cost per request of /mcp against the SDK's documented stateless pattern and against the bare SQL it runs.
 //
 // Run with `deno task bench` (DATABASE_URL for Postgres, else embedded PGlite). Prints ratios; asserts nothing.
+import { cpuUsage } from "node:process";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -152,6 +153,73 @@ function fmt(ms: number): string {
   return ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(2)} ms`;
 }
 
+/**
+ * `deno run -A bench/mcp.ts --entry`: POST /mcp tools/call through the direct entry against the same request
+ * through Hono's router and middleware chain, both with a declared Content-Length, in one app and one process: alternating slices, this process's CPU per call (Postgres is another
+ * process) and wall time per call; medians over the slices, and every slice's CPU figure for the spread.
+ */
+export async function benchEntry(rounds = 15, perSlice = 300): Promise<void> {
+  const db = await freshDatabase();
+  try {
+    const f = await buildFixture(db.sql);
+    const app = testApp(db.sql, { MCP_VARIANT: VARIANT });
+    const body = CALL;
+    const length = String(new TextEncoder().encode(body).length);
+    // Both with a declared length (a chunked body would take the chain's slower counting path): "/%6Dcp" is
+    // /mcp to Hono's router (it decodes the path) but not to the direct entry, which compares the raw path.
+    const send = (direct: boolean) => {
+      const headers = mcpHeaders(f.keys.owner);
+      headers.set("content-length", length);
+      const url = direct ? "http://localhost:8000/mcp" : "http://localhost:8000/%6Dcp";
+      return app.fetch(new Request(url, { method: "POST", headers, body }));
+    };
+    const ways: Record<string, () => Promise<unknown>> = {
+      "direct entry": async () => expectOk(await send(true)),
+      "middleware chain": async () => expectOk(await send(false)),
+    };
+    const cpu: Record<string, number[]> = {}, wall: Record<string, number[]> = {};
+    for (const [name, fn] of Object.entries(ways)) {
+      cpu[name] = [], wall[name] = [];
+      for (let i = 0; i < 200; i++) await fn();
+    }
+    const names = Object.keys(ways);
+    for (let r = 0; r < rounds; r++) {
+      for (const name of r % 2 ? names.slice().reverse() : names) {
+        const c0 = cpuUsage(), t0 = performance.now();
+        for (let i = 0; i < perSlice; i++) await ways[name]();
+        const c1 = cpuUsage();
+        wall[name].push((performance.now() - t0) / perSlice);
+        cpu[name].push((c1.user + c1.system - c0.user - c0.system) / 1000 / perSlice);
+      }
+    }
+    const med = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    console.log(
+      `\nPOST /mcp entry (bench/mcp.ts --entry) — ${new Date().toISOString()}, load ${Deno.loadavg()[0]}`,
+    );
+    console.log(
+      `  ${rounds} alternating slices of ${perSlice} tools/call list_projects each, ${
+        db.server ? "Postgres" : "PGlite"
+      }\n`,
+    );
+    console.log("| path | CPU ms/call (median) | wall ms/call (median) | CPU per slice |\n|---|--:|--:|---|");
+    for (const name of names) {
+      console.log(
+        `| ${name} | ${med(cpu[name]).toFixed(3)} | ${med(wall[name]).toFixed(3)} | ${
+          cpu[name].map((x) => x.toFixed(3)).join(", ")
+        } |`,
+      );
+    }
+    const d = cpu["middleware chain"].map((x, i) => x - cpu["direct entry"][i]);
+    console.log(
+      `\nchain − direct, CPU per call, slice by slice: median ${(med(d) * 1000).toFixed(1)} µs (${
+        d.map((x) => (x * 1000).toFixed(0)).join(", ")
+      } µs)`,
+    );
+  } finally {
+    await db.close();
+  }
+}
+
 export async function benchMcp(): Promise<void> {
   // A fresh, migrated database of its own (Postgres at DATABASE_URL, else in-memory PGlite): never real data.
   const db = await freshDatabase();
@@ -228,3 +296,5 @@ async function runWith(sql: Sql, where: string): Promise<void> {
     row("low-level SDK / pipeline", both((t) => t.sdkLowLevel / t.pipeline, ratio)(r));
   }
 }
+
+if (import.meta.main && Deno.args.includes("--entry")) await benchEntry();
