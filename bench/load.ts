@@ -1,7 +1,8 @@
 // Load benchmark: real servers on loopback under fixed concurrency, each endpoint beside its baseline.
 //
 // `deno task bench` (with the others) or alone: `deno run -A bench/load.ts [--requests=3000] [--warmup=300]
-// [--concurrency=32] [--rounds=1] [--max-seconds=25] [--log-level=info] [--only=TEXT] [--cpu-prof=DIR]`.
+// [--concurrency=32] [--rounds=1] [--max-seconds=25] [--log-level=info] [--only=TEXT] [--cpu-prof=DIR]
+// [--baseline=DIR]` (DIR: another checkout, whose Portico tools/call row runs in the same rounds).
 // Uses a fresh database on DATABASE_URL's server, or embedded PGlite when DATABASE_URL is unset (one
 // connection, served from this process: numbers are not comparable). Every server runs in its own subprocess
 // (bench/load_server.ts); this process only generates load, over raw HTTP/1.1 keep-alive connections so the
@@ -42,6 +43,8 @@ export interface LoadOptions {
   cpuProf?: string;
   /** rounds per endpoint, alternating its implementations; each row reports its median round */
   rounds?: number;
+  /** another checkout of Portico (e.g. `git archive` of an earlier commit): its tools/call row runs beside */
+  baseline?: string;
 }
 
 export interface Row {
@@ -253,6 +256,8 @@ export function freePort(): number {
 export async function startServer(
   spec: Omit<ServerSpec, "port" | "issuer">,
   cpuProf: string,
+  /** another checkout to run the server from (a before/after comparison in one run); default this one */
+  repo = REPO,
 ): Promise<Running> {
   const port = freePort();
   const full: ServerSpec = { ...spec, port, issuer: `http://127.0.0.1:${port}` };
@@ -264,10 +269,10 @@ export async function startServer(
       ...(cpuProf
         ? ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`, `--cpu-prof-name=${spec.mode}-${port}.cpuprofile`]
         : []),
-      SERVER_PATH,
+      repo === REPO ? SERVER_PATH : `${repo.replace(/\/$/, "")}/bench/load_server.ts`,
       JSON.stringify(full),
     ],
-    cwd: REPO,
+    cwd: repo,
     stdin: "piped", // closed when this process ends, which ends the server (see load_server.ts)
     stdout: "null", // the access log: written, as in production, but not kept
     stderr: "inherit",
@@ -812,6 +817,7 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<Row[]> {
     only: opts.only ?? "",
     cpuProf: opts.cpuProf ?? "",
     rounds: opts.rounds ?? 1,
+    baseline: opts.baseline ?? "",
   };
   const load0 = Deno.loadavg();
   const db = await freshDatabase();
@@ -858,7 +864,7 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<Row[]> {
             select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`)
           .map((r) => r.pid)
         : [];
-    type Impl = { mode: ServerMode; impl: string; step: (port: number) => Step };
+    type Impl = { mode: ServerMode; impl: string; step: (port: number) => Step; repo?: string };
     const chainsA = s.refreshTokens.slice(0, o.concurrency);
     const chainsB = s.refreshTokens.slice(o.concurrency, 2 * o.concurrency);
     const groups: { endpoint: string; impls: Impl[] }[] = [
@@ -873,6 +879,14 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<Row[]> {
           },
           { mode: "mcp_sdk", impl: sdkImpl, step: (p) => mcpStep(p, s.ownerKeys, CALL(2), checkProjects) },
           { mode: "bare", impl: bareImpl, step: (p) => mcpStep(p, s.ownerKeys, CALL(2), checkProjects) },
+          ...(o.baseline
+            ? [{
+              mode: "portico" as const,
+              impl: `${PORTICO} baseline (${o.baseline})`,
+              repo: o.baseline,
+              step: (p: number) => mcpStep(p, s.ownerKeys, CALL(2), checkProjects),
+            }]
+            : []),
         ],
       },
       {
@@ -920,7 +934,7 @@ export async function benchLoad(opts: LoadOptions = {}): Promise<Row[]> {
       const runs = new Map<string, Row[]>(impls.map((i) => [i.impl, []]));
       for (let round = 1; round <= o.rounds; round++) {
         for (const i of impls) {
-          const server = await startServer({ ...base, mode: i.mode }, o.cpuProf);
+          const server = await startServer({ ...base, mode: i.mode }, i.repo ? "" : o.cpuProf, i.repo);
           try {
             const r = await measureRow(
               server,
@@ -982,5 +996,6 @@ if (import.meta.main) {
     only: flag("only"),
     cpuProf: flag("cpu-prof"),
     rounds: num("rounds"),
+    baseline: flag("baseline"),
   });
 }

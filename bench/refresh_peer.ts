@@ -4,11 +4,19 @@
 // first. Prints a markdown table for BENCHMARKS.md; asserts nothing.
 //
 // deno run -A bench/refresh_peer.ts [--requests=1500] [--warmup=150] [--rounds=3] [--connections=1,4,16]
-//   [--log-level=info] [--signer=openssl] [--cpu-prof=DIR]
+//   [--log-level=info] [--signer=openssl] [--cpu-prof=DIR] [--baseline=DIR]
+// deno run -A bench/refresh_peer.ts --phases [--requests=600] [--rounds=5]: where one refresh's time goes at one
+//   connection, in this process without HTTP (the refresh statement, the signatures, a commit, a round trip).
+import { cpuUsage } from "node:process";
 import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { createClient } from "../lib/oauth/clients.ts";
-import { ensureSigningKey } from "../lib/oauth/keys.ts";
+import { createClientDirectory } from "../lib/oauth/client_directory.ts";
+import { refreshGrant, type TokenDeps } from "../lib/oauth/grants.ts";
+import { createKeyStore, ensureSigningKey } from "../lib/oauth/keys.ts";
+import { RefreshHints } from "../lib/oauth/refresh_hints.ts";
+import { createSigner } from "../lib/oauth/signer.ts";
+import { signTokenPair } from "../lib/oauth/tokens.ts";
 import { buildFixture } from "../tests/helpers/mcp.ts";
 import { freshDatabase } from "../tests/helpers/db.ts";
 import {
@@ -37,6 +45,11 @@ export interface RefreshPeerOptions {
   signer?: "auto" | "openssl" | "webcrypto";
   /** a folder for the Portico server's --cpu-prof profiles, one per round */
   cpuProf?: string;
+  /**
+   * another checkout of Portico (e.g. `git archive` of an earlier commit) run as a third implementation in the
+   * same alternating rounds: a before/after comparison that the host's noise cannot fake
+   */
+  baseline?: string;
 }
 
 interface Impl {
@@ -193,6 +206,29 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
         return { ...s, chains: porticoChains };
       },
     };
+    const baseline: Impl | undefined = opts.baseline
+      ? {
+        ...portico,
+        name: `Portico baseline (${opts.baseline})`,
+        async start() {
+          const s = await startServer(
+            {
+              mode: "portico",
+              databaseUrl: db.url,
+              pool: 10,
+              secretKey: SECRET,
+              logLevel,
+              ownerKey: "",
+              signer,
+            },
+            "",
+            opts.baseline,
+          );
+          // The same chains: both servers rotate the same families, each continuing where the other stopped.
+          return { ...s, chains: porticoChains };
+        },
+      }
+      : undefined;
     const peer: Impl = {
       name: `node-oidc-provider ${PEER_VERSION} (Node ${await nodeVersion()}, in-memory)`,
       path: "/token",
@@ -204,14 +240,17 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
       `  ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}, Portico LOG_LEVEL ${logLevel}, SIGNER ${signer}; ` +
         `per round ${warmup} warm-up + ${requests} measured refreshes; ${rounds} rounds alternating; median`,
     );
+    const perRound: string[] = [];
     const lines: string[] = [
       "| connections | implementation | refresh/s | p50 ms | p99 ms | server CPU ms/refresh | Portico ÷ peer |",
       "|---|---|---|---|---|---|---|",
     ];
     for (const c of connections) {
-      const got = new Map<string, Result[]>([[portico.name, []], [peer.name, []]]);
+      const impls = baseline ? [portico, peer, baseline] : [portico, peer];
+      const got = new Map<string, Result[]>(impls.map((i) => [i.name, []]));
       for (let r = 0; r < rounds; r++) {
-        for (const impl of r % 2 ? [peer, portico] : [portico, peer]) {
+        // Each round a different order: every implementation goes first, last, and in between.
+        for (const impl of impls.map((_, i) => impls[(i + r) % impls.length])) {
           const server = await impl.start(c);
           try {
             const step = refreshStep(server.port, impl, server.chains);
@@ -234,17 +273,120 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
           }
         }
       }
-      const median = (xs: Result[]) => xs.sort((a, b) => a.rps - b.rps)[Math.floor((xs.length - 1) / 2)];
-      const a = median(got.get(portico.name)!), b = median(got.get(peer.name)!);
-      for (const [name, x] of [[portico.name, a], [peer.name, b]] as const) {
+      const median = (xs: Result[]) =>
+        xs.slice().sort((a, b) => a.rps - b.rps)[Math.floor((xs.length - 1) / 2)];
+      const b = median(got.get(peer.name)!);
+      for (const impl of impls) {
+        const all = got.get(impl.name)!;
+        const x = median(all);
+        const ratio = impl === peer ? "" : `**${(x.rps / b.rps).toFixed(2)}×**`;
         lines.push(
-          `| ${c} | ${name} | ${x.rps.toFixed(0)} | ${x.p50.toFixed(2)} | ${x.p99.toFixed(2)} | ${
+          `| ${c} | ${impl.name} | ${x.rps.toFixed(0)} | ${x.p50.toFixed(2)} | ${x.p99.toFixed(2)} | ${
             x.cpuMs.toFixed(2)
-          } | ${name === portico.name ? `**${(a.rps / b.rps).toFixed(2)}×**` : ""} |`,
+          } | ${ratio} |`,
         );
       }
+      // Per round, so the spread is on record: refresh/s of each implementation in round order.
+      for (const impl of impls) {
+        perRound.push(`c=${c} ${impl.name}: ${got.get(impl.name)!.map((x) => x.rps.toFixed(0)).join(", ")}`);
+      }
     }
-    console.log(`\n${lines.join("\n")}\n`);
+    console.log(`\n${lines.join("\n")}\n\nrefresh/s per round (in round order):\n${perRound.join("\n")}\n`);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * One refresh's phases at one connection, in this process (no HTTP): the whole `refreshGrant` with and without
+ * hints (signing during the statement, or after it), and its parts alone — the two signatures, a `select 1`
+ * round trip and a one-row update that commits (the WAL flush every durable rotation waits for). Slices of each
+ * alternate; medians of the per-slice medians.
+ */
+export async function benchRefreshPhases(opts: { requests?: number; rounds?: number; signer?: string }) {
+  const n = opts.requests ?? 600;
+  const rounds = opts.rounds ?? 5;
+  const db = await freshDatabase();
+  if (!db.server) {
+    console.log("refresh phases: needs DATABASE_URL (a Postgres server); skipped");
+    await db.close();
+    return;
+  }
+  try {
+    const seeded = await seedPortico(db.sql, 1);
+    const signer = createSigner({ choice: (opts.signer ?? "openssl") as "openssl" });
+    const keys = createKeyStore(db.sql, SECRET, { signer });
+    const base: TokenDeps = {
+      sql: db.sql,
+      keys,
+      issuer: "http://127.0.0.1:8000",
+      refreshGraceSeconds: 60,
+      familyMaxDays: 90,
+      findClient: createClientDirectory(db.sql).find,
+    };
+    const hinted = { ...base, refreshHints: new RefreshHints() };
+    const creds = { clientId: seeded.clientId, via: "body" as const };
+    let token = seeded.tokens[0];
+    const [grant] = await db.sql<{ id: string }[]>`select id from oauth_grants limit 1`;
+    const claims = {
+      issuer: base.issuer,
+      userId: "00000000-0000-0000-0000-000000000000",
+      audience: base.issuer,
+      clientId: seeded.clientId,
+      scopes: ["openid", "profile", "offline_access"],
+      grantId: grant.id,
+      authTime: new Date(),
+      idToken: true,
+    };
+    const phases: [string, () => Promise<unknown>][] = [
+      ["refreshGrant, hints (signs during the statement)", async () => {
+        token = (await refreshGrant(hinted, creds, { refreshToken: token })).refresh_token!;
+      }],
+      ["refreshGrant, no hints (signs after the statement)", async () => {
+        token = (await refreshGrant(base, creds, { refreshToken: token })).refresh_token!;
+      }],
+      ["access + ID token signed (two signatures, in turn)", () => signTokenPair(keys, claims)],
+      ["select 1 (a round trip)", () => db.sql`select 1`],
+      [
+        "update of one row, committed (WAL flush)",
+        () => db.sql`update oauth_grants set revoked_at = null where id = ${grant.id}`,
+      ],
+    ];
+    const got = new Map<string, number[]>(phases.map(([name]) => [name, []]));
+    // This process's CPU (all threads: the signer's pool included) per operation, summed over every slice.
+    const cpu = new Map<string, number>(phases.map(([name]) => [name, 0]));
+    for (const [, fn] of phases) for (let i = 0; i < 30; i++) await fn(); // warm
+    const slice = Math.ceil(n / rounds);
+    for (let r = 0; r < rounds; r++) {
+      for (let k = 0; k < phases.length; k++) {
+        const [name, fn] = phases[(k + r) % phases.length];
+        const ms: number[] = [];
+        const c0 = cpuUsage();
+        for (let i = 0; i < slice; i++) {
+          const t0 = performance.now();
+          await fn();
+          ms.push(performance.now() - t0);
+        }
+        const c1 = cpuUsage();
+        cpu.set(name, cpu.get(name)! + (c1.user + c1.system - c0.user - c0.system) / 1000);
+        ms.sort((a, b) => a - b);
+        got.get(name)!.push(ms[Math.floor(ms.length / 2)]);
+      }
+    }
+    console.log(
+      `\nRefresh phases at one connection (bench/refresh_peer.ts --phases) — ${new Date().toISOString()}`,
+    );
+    console.log(`  ${rounds} slices of ${slice} per phase, alternating; signer ${signer.kind}\n`);
+    console.log("| phase | median ms | slice medians ms | CPU ms/op (this process) |\n|---|--:|---|--:|");
+    for (const [name] of phases) {
+      const xs = got.get(name)!;
+      const sorted = xs.slice().sort((a, b) => a - b);
+      console.log(
+        `| ${name} | ${sorted[Math.floor((sorted.length - 1) / 2)].toFixed(2)} | ${
+          xs.map((x) => x.toFixed(2)).join(", ")
+        } | ${(cpu.get(name)! / (slice * rounds)).toFixed(2)} |`,
+      );
+    }
   } finally {
     await db.close();
   }
@@ -259,7 +401,10 @@ function flag(name: string): string | undefined {
   return Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 }
 
-if (import.meta.main) {
+if (import.meta.main && Deno.args.includes("--phases")) {
+  const num = (n: string) => flag(n) === undefined ? undefined : Number(flag(n));
+  await benchRefreshPhases({ requests: num("requests"), rounds: num("rounds"), signer: flag("signer") });
+} else if (import.meta.main) {
   const num = (n: string) => flag(n) === undefined ? undefined : Number(flag(n));
   await benchRefreshPeer({
     requests: num("requests"),
@@ -269,5 +414,6 @@ if (import.meta.main) {
     logLevel: flag("log-level") as RefreshPeerOptions["logLevel"],
     signer: flag("signer") as RefreshPeerOptions["signer"],
     cpuProf: flag("cpu-prof"),
+    baseline: flag("baseline"),
   });
 }

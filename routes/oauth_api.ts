@@ -7,6 +7,7 @@ import { clientIp } from "../lib/http/client_ip.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { authenticateClient, readClientCredentials, usedBasic } from "../lib/oauth/clients.ts";
 import { OAuthError } from "../lib/oauth/errors.ts";
+import { RefreshHints } from "../lib/oauth/refresh_hints.ts";
 import { exchangeCode, grantActive, refreshGrant, revokeToken, type TokenDeps } from "../lib/oauth/grants.ts";
 import { JWKS_MAX_AGE_SECONDS } from "../lib/oauth/keys.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../lib/oauth/metadata.ts";
@@ -86,6 +87,7 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     refreshGraceSeconds: deps.config.refreshReuseGraceSeconds,
     familyMaxDays: deps.config.refreshFamilyMaxDays,
     findClient: deps.clients.find,
+    refreshHints: new RefreshHints(),
   };
   const metadata = authorizationServerMetadata(issuer);
   const limit = deps.config.registrationRateLimit;

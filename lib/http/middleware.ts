@@ -14,11 +14,15 @@ import type { AppEnv } from "./types.ts";
 export const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A well-formed incoming X-Request-Id, or a new one. */
+function requestIdOf(incoming: string | null | undefined): string {
+  return incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+}
+
 /** Takes a well-formed incoming X-Request-Id or makes one, echoes it, and logs one line per request. */
 export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const incoming = c.req.header("x-request-id");
-    const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const id = requestIdOf(c.req.header("x-request-id"));
     c.set("requestId", id);
     const start = performance.now();
     await next();
@@ -83,26 +87,33 @@ export function completeResponse(
   return res;
 }
 
+/** Adds the security headers to an answer not built complete with them (a page's own CSP is kept). */
+function addSecurityHeaders(res: Response, https: boolean): void {
+  if (completeHttps.get(res) === https) return;
+  const h = res.headers;
+  for (const [name, value] of https ? SECURITY_HTTPS : SECURITY_HTTP) {
+    if (name !== "Content-Security-Policy" || !h.has(name)) h.set(name, value);
+  }
+}
+
 /** Headers every answer carries; pages tighten nothing further since this is already strict. */
 export function securityHeaders(opts: { https: boolean }): MiddlewareHandler<AppEnv> {
-  const list = opts.https ? SECURITY_HTTPS : SECURITY_HTTP;
   return async (c, next) => {
     await next();
-    if (completeHttps.get(c.res) === opts.https) return;
-    const h = c.res.headers;
-    for (const [name, value] of list) {
-      if (name !== "Content-Security-Policy" || !h.has(name)) h.set(name, value);
-    }
+    addSecurityHeaders(c.res, opts.https);
   };
+}
+
+function payloadTooLarge(c: Context<AppEnv>, maxSize: number): Response {
+  return c.json(
+    { error: "payload_too_large", error_description: `request body exceeds ${maxSize} bytes` },
+    413,
+  );
 }
 
 /** Bodies over 1 MiB are refused with 413 before any handler parses them. */
 export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
-  const tooLarge = (c: Context<AppEnv>) =>
-    c.json(
-      { error: "payload_too_large", error_description: `request body exceeds ${maxSize} bytes` },
-      413,
-    );
+  const tooLarge = (c: Context<AppEnv>) => payloadTooLarge(c, maxSize);
   const streamed = bodyLimit({ maxSize, onError: tooLarge });
   return (c, next) => {
     // A declared length is checked as Hono's bodyLimit checks it, without first opening the body as a stream

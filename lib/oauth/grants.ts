@@ -15,7 +15,8 @@ import { OAuthError } from "./errors.ts";
 import type { KeyStore } from "./keys.ts";
 import { isValidVerifier, verifierMatches } from "./pkce.ts";
 import { splitScope } from "./scopes.ts";
-import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken, signIdToken, verifyAccessToken } from "./tokens.ts";
+import type { RefreshHint, RefreshHints } from "./refresh_hints.ts";
+import { ACCESS_TOKEN_TTL_SECONDS, signTokenPair, verifyAccessToken } from "./tokens.ts";
 import type { AuthzRequest } from "./authorize.ts";
 import { NO_TOOL_LIMITS, type Place, type ToolLimits } from "./workspace_choice.ts";
 
@@ -68,6 +69,8 @@ export interface TokenDeps {
   familyMaxDays: number;
   /** finds clients for authentication (the client directory: registered ones and metadata documents) */
   findClient: ClientFinder;
+  /** this instance's notes on the refresh tokens it issued, to sign a refresh's tokens during its statement */
+  refreshHints?: RefreshHints;
 }
 
 function refreshTtl(client: Client): number | undefined {
@@ -162,45 +165,93 @@ function refreshResource(bound: string | null, requested: string | undefined, is
   return bound;
 }
 
-async function mintTokens(
-  deps: TokenDeps,
-  input: {
-    client: Client;
-    userId: string;
-    scopes: string[];
-    resource: string | null;
-    grantId: string;
-    authTime: Date;
-    nonce?: string;
-    refreshToken?: string;
-  },
-): Promise<TokenResponse> {
-  const accessToken = await signAccessToken(deps.keys, {
+interface MintInput {
+  clientId: string;
+  userId: string;
+  scopes: string[];
+  resource: string | null;
+  grantId: string;
+  authTime: Date;
+  nonce?: string;
+}
+
+/** Tokens a refresh started signing before its statement returned, and the claims they were signed for. */
+interface EarlyTokens {
+  claims: string;
+  tokens: Promise<{ accessToken: string; idToken?: string }>;
+}
+
+function claimsKey(input: MintInput): string {
+  return JSON.stringify([
+    input.clientId,
+    input.userId,
+    input.scopes,
+    input.resource,
+    input.grantId,
+    input.authTime.getTime(),
+    input.nonce ?? null,
+  ]);
+}
+
+function signFor(deps: TokenDeps, input: MintInput) {
+  return signTokenPair(deps.keys, {
     issuer: deps.issuer,
     userId: input.userId,
     audience: input.resource ?? deps.issuer,
-    clientId: input.client.clientId,
+    clientId: input.clientId,
     scopes: input.scopes,
     grantId: input.grantId,
     authTime: input.authTime,
+    nonce: input.nonce,
+    idToken: input.scopes.includes("openid"),
   });
+}
+
+/**
+ * Signs the access and ID token a refresh of a hinted token will carry, while its statement runs (signing waits
+ * on another thread, the statement on Postgres: the two waits overlap). Nothing is signed when the request
+ * already differs from the hint; the result is used only by `mintTokens` for exactly these claims.
+ */
+function signEarly(
+  deps: TokenDeps,
+  hint: RefreshHint | undefined,
+  clientId: string | undefined,
+  asked: string[],
+  resource: string | undefined,
+): EarlyTokens | undefined {
+  if (!hint || hint.clientId !== clientId) return undefined;
+  if (asked.some((s) => !hint.scopes.includes(s))) return undefined;
+  if (resource !== undefined && resource !== (hint.resource ?? deps.issuer)) return undefined;
+  const input: MintInput = {
+    clientId,
+    userId: hint.userId,
+    scopes: asked.length > 0 ? asked : hint.scopes,
+    resource: hint.resource,
+    grantId: hint.grantId,
+    authTime: hint.authTime,
+  };
+  const tokens = signFor(deps, input);
+  // Unused when the refresh is refused; a signer failure is met again by signing after the statement.
+  tokens.catch(() => {});
+  return { claims: claimsKey(input), tokens };
+}
+
+async function mintTokens(
+  deps: TokenDeps,
+  input: MintInput & { refreshToken?: string },
+  early?: EarlyTokens,
+): Promise<TokenResponse> {
+  const signed = early && early.claims === claimsKey(input)
+    ? await early.tokens.catch(() => signFor(deps, input))
+    : await signFor(deps, input);
   const out: TokenResponse = {
-    access_token: accessToken,
+    access_token: signed.accessToken,
     token_type: "Bearer",
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
     scope: input.scopes.join(" "),
   };
   if (input.refreshToken) out.refresh_token = input.refreshToken;
-  if (input.scopes.includes("openid")) {
-    out.id_token = await signIdToken(deps.keys, {
-      issuer: deps.issuer,
-      userId: input.userId,
-      clientId: input.client.clientId,
-      nonce: input.nonce,
-      authTime: input.authTime,
-      accessToken,
-    });
-  }
+  if (signed.idToken) out.id_token = signed.idToken;
   return out;
 }
 
@@ -297,7 +348,7 @@ export async function exchangeCode(
     throw invalid(CODE_INVALID);
   }
   return await mintTokens(deps, {
-    client,
+    clientId: client.clientId,
     userId: row.user_id,
     scopes: row.scopes,
     resource,
@@ -482,15 +533,19 @@ export async function refreshGrant(
     ? []
     : splitScope(input.scope).filter((s) => s !== "offline_access");
   const fresh = randomToken("prt_");
-  const row = await refreshStatement(deps, {
+  const tokenHash = sha256Hex(input.refreshToken);
+  const statement = refreshStatement(deps, {
     clientId: client?.clientId ?? creds.clientId!,
     secretHash: creds.clientSecret === undefined ? null : sha256Hex(creds.clientSecret),
     viaBody: creds.via === "body",
-    tokenHash: sha256Hex(input.refreshToken),
+    tokenHash,
     fresh,
     asked: asked.length > 0 ? asked : null,
     resource: input.resource ?? null,
   });
+  // The statement is on its way to Postgres; sign meanwhile when this instance issued the token.
+  const early = signEarly(deps, deps.refreshHints?.take(tokenHash), creds.clientId, asked, input.resource);
+  const row = await statement;
   if (!client) {
     // The statement's own client check is the same as authenticateClient's; this one names the refusal.
     client = await authenticateClient(
@@ -569,15 +624,25 @@ export async function refreshGrant(
     }
     refreshToken = outcome.refreshToken;
   }
-  return await mintTokens(deps, {
-    client,
+  const tokens = await mintTokens(deps, {
+    clientId: client.clientId,
     userId: row.t_user_id,
     scopes,
     resource,
     grantId: row.t_family_id,
     authTime,
     refreshToken,
+  }, early);
+  // The successor's claims, for its own refresh (the grant's full scope: a narrowing applies to one refresh).
+  deps.refreshHints?.remember(sha256Hex(refreshToken), {
+    clientId: client.clientId,
+    userId: row.t_user_id,
+    grantId: row.t_family_id,
+    scopes: row.t_scopes,
+    resource: row.t_resource,
+    authTime,
   });
+  return tokens;
 }
 
 /**

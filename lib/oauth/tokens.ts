@@ -70,6 +70,30 @@ export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<
   });
 }
 
+export interface TokenPairInput extends AccessTokenInput {
+  /** whether to sign an ID token as well (the `openid` scope) */
+  idToken: boolean;
+  nonce?: string;
+}
+
+/** A token response's JWTs: the access token, then the ID token, whose `at_hash` is over the access token. */
+export async function signTokenPair(
+  keys: KeyStore,
+  input: TokenPairInput,
+): Promise<{ accessToken: string; idToken?: string }> {
+  const accessToken = await signAccessToken(keys, input);
+  if (!input.idToken) return { accessToken };
+  const idToken = await signIdToken(keys, {
+    issuer: input.issuer,
+    userId: input.userId,
+    clientId: input.clientId,
+    nonce: input.nonce,
+    authTime: input.authTime,
+    accessToken,
+  });
+  return { accessToken, idToken };
+}
+
 export interface AccessTokenClaims {
   sub: string;
   client_id: string;
