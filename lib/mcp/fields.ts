@@ -1,5 +1,6 @@
 // Reusable zod fields for tool inputs: ids, dates, money, currency, text, paging — each with its rule in words.
 import { z } from "zod";
+import { CURSOR_MAX_LENGTH } from "../workspace/page.ts";
 
 /** A zod error message: "is required" for a missing value, `message` otherwise. */
 export function typeError(message: string) {
@@ -66,4 +67,11 @@ export function offsetField() {
     .min(0, { error: "must not be negative" }).max(100_000, { error: "must be at most 100000" })
     .default(0)
     .describe("Paging: the nextOffset of the last page.");
+}
+
+/** The cursor of keyset paging (lib/workspace/page.ts): the previous page's nextCursor, passed unchanged. */
+export function cursorField() {
+  return z.string({ error: "must be a string" }).min(1, { error: "must not be empty" })
+    .max(CURSOR_MAX_LENGTH, { error: `must be at most ${CURSOR_MAX_LENGTH} characters` })
+    .describe("Paging: the nextCursor of the last page (same filters).").optional();
 }
