@@ -1,6 +1,5 @@
 // Reusable zod fields for tool inputs: ids, dates, money, currency, text, paging — each with its rule in words.
 import { z } from "zod";
-import { CURSOR_MAX_LENGTH } from "../workspace/page.ts";
 
 /** A zod error message: "is required" for a missing value, `message` otherwise. */
 export function typeError(message: string) {
@@ -69,9 +68,11 @@ export function offsetField() {
     .describe("Paging: the nextOffset of the last page.");
 }
 
-/** The cursor of keyset paging (lib/workspace/page.ts): the previous page's nextCursor, passed unchanged. */
+/**
+ * The cursor of keyset paging (lib/workspace/page.ts): the previous page's nextCursor, passed unchanged. Its
+ * length and form are checked where it is read (decodeCursor, invalid_input: cursor: …): bounds here would cost
+ * tokens in every tools/list.
+ */
 export function cursorField() {
-  return z.string({ error: "must be a string" }).min(1, { error: "must not be empty" })
-    .max(CURSOR_MAX_LENGTH, { error: `must be at most ${CURSOR_MAX_LENGTH} characters` })
-    .describe("Paging: the nextCursor of the last page (same filters).").optional();
+  return z.string({ error: "must be a string" }).describe("The last page's nextCursor.").optional();
 }

@@ -164,6 +164,7 @@ Deno.test("keyset: malformed, foreign, too long and offset-combined cursors are 
       "invalid_input: cursor: not a cursor of this list; pass nextCursor unchanged, or page " +
       "without cursor";
     assert.equal(await fails({ cursor: "abc" }), malformed);
+    assert.equal(await fails({ cursor: "" }), malformed);
     assert.equal(await fails({ cursor: "k1.!!" }), malformed);
     assert.equal(await fails({ cursor: "k1." + btoa("not json") }), malformed);
     assert.equal(await fails({ cursor: cursor.slice(0, -4) }), malformed);
@@ -187,7 +188,7 @@ Deno.test("keyset: malformed, foreign, too long and offset-combined cursors are 
     );
     assert.equal(
       await fails({ cursor: "k1." + "A".repeat(5000) }),
-      "invalid_input: cursor: must be at most 4096 characters",
+      "invalid_input: cursor: too long (at most 4096 characters)",
     );
     // Another sort, direction or filter: refused, not silently skipping rows.
     const other =
