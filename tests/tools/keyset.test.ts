@@ -4,7 +4,10 @@
 import assert from "node:assert/strict";
 import { freshDatabase, type TestDb } from "../helpers/db.ts";
 import { buildFixture, callFails, callOk, type Fixture, mcpApp, type RequestTarget } from "../helpers/mcp.ts";
-import { CONTACT_SORT_FIELDS } from "../../lib/workspace/contacts.ts";
+import postgres from "postgres";
+import { CONTACT_SORT_FIELDS, listContacts } from "../../lib/workspace/contacts.ts";
+import { listTasks } from "../../lib/workspace/tasks.ts";
+import { listActivities } from "../../lib/workspace/activities.ts";
 import { encodeCursor } from "../../lib/workspace/page.ts";
 
 type Args = Record<string, unknown>;
@@ -334,4 +337,66 @@ Deno.test("keyset: list_tasks (variants A and B) and list_activities walk by cur
   } finally {
     await db.close();
   }
+});
+
+Deno.test({
+  name:
+    "keyset: a deep cursor page is an Index Scan of the list's ORDER BY index reading ~limit rows (Postgres)",
+  ignore: !Deno.env.get("DATABASE_URL"),
+  async fn() {
+    const db = await freshDatabase();
+    const seen: { query: string; params: unknown[] }[] = [];
+    // One connection with sequential scans off, recording the queries the list functions send.
+    const probe = postgres(db.url, {
+      max: 1,
+      onnotice: () => {},
+      connection: { enable_seqscan: "off" },
+      debug: (_conn, query, params) => seen.push({ query, params: [...params] }),
+    });
+    try {
+      const f = await buildFixture(db.sql);
+      const n = 5000;
+      await db.sql`
+        insert into contacts (workspace_id, contact_name, created_at)
+        select ${f.workspaceId}, 'P' || i, now() - make_interval(secs => i) from generate_series(1, ${n}) i`;
+      await db.sql`
+        insert into tasks (workspace_id, title, created_at)
+        select ${f.workspaceId}, 'T' || i, now() - make_interval(secs => i) from generate_series(1, ${n}) i`;
+      await db.sql`
+        insert into activities (workspace_id, contact_id, title, activity_date)
+        select ${f.workspaceId}, (select id from contacts where workspace_id = ${f.workspaceId} limit 1), 'A' || i,
+               now() - make_interval(secs => i)
+          from generate_series(1, ${n}) i`;
+      for (const t of ["contacts", "tasks", "activities"]) await db.sql`analyze ${db.sql(t)}`;
+      const caller = { workspaceId: f.workspaceId, userId: f.users.owner };
+      const deep = 4000;
+      const lists: [string, (o: { limit: number; offset?: number; cursor?: string }) => Promise<Answer>][] = [
+        ["contacts_list_order", (o) => listContacts(probe, caller, o)],
+        ["tasks_list_order", (o) => listTasks(probe, caller, o, { variantA: true })],
+        ["activities_list_order", (o) => listActivities(probe, caller, o)],
+      ];
+      for (const [index, list] of lists) {
+        const before = await list({ limit: 1, offset: deep - 1 });
+        seen.length = 0;
+        const page = await list({ limit: 20, cursor: before.nextCursor });
+        const offsetPage = await list({ limit: 20, offset: deep });
+        assert.deepEqual(page.items, offsetPage.items);
+        const q = seen.find((s) => s.query.includes('as "cursorKey"'))!;
+        const plan = (await probe.unsafe(
+          `explain (analyze, costs off, timing off, summary off) ${q.query}`,
+          q.params as postgres.ParameterOrJSON<never>[],
+        )).map((r) => r["QUERY PLAN"] as string).join("\n");
+        const scan = plan.match(
+          new RegExp(`Index Scan using ${index} on \\w+(?: \\w+)? \\(actual rows=(\\d+)`),
+        );
+        assert.ok(scan, plan);
+        assert.equal(Number(scan[1]), 20, plan); // the page's rows, not deep + 20
+        assert.doesNotMatch(plan, /Sort/, plan);
+        assert.match(plan, /Index Cond: .*created_at|Index Cond: .*activity_date/, plan);
+      }
+    } finally {
+      await probe.end({ timeout: 5 });
+      await db.close();
+    }
+  },
 });
