@@ -8,7 +8,7 @@ import postgres from "postgres";
 import { CONTACT_SORT_FIELDS, listContacts } from "../../lib/workspace/contacts.ts";
 import { listTasks } from "../../lib/workspace/tasks.ts";
 import { listActivities } from "../../lib/workspace/activities.ts";
-import { encodeCursor } from "../../lib/workspace/page.ts";
+import { decodeCursor, encodeCursor } from "../../lib/workspace/page.ts";
 
 type Args = Record<string, unknown>;
 // deno-lint-ignore no-explicit-any
@@ -193,6 +193,11 @@ Deno.test("keyset: malformed, foreign, too long and offset-combined cursors are 
       await fails({ cursor: "k1." + "A".repeat(5000) }),
       "invalid_input: cursor: too long (at most 4096 characters)",
     );
+    // A text key of any script survives the round trip (UTF-8 in base64url).
+    const id = crypto.randomUUID();
+    const text = encodeCursor("fp", { key: 'zoë 日本 "x"', id });
+    assert.match(text, /^k1\.[A-Za-z0-9_-]+$/);
+    assert.deepEqual(decodeCursor(text, { limit: 1 }, "fp", "text", true), { key: 'zoë 日本 "x"', id });
     // Another sort, direction or filter: refused, not silently skipping rows.
     const other =
       "invalid_input: cursor: made for other filters or another sort; repeat the filters and sort " +
