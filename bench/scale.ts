@@ -105,7 +105,7 @@ async function medianCall(app: Target, key: string, name: string, args: Record<s
     if (i > 0) times.push(ms);
   }
   times.sort((a, b) => a - b);
-  const total = text.match(/\\"total\\":(\d+)/)?.[1];
+  const total = text.match(/\\"total\\":(\d+)/)?.[1] ?? text.match(/\\"totalAtLeast\\":(\d+)/)?.[1];
   const rows = text.match(/\\"rows\\":(\d+)/)?.[1];
   const bars = text.match(/\\"bars\\":\[/) ? (text.match(/\\"taskId\\"/g)?.length ?? 0) : undefined;
   const note = total !== undefined
@@ -118,7 +118,10 @@ async function medianCall(app: Target, key: string, name: string, args: Record<s
   return { ms: times[Math.floor(times.length / 2)], note };
 }
 
-/** The calls timed at each size; `n` is the size, for the deep page's offset. */
+/**
+ * The calls timed at each size; `n` is the size, for the deep page's offset. `cursorAt: d` stands for the
+ * cursor of the page that starts at offset d (the nextCursor of the one row at d - 1, fetched untimed).
+ */
 function calls(n: number): [string, string, Record<string, unknown>][] {
   const deep = Math.min(Math.floor(n / 2), 50_000);
   const from = todayUtc();
@@ -127,13 +130,16 @@ function calls(n: number): [string, string, Record<string, unknown>][] {
     ["list_contacts first page", "list_contacts", { limit: 20 }],
     ["list_contacts search", "list_contacts", { search: RARE, limit: 20 }],
     [`list_contacts offset ${deep}`, "list_contacts", { limit: 20, offset: deep }],
+    [`list_contacts page at ${deep} by cursor`, "list_contacts", { limit: 20, cursorAt: deep }],
     ["export_contacts (all, capped)", "export_contacts", {}],
     ["list_tasks first page", "list_tasks", { limit: 20 }],
     ["list_tasks search", "list_tasks", { query: RARE, limit: 20 }],
     [`list_tasks offset ${deep}`, "list_tasks", { limit: 20, offset: deep }],
+    [`list_tasks page at ${deep} by cursor`, "list_tasks", { limit: 20, cursorAt: deep }],
     ["list_activities first page", "list_activities", { limit: 20 }],
     ["list_activities search", "list_activities", { search: RARE, limit: 20 }],
     [`list_activities offset ${deep}`, "list_activities", { limit: 20, offset: deep }],
+    [`list_activities page at ${deep} by cursor`, "list_activities", { limit: 20, cursorAt: deep }],
     ["list_ai_activities first page", "list_ai_activities", { limit: 20 }],
     ["list_ai_activities search", "list_ai_activities", { search: RARE, limit: 20 }],
     [`list_ai_activities offset ${deep}`, "list_ai_activities", { limit: 20, offset: deep }],
@@ -142,6 +148,46 @@ function calls(n: number): [string, string, Record<string, unknown>][] {
     [`list_workspace_documents offset ${deep}`, "list_workspace_documents", { limit: 20, offset: deep }],
     ["gantt_plan (a year, <= 2,000 planned tasks)", "gantt_plan", { from, to, limit: 5000 }],
   ];
+}
+
+/** One tools/call's structured answer, untimed (to fetch a cursor). */
+async function callJson(app: Target, key: string, name: string, args: Record<string, unknown>) {
+  const res = await app.request("http://localhost:8000/mcp", {
+    method: "POST",
+    headers: mcpHeaders(key),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+  });
+  const body = await res.json();
+  return body.result.structuredContent as { nextCursor: string };
+}
+
+/**
+ * The plans of the three cursor pages at `deep` (the conditions lib/workspace writes after a cursor, on the
+ * ORDER BY index): each should be an Index Scan whose Index Cond holds the position, reading ~20 rows.
+ */
+async function explainCursorPages(sql: Sql, ws: string, deep: number): Promise<string> {
+  const plan = async (q: Promise<{ "QUERY PLAN": string }[]>) =>
+    (await q).map((r) => r["QUERY PLAN"]).join("\n");
+  const at = async (table: string, column: string, order: string) =>
+    (await sql<{ k: string; id: string }[]>`
+      select ${sql(column)}::text as k, id from ${sql(table)}
+       where workspace_id = ${ws} ${table === "tasks" ? sql`and parent_id is null` : sql``}
+       order by ${sql.unsafe(order)} offset ${deep - 1} limit 1`)[0];
+  const c = await at("contacts", "created_at", "created_at desc nulls last, id desc");
+  const t = await at("tasks", "created_at", "created_at desc, id");
+  const a = await at("activities", "activity_date", "activity_date desc, id desc");
+  const contacts = await plan(sql`explain (analyze, costs off, timing off, summary on)
+    select id from contacts where workspace_id = ${ws} and (created_at, id) < (${c.k}::timestamptz, ${c.id}::uuid)
+     order by created_at desc nulls last, id desc limit 20`);
+  const tasks = await plan(sql`explain (analyze, costs off, timing off, summary on)
+    select id from tasks t where t.workspace_id = ${ws} and t.parent_id is null
+       and t.created_at <= ${t.k}::timestamptz and (t.created_at < ${t.k}::timestamptz or t.id > ${t.id}::uuid)
+     order by t.created_at desc, t.id limit 20`);
+  const activities = await plan(sql`explain (analyze, costs off, timing off, summary on)
+    select id from activities a where a.workspace_id = ${ws}
+       and (a.activity_date, a.id) < (${a.k}::timestamptz, ${a.id}::uuid)
+     order by a.activity_date desc, a.id desc limit 20`);
+  return `cursor page plans at ${deep}:\n${contacts}\n--\n${tasks}\n--\n${activities}`;
 }
 
 /** The plan of the contacts search at the current size, one line per node, for BENCHMARKS.md. */
@@ -183,14 +229,20 @@ export async function benchScale(sizes: number[] = DEFAULT_SCALE): Promise<void>
       console.log(
         `seeded ${n} rows per domain x 2 workspaces in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
       );
-      for (const [label, name, args] of calls(n)) {
-        const key = label.replace(/offset \d+/, "deep offset");
+      for (const [label, name, given] of calls(n)) {
+        let args = given;
+        const key = label.replace(/offset \d+/, "deep offset").replace(/at \d+ by/, "deep by");
+        if (typeof args.cursorAt === "number") {
+          const before = await callJson(app, f.keys.owner, name, { limit: 1, offset: args.cursorAt - 1 });
+          args = { limit: args.limit, cursor: before.nextCursor };
+        }
         const r = await medianCall(app, f.keys.owner, name, args);
         results.set(key, [...(results.get(key) ?? []), r]);
         console.log(`  ${n}: ${label}: ${r.ms.toFixed(1)} ms (${r.note})`);
       }
       if (n === sizes[sizes.length - 1]) {
         console.log(`contacts search plan at ${n}:\n${await explainSearch(db.sql, f.workspaceId)}`);
+        console.log(await explainCursorPages(db.sql, f.workspaceId, Math.min(Math.floor(n / 2), 50_000)));
       }
     }
     const first = sizes[0];

@@ -1,7 +1,7 @@
 // MCP tool list_activities: the caller's CRM activities, optionally of one record, one type or matching text.
 import { z } from "zod";
-import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
-import { fullField, pageOutput } from "../lib/mcp/output.ts";
+import { cursorField, limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { cursorPageOutput, fullField } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { ACTIVITY_TYPES, listActivities as list } from "../lib/workspace/activities.ts";
 
@@ -18,6 +18,7 @@ const Input = z.strictObject({
   full: fullField(),
   limit: limitField(50, 100),
   offset: offsetField(),
+  cursor: cursorField(),
 });
 
 export const listActivities = defineTool({
@@ -28,7 +29,7 @@ export const listActivities = defineTool({
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  outputSchema: pageOutput(),
+  outputSchema: cursorPageOutput(),
   description:
     "Lists CRM activities, most recent first; filters combine with AND. Returns a page of {id, type, title, activityDate, isCompleted, entity {kind, id, name}}; full: true for every field.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),

@@ -1,7 +1,7 @@
 // MCP tool list_contacts: the caller's contacts, filtered (AND), sorted from a whitelist and paged, with a total.
 import { z } from "zod";
-import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
-import { fullField, pageOutput } from "../lib/mcp/output.ts";
+import { cursorField, limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { cursorPageOutput, fullField } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import {
   CONTACT_SORT_FIELDS,
@@ -65,6 +65,7 @@ const Input = z.strictObject({
   full: fullField(),
   limit: limitField(50, 100),
   offset: offsetField(),
+  cursor: cursorField(),
 });
 
 export const listContacts = defineTool({
@@ -75,7 +76,7 @@ export const listContacts = defineTool({
   needsUser: false,
   variants: { A: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  outputSchema: pageOutput(),
+  outputSchema: cursorPageOutput(),
   description:
     "Lists contacts matching every given filter (text filters: case-insensitive substrings), most recent first unless sorted. Returns a page of {id, name, companyName, email, status, nextFollowUp}; full: true (or export_contacts) for every field.",
   run: (ctx, input) => list(ctx.db, ctx.caller, input),

@@ -1,7 +1,7 @@
 // MCP tool list_tasks: top-level tasks the key may see, with filters (A: scope, search, numbers, overdue).
 import { z } from "zod";
-import { limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
-import { pageOutput } from "../lib/mcp/output.ts";
+import { cursorField, limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
+import { cursorPageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
 import { listTasks as list } from "../lib/workspace/tasks.ts";
 import { TASK_SCOPES } from "../lib/workspace/task_rows.ts";
@@ -34,12 +34,14 @@ const InputA = z.strictObject({
   ).optional(),
   limit: limitField(100, 500),
   offset: offsetField(),
+  cursor: cursorField(),
 });
 
 const InputB = z.strictObject({
   projectId: uuidField("Only tasks of this project.").optional(),
   limit: limitField(100, 500),
   offset: offsetField(),
+  cursor: cursorField(),
 });
 
 export const listTasks = defineTool({
@@ -50,7 +52,7 @@ export const listTasks = defineTool({
   needsUser: false,
   variants: { A: InputA, B: InputB },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  outputSchema: pageOutput(),
+  outputSchema: cursorPageOutput(),
   description: {
     A: "Lists top-level tasks, newest first, with filters. Returns a page of short rows (details: get_task).",
     B: "Lists top-level tasks, newest first. Returns a page of short rows (details: get_task).",
@@ -62,6 +64,7 @@ export const listTasks = defineTool({
         projectIds: b.projectId ? [b.projectId] : undefined,
         limit: b.limit,
         offset: b.offset,
+        cursor: b.cursor,
       }, { variantA: false });
     }
     return list(ctx.db, ctx.caller, input as z.output<typeof InputA>, { variantA: true });

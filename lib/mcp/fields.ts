@@ -67,3 +67,12 @@ export function offsetField() {
     .default(0)
     .describe("Paging: the nextOffset of the last page.");
 }
+
+/**
+ * The cursor of keyset paging (lib/workspace/page.ts): the previous page's nextCursor, passed unchanged. Its
+ * length and form are checked where it is read (decodeCursor, invalid_input: cursor: …): bounds here would cost
+ * tokens in every tools/list.
+ */
+export function cursorField() {
+  return z.string({ error: "must be a string" }).describe("The last page's nextCursor.").optional();
+}

@@ -20,6 +20,11 @@ export function pageOutput<E extends z.ZodRawShape = Record<never, never>>(extra
   });
 }
 
+/** The page of the lists with keyset paging (contacts, tasks, activities): nextCursor next to nextOffset. */
+export function cursorPageOutput() {
+  return pageOutput({ nextCursor: z.string().nullable() });
+}
+
 /**
  * `full` of the list tools whose records have no get_ tool: rows carry every field instead of the summary a
  * model needs to pick a record (docs/mcp.md, "Compact list rows").

@@ -4,7 +4,16 @@ import type postgres from "postgres";
 import type { Db } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import { companyFilter, inScope, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
-import { countUpTo, type Page, pageOf } from "./page.ts";
+import {
+  afterPosition,
+  countUpTo,
+  cursorFingerprint,
+  cursorKeyColumn,
+  decodeCursor,
+  type Keyed,
+  keysetPageOf,
+  type Page,
+} from "./page.ts";
 
 export const ACTIVITY_TYPES = [
   "call",
@@ -86,6 +95,8 @@ export interface ActivityFilter extends EntityIds {
   search?: string;
   limit: number;
   offset?: number;
+  /** the nextCursor of the previous page (same filters); not with a non-zero offset */
+  cursor?: string;
   /** whole activities instead of summaries */
   full?: boolean;
 }
@@ -106,7 +117,7 @@ export interface ActivitySummary {
  * client (contact, collaborator, supplier) that moved to a company outside the caller's scope keeps its id here,
  * its name becomes null.
  */
-function select(db: Db, s: Scope, full: boolean) {
+function select(db: Db, s: Scope, full: boolean, extra?: postgres.Fragment) {
   const readable = (alias: string) => companyFilter(db, s, `${alias}.company_id`);
   const refColumns = ENTITY_FIELDS.map((f) => `a.${ENTITY_REFS[f].column}`);
   const kind = ENTITY_FIELDS.map((f) =>
@@ -136,7 +147,7 @@ function select(db: Db, s: Scope, full: boolean) {
       a.id, a.type, a.title, ${isoColumn(db, "a.activity_date")} as "activityDate",
       a.is_completed as "isCompleted", ${entity}`;
   return db`
-    select ${columns}
+    select ${columns}${extra ? db`, ${extra}` : db``}
       from activities a
       left join contacts ct on ct.workspace_id = a.workspace_id and ct.id = a.contact_id
       left join clients cl on cl.workspace_id = a.workspace_id and cl.id = a.client_id
@@ -330,13 +341,24 @@ export async function listActivities(
     parts.push(db`(a.title ilike ${p} escape '\\' or a.description ilike ${p} escape '\\'
       or a.outcome ilike ${p} escape '\\' or a.notes ilike ${p} escape '\\')`);
   }
+  const fingerprint = cursorFingerprint("activities", {
+    ...Object.fromEntries(ENTITY_FIELDS.map((f) => [f, filter[f] ?? undefined])),
+    type: filter.type,
+    search: filter.search,
+  });
+  const paging = { limit: filter.limit, offset: filter.offset ?? 0, cursor: filter.cursor };
+  if (filter.cursor !== undefined) {
+    // (activity_date, id) < (key, id): the start of a scan of activities_list_order
+    const at = decodeCursor(filter.cursor, paging, fingerprint, "timestamptz", false);
+    parts.push(afterPosition(db, "timestamptz", db`a.activity_date`, db`a.id`, at, "desc", false));
+  }
   const where = allOf(db, parts);
-  const offset = filter.offset ?? 0;
-  const paging = { limit: filter.limit, offset };
-  const [rows, total] = await Promise.all([
-    db<(ActivitySummary | Activity)[]>`${select(db, s, filter.full === true)} where ${where}
-      order by a.activity_date desc, a.id desc limit ${filter.limit} offset ${offset}`,
+  const cursorKey = db`${cursorKeyColumn(db, "timestamptz", db`a.activity_date`)} as "cursorKey"`;
+  const [rows, count] = await Promise.all([
+    db<Keyed<ActivitySummary | Activity>[]>`
+      ${select(db, s, filter.full === true, cursorKey)} where ${where}
+      order by a.activity_date desc, a.id desc limit ${filter.limit} offset ${paging.offset}`,
     countUpTo(db, db`activities a where ${where}`, paging),
   ]);
-  return pageOf([...rows], total, paging, true);
+  return keysetPageOf(rows, count, paging, fingerprint);
 }

@@ -7,7 +7,18 @@ import type { Db } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import { jsonStringBytes } from "../json_bytes.ts";
 import { companyFilter, companyForWrite, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
-import { countUpTo, type Page, pageOf } from "./page.ts";
+import {
+  afterPosition,
+  countUpTo,
+  cursorFingerprint,
+  cursorKeyColumn,
+  type CursorPaging,
+  decodeCursor,
+  type Keyed,
+  type KeyKind,
+  keysetPageOf,
+  type Page,
+} from "./page.ts";
 
 export const CONTACT_STATUSES = [
   "new",
@@ -197,23 +208,55 @@ function where(db: Db, s: Scope, f: ContactFilter) {
   return allOf(db, parts);
 }
 
+/** The sort of a contact list: its key expression, how the key travels in a cursor, and the direction. */
+interface ContactSort {
+  key: postgres.Fragment;
+  kind: KeyKind;
+  nullable: boolean;
+  dir: "asc" | "desc";
+  /** the ORDER BY: the key (empty values last), then id in the same direction, so every row has one place */
+  order: postgres.Fragment;
+}
+
 /** ORDER BY from the whitelist; text sorts ignore case; empty values last; id breaks ties so paging is stable. */
-function orderBy(db: Db, f: ContactFilter) {
+function sortOf(db: Db, f: ContactFilter): ContactSort {
   const { column, text } = sortColumn(f.sortField);
   // With a text filter the matches are few and found through the trigram index; walking the ORDER BY index
   // instead (which the planner picks when it expects matches early) read all 100,000 rows of a workspace for
   // 10 matches (427 ms). coalesce(x, x) sorts the same but matches no index, so the planner filters first.
-  const searching = (f.search !== undefined && f.search !== "") ||
+  const key = text
+    ? db`lower(${db(column)})`
+    : searching(f)
+    ? db`coalesce(${db(column)}, ${db(column)})`
+    : db`${db(column)}`;
+  const kind: KeyKind = text ? "text" : column === "next_follow_up" ? "date" : "timestamptz";
+  const nullable = !NOT_NULL_SORT.has(column);
+  const dir = f.sortDirection === "asc" ? "asc" : "desc";
+  const order = dir === "asc" ? db`${key} asc nulls last, id asc` : db`${key} desc nulls last, id desc`;
+  return { key, kind, nullable, dir, order };
+}
+
+/** The sort columns that never hold null (their keyset condition needs no "or empty" branch). */
+const NOT_NULL_SORT: ReadonlySet<string> = new Set(["created_at", "updated_at", "status"]);
+
+function searching(f: ContactFilter): boolean {
+  return (f.search !== undefined && f.search !== "") ||
     Object.keys(CONTACT_TEXT_FILTERS).some((k) => {
       const v = f[k as ContactTextFilter];
       return v !== undefined && v !== "";
     });
-  const key = text
-    ? db`lower(${db(column)})`
-    : searching
-    ? db`coalesce(${db(column)}, ${db(column)})`
-    : db`${db(column)}`;
-  return f.sortDirection === "asc" ? db`${key} asc nulls last, id asc` : db`${key} desc nulls last, id desc`;
+}
+
+/** What a contacts cursor is valid for: every filter and the sort (sortField by its column). */
+function contactsFingerprint(f: ContactFilter): string {
+  const given: Record<string, unknown> = {
+    sort: sortColumn(f.sortField).column,
+    dir: f.sortDirection ?? "desc",
+  };
+  for (const k of [...Object.keys(CONTACT_TEXT_FILTERS), "search", "status", "assignedTo"]) {
+    given[k] = f[k as keyof ContactFilter];
+  }
+  return cursorFingerprint("contacts", given);
 }
 
 /** What list_contacts answers per contact by default: enough to pick one (every field: `full`, export_contacts). */
@@ -235,7 +278,7 @@ function summaryColumns(db: Db) {
 
 export type ContactPage = Page<ContactSummary | Contact>;
 /** A filter, paging, and `full`: whole contacts instead of summaries. */
-export type ContactListOptions = ContactFilter & { limit: number; offset?: number; full?: boolean };
+export type ContactListOptions = ContactFilter & CursorPaging & { full?: boolean };
 
 /** One page of the caller's contacts matching every given filter, with the total count of matches. */
 export function listContacts(
@@ -250,16 +293,24 @@ export async function listContacts(
   filter: ContactListOptions,
 ): Promise<ContactPage> {
   const s = scopeOf(caller);
-  const order = orderBy(db, filter); // validates sortField before any query
-  const offset = filter.offset ?? 0;
-  const paging = { limit: filter.limit, offset };
-  const [items, total] = await Promise.all([
-    db<(ContactSummary | Contact)[]>`
-      select ${filter.full ? columns(db) : summaryColumns(db)} from contacts where ${where(db, s, filter)}
-       order by ${order} limit ${filter.limit} offset ${offset}`,
-    countUpTo(db, db`contacts where ${where(db, s, filter)}`, paging),
+  const sort = sortOf(db, filter); // validates sortField before any query
+  const fingerprint = contactsFingerprint(filter);
+  const paging = { limit: filter.limit, offset: filter.offset ?? 0, cursor: filter.cursor };
+  const conditions = [where(db, s, filter)];
+  if (filter.cursor !== undefined) {
+    const at = decodeCursor(filter.cursor, paging, fingerprint, sort.kind, sort.nullable);
+    conditions.push(afterPosition(db, sort.kind, sort.key, db`id`, at, sort.dir, sort.nullable));
+  }
+  const matching = allOf(db, conditions);
+  const [rows, count] = await Promise.all([
+    db<Keyed<ContactSummary | Contact>[]>`
+      select ${filter.full ? columns(db) : summaryColumns(db)},
+             ${cursorKeyColumn(db, sort.kind, sort.key)} as "cursorKey"
+        from contacts where ${matching}
+       order by ${sort.order} limit ${filter.limit} offset ${paging.offset}`,
+    countUpTo(db, db`contacts where ${matching}`, paging),
   ]);
-  return pageOf([...items], total, paging, true);
+  return keysetPageOf(rows, count, paging, fingerprint);
 }
 
 export interface ContactExport {
@@ -296,7 +347,7 @@ export async function exportContacts(
   maxBytes = EXPORT_MAX_BYTES,
 ): Promise<ContactExport> {
   const s = scopeOf(caller);
-  const order = orderBy(db, filter);
+  const order = sortOf(db, filter).order;
   const run = async (tx: Db): Promise<ContactExport> => {
     const [{ total }] = await tx<{ total: number }[]>`
       select count(*)::int as total from contacts where ${where(tx, s, filter)}`;

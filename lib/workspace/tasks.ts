@@ -2,7 +2,18 @@
 import type { Fragment } from "postgres";
 import { allOf, anyOf, type ConstraintAnswers, contains, isoColumn, throwMapped } from "../db/sql.ts";
 import { withTx } from "../db/tx.ts";
-import { countUpTo, type Page, pageOf, type Paging } from "./page.ts";
+import {
+  countUpTo,
+  cursorFingerprint,
+  cursorKeyColumn,
+  cursorKeyValue,
+  decodeCursor,
+  type Keyed,
+  keysetPageOf,
+  type Page,
+  pageOf,
+  type Paging,
+} from "./page.ts";
 import { todayUtc } from "../dates.ts";
 import type { Db } from "../db/client.ts";
 import { AppError, invalidInput, notFound } from "../errors.ts";
@@ -47,6 +58,8 @@ export interface TaskFilter {
   overdue?: boolean;
   limit: number;
   offset?: number;
+  /** the nextCursor of the previous page (same filters); not with a non-zero offset */
+  cursor?: string;
 }
 
 export interface NewTask {
@@ -130,21 +143,39 @@ export async function listTasks(
   if (filter.overdue !== undefined) {
     where.push(filter.overdue ? overdueColumn(db, today) : db`not ${overdueColumn(db, today)}`);
   }
+  const fingerprint = cursorFingerprint("tasks", {
+    projectIds: filter.projectIds ? [...filter.projectIds].sort() : undefined,
+    taskScope: scope,
+    targetUserId: filter.targetUserId,
+    query: q,
+    taskNumber: filter.taskNumber,
+    projectPrefix: filter.projectPrefix?.toUpperCase(),
+    overdue: filter.overdue,
+  });
+  const paging = { limit: filter.limit, offset: filter.offset ?? 0, cursor: filter.cursor };
+  if (filter.cursor !== undefined) {
+    // ORDER BY created_at desc, id asc (tasks_list_order): mixed directions have no row-value form, so the
+    // position is "created_at <= key" (the index's scan start) and, among equal instants, a greater id.
+    const at = decodeCursor(filter.cursor, paging, fingerprint, "timestamptz", false);
+    const key = cursorKeyValue(db, "timestamptz", at.key!);
+    where.push(db`t.created_at <= ${key} and (t.created_at < ${key} or t.id > ${at.id}::uuid)`);
+  }
   // The page and a count capped past it (page.ts): a window count(*) over () would compute every match's
   // columns, about 1 s at 100,000 tasks. The ORDER BY is tasks_list_order's, so a first page reads `limit` rows.
-  const [rows, total] = await Promise.all([
-    db<TaskListItem[]>`
-    select ${listColumns(db, s, uid, today, opts.variantA)}
+  const [rows, count] = await Promise.all([
+    db<Keyed<TaskListItem>[]>`
+    select ${listColumns(db, s, uid, today, opts.variantA)},
+           ${cursorKeyColumn(db, "timestamptz", db`t.created_at`)} as "cursorKey"
       from tasks t
       left join projects p on p.workspace_id = t.workspace_id and p.id = t.project_id
      where ${allOf(db, where)}
      order by t.created_at desc, t.id
-     limit ${filter.limit} offset ${filter.offset ?? 0}`,
-    countUpTo(db, db`tasks t where ${allOf(db, where)}`, filter),
+     limit ${filter.limit} offset ${paging.offset}`,
+    countUpTo(db, db`tasks t where ${allOf(db, where)}`, paging),
   ]);
-  const out = [...rows];
-  if (opts.variantA) await markForecastLate(db, s, uid, today, out);
-  return pageOf(out, total, filter, true);
+  const page = keysetPageOf(rows, count, paging, fingerprint);
+  if (opts.variantA) await markForecastLate(db, s, uid, today, page.items);
+  return page;
 }
 
 async function fetchTask(

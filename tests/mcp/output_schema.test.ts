@@ -60,9 +60,19 @@ Deno.test("outputSchema: the page list tools and get_booking_settings declare on
   assert.deepEqual(declared, [...PAGE_TOOLS, "get_booking_settings"].sort());
   const page = reg.all.get("list_tasks")!.listing.outputSchema as { required: string[]; type: string };
   assert.equal(page.type, "object");
-  assert.deepEqual(page.required, ["items", "total", "limit", "offset", "hasMore", "nextOffset"]);
+  // the three keyset lists (list_contacts, list_tasks, list_activities) add nextCursor; the others do not
+  assert.deepEqual(page.required, [
+    "items",
+    "total",
+    "limit",
+    "offset",
+    "hasMore",
+    "nextOffset",
+    "nextCursor",
+  ]);
   const invoices = reg.all.get("list_invoices")!.listing.outputSchema as { required: string[] };
   assert.ok(invoices.required.includes("sums"));
+  assert.equal(invoices.required.includes("nextCursor"), false);
   for (const name of ["list_projects"]) {
     assert.equal(
       reg.all.get(name)!.listing.outputSchema,

@@ -277,7 +277,15 @@ Deno.test("list_contacts: search spans name, company, email and phone; filters c
   const and = await callOk(appA, fx.keys.owner, "list_contacts", { search: "find", city: "oslo" });
   assert.deepEqual(and.items.map((c: { id: string }) => c.id), [byFirst]);
   const none = await callOk(appA, fx.keys.owner, "list_contacts", { search: "findme", city: "oslo" });
-  assert.deepEqual(none, { items: [], total: 0, limit: 50, offset: 0, hasMore: false, nextOffset: null });
+  assert.deepEqual(none, {
+    items: [],
+    total: 0,
+    limit: 50,
+    offset: 0,
+    hasMore: false,
+    nextOffset: null,
+    nextCursor: null,
+  });
   assert.ok(other);
 
   const [pct, under] = await seed(fx, [{ contactName: "100% sure" }, { contactName: "snake_case" }]);
