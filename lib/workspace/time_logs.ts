@@ -387,25 +387,16 @@ function toRow(r: Row): TimeLogRow {
 /** A stored log with the full answer's further columns (fullColumns). */
 type FullRow = Row & Pick<TimeLog, "companyId" | "createdAt" | "updatedAt">;
 
-/** The full log, in the order its answer has always had. */
+/** The full log, in the order its answer has always had: the list row with the minutes after the times. */
 function toLog(r: FullRow): TimeLog {
+  const { id, date, startTime, endTime, ...rest } = toRow(r);
   return {
-    id: r.id,
-    date: r.date,
-    startTime: r.startTime,
-    endTime: r.endTime,
+    id,
+    date,
+    startTime,
+    endTime,
     minutes: r.minutes,
-    hours: hoursOf(r.minutes),
-    description: r.description,
-    taskId: r.taskId,
-    taskTitle: r.taskTitle,
-    categoryId: r.categoryId,
-    categoryName: r.categoryName,
-    projectId: r.projectId,
-    projectName: r.projectName,
-    isBillable: r.isBillable,
-    hourlyRate: r.hourlyRate,
-    amount: logAmount(r.minutes, r.isBillable, r.hourlyRate),
+    ...rest,
     companyId: r.companyId,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,

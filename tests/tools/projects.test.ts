@@ -277,15 +277,26 @@ Deno.test("list_projects: the array stays the first block; a cut page adds a not
 Deno.test("list_clients and list_tasks: one page shape; nextOffset leads to the next page", async () => {
   for (let i = 0; i < 3; i++) await callOk(apps.A, key, "create_task", { title: `paged ${i}` });
   const first = await callOk(apps.A, key, "list_tasks", { limit: 2 });
-  assert.deepEqual(Object.keys(first).sort(), ["hasMore", "items", "limit", "nextOffset", "offset", "total"]);
+  // list_tasks pages by keyset too (tests/tools/keyset.test.ts): nextCursor beside nextOffset
+  assert.deepEqual(Object.keys(first).sort(), [
+    "hasMore",
+    "items",
+    "limit",
+    "nextCursor",
+    "nextOffset",
+    "offset",
+    "total",
+  ]);
   assert.equal(first.items.length, 2);
   assert.equal(first.hasMore, true);
   assert.equal(first.nextOffset, 2);
+  assert.match(first.nextCursor, /^k1\./);
   const rest = await callOk(apps.A, key, "list_tasks", { limit: 500, offset: first.nextOffset });
   assert.equal(rest.total, first.total);
   assert.equal(rest.items.length, first.total - 2);
   assert.equal(rest.hasMore, false);
   assert.equal(rest.nextOffset, null);
+  assert.equal(rest.nextCursor, null);
   const beyond = await callOk(apps.A, key, "list_tasks", { limit: 5, offset: 10_000 });
   assert.deepEqual([beyond.items.length, beyond.total, beyond.hasMore], [0, first.total, false]);
   const clients = await callOk(apps.A, key, "list_clients", { limit: 1 });
