@@ -5,7 +5,7 @@ import { serve } from "../lib/http/serve.ts";
 import { parseConfig } from "../lib/config.ts";
 import { silentLogger } from "../lib/log.ts";
 import { createApp } from "../routes/mod.ts";
-import { TEST_SCRYPT, TEST_SECRET } from "../tests/helpers/app.ts";
+import { TEST_RATE_LIMITS, TEST_SCRYPT, TEST_SECRET } from "../tests/helpers/app.ts";
 import { freshDatabase } from "../tests/helpers/db.ts";
 import { buildFixture, mcpHeaders } from "../tests/helpers/mcp.ts";
 
@@ -42,6 +42,8 @@ export async function benchServeFront(): Promise<void> {
       ISSUER: "http://localhost:8000",
       SECRET_KEY: TEST_SECRET,
       LOG_LEVEL: "error",
+      // one key from 16 connections for seconds: the /mcp limits (600/60 per key) would stop the run
+      ...TEST_RATE_LIMITS,
     });
     const app = createApp({
       config,
