@@ -5,14 +5,11 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createUser } from "../../lib/accounts.ts";
-import { parseConfig } from "../../lib/config.ts";
-import { silentLogger } from "../../lib/log.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { MODULES } from "../../lib/workspace/modules.ts";
-import { createApp } from "../../routes/mod.ts";
 import { freshDatabase } from "../helpers/db.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
 import { haveChromium, launchChromium, warnIfMissing } from "../helpers/browser.ts";
+import { serveAtIssuer } from "../helpers/serve.ts";
 
 warnIfMissing("tests/e2e/account_keys.test.ts");
 
@@ -41,20 +38,7 @@ Deno.test({
     await createCompany(db.sql, workspaceId, "Browser Co");
     await addMember(db.sql, workspaceId, userId, "admin", null);
 
-    let handler: (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response> =
-      () => new Response("starting", { status: 503 });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      (req, info) => handler(req, info),
-    );
-    const issuer = `http://127.0.0.1:${server.addr.port}`;
-    const app = createApp({
-      config: parseConfig({ ISSUER: issuer, SECRET_KEY: TEST_SECRET }),
-      sql: db.sql,
-      log: silentLogger,
-      secretKey: TEST_SECRET,
-    });
-    handler = (req, info) => app.fetch(req, info);
+    const { issuer, server } = serveAtIssuer(db.sql);
     const mcpUrl = `${issuer}/mcp`;
 
     const browser = await launchChromium();

@@ -17,16 +17,13 @@ import type {
 import type { Page } from "playwright-core";
 import { createApiKey } from "../../lib/api_keys.ts";
 import { createUser } from "../../lib/accounts.ts";
-import { parseConfig } from "../../lib/config.ts";
-import { silentLogger } from "../../lib/log.ts";
 import { createClient, setClientTrusted } from "../../lib/oauth/clients.ts";
 import { disconnectApp } from "../../lib/oauth/consent.ts";
 import { MODULES } from "../../lib/workspace/modules.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
-import { createApp } from "../../routes/mod.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
 import { haveChromium, launchChromium, warnIfMissing } from "../helpers/browser.ts";
 import { freshDatabase } from "../helpers/db.ts";
+import { serveAtIssuer } from "../helpers/serve.ts";
 
 warnIfMissing("tests/e2e/mcp_oauth.test.ts");
 
@@ -177,25 +174,8 @@ Deno.test({
     const documentPrefix: string = `http://127.0.0.1:${documents.addr.port}/mcp-host/`;
     const documentUrl: string = `${documentPrefix}client.json`;
 
-    let handler: (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response> =
-      () => new Response("starting", { status: 503 });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      (req, info) => handler(req, info),
-    );
-    const issuer = `http://127.0.0.1:${server.addr.port}`;
+    const { issuer, server } = serveAtIssuer(sql, { TRUSTED_CLIENT_ID_PREFIXES: documentPrefix });
     const mcpUrl = new URL(`${issuer}/mcp`);
-    const app = createApp({
-      config: parseConfig({
-        ISSUER: issuer,
-        SECRET_KEY: TEST_SECRET,
-        TRUSTED_CLIENT_ID_PREFIXES: documentPrefix,
-      }),
-      sql,
-      log: silentLogger,
-      secretKey: TEST_SECRET,
-    });
-    handler = (req, info) => app.fetch(req, info);
 
     // Everything the SDK sends goes through this fetch, so the test sees the statuses the SDK saw.
     const seen: Seen[] = [];

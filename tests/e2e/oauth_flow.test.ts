@@ -4,12 +4,9 @@ import assert from "node:assert/strict";
 import * as oidc from "openid-client";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { createAgent, createUser, unlockAgent } from "../../lib/accounts.ts";
-import { parseConfig } from "../../lib/config.ts";
-import { silentLogger } from "../../lib/log.ts";
-import { createApp } from "../../routes/mod.ts";
 import { freshDatabase } from "../helpers/db.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
 import { haveChromium, launchChromium, warnIfMissing } from "../helpers/browser.ts";
+import { serveAtIssuer } from "../helpers/serve.ts";
 
 warnIfMissing("tests/e2e/oauth_flow.test.ts");
 
@@ -29,20 +26,7 @@ Deno.test({
     await unlockAgent(db.sql, userId, agentId);
 
     // The app needs its issuer (with the port) before it exists, so it is created once the listener has a port.
-    let handler: (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response> =
-      () => new Response("starting", { status: 503 });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      (req, info) => handler(req, info),
-    );
-    const issuer = `http://127.0.0.1:${server.addr.port}`;
-    const app = createApp({
-      config: parseConfig({ ISSUER: issuer, SECRET_KEY: TEST_SECRET }),
-      sql: db.sql,
-      log: silentLogger,
-      secretKey: TEST_SECRET,
-    });
-    handler = (req, info) => app.fetch(req, info);
+    const { issuer, server } = serveAtIssuer(db.sql);
 
     // The client's loopback redirect target: records where the browser was sent.
     const arrivals: URL[] = [];

@@ -5,14 +5,10 @@
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { createUser } from "../../lib/accounts.ts";
-import { parseConfig } from "../../lib/config.ts";
-import { silentLogger } from "../../lib/log.ts";
 import { createClient } from "../../lib/oauth/clients.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { MODULES } from "../../lib/workspace/modules.ts";
-import { createApp } from "../../routes/mod.ts";
 import { freshDatabase } from "../helpers/db.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
 import {
   assertNoAxeViolations,
   haveChromium,
@@ -20,6 +16,7 @@ import {
   VIEWPORTS,
   warnIfMissing,
 } from "../helpers/browser.ts";
+import { serveAtIssuer } from "../helpers/serve.ts";
 
 warnIfMissing("tests/e2e/pages_account.test.ts");
 
@@ -62,25 +59,10 @@ Deno.test({
     await addMember(db.sql, ws, owner.id, "owner", null);
     await addMember(db.sql, ws, member.id, "member", null);
 
-    let handler: (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response> =
-      () => new Response("starting", { status: 503 });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      (req, info) => handler(req, info),
-    );
-    const issuer = `http://127.0.0.1:${server.addr.port}`;
-    const app = createApp({
-      config: parseConfig({
-        ISSUER: issuer,
-        SECRET_KEY: TEST_SECRET,
-        BRAND_NAME: "Studio Login",
-        BRAND_LOGO: `${dir}/logo.png`,
-      }),
-      sql: db.sql,
-      log: silentLogger,
-      secretKey: TEST_SECRET,
+    const { issuer, server } = serveAtIssuer(db.sql, {
+      BRAND_NAME: "Studio Login",
+      BRAND_LOGO: `${dir}/logo.png`,
     });
-    handler = (req, info) => app.fetch(req, info);
 
     /** One app registered twice under the same name (a client that lost its registration), both approved. */
     async function connectTwice(): Promise<{ older: string; newer: string }> {

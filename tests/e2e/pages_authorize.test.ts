@@ -5,14 +5,10 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { createAgent, createUser, unlockAgent } from "../../lib/accounts.ts";
-import { parseConfig } from "../../lib/config.ts";
-import { silentLogger } from "../../lib/log.ts";
 import { createClient } from "../../lib/oauth/clients.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { MODULES } from "../../lib/workspace/modules.ts";
-import { createApp } from "../../routes/mod.ts";
 import { freshDatabase } from "../helpers/db.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
 import {
   assertNoAxeViolations,
   haveChromium,
@@ -21,6 +17,7 @@ import {
   VIEWPORTS,
   warnIfMissing,
 } from "../helpers/browser.ts";
+import { serveAtIssuer } from "../helpers/serve.ts";
 
 warnIfMissing("tests/e2e/pages_authorize.test.ts");
 
@@ -90,26 +87,11 @@ Deno.test({
       agentScopes.push(`agent.chat:${agent}`);
     }
 
-    let handler: (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response> =
-      () => new Response("starting", { status: 503 });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      (req, info) => handler(req, info),
-    );
-    const issuer = `http://127.0.0.1:${server.addr.port}`;
-    const app = createApp({
-      config: parseConfig({
-        ISSUER: issuer,
-        SECRET_KEY: TEST_SECRET,
-        BRAND_NAME: BRAND,
-        BRAND_ACCENT: ACCENT,
-        BRAND_LOGO: logoPath,
-      }),
-      sql: db.sql,
-      log: silentLogger,
-      secretKey: TEST_SECRET,
+    const { issuer, server } = serveAtIssuer(db.sql, {
+      BRAND_NAME: BRAND,
+      BRAND_ACCENT: ACCENT,
+      BRAND_LOGO: logoPath,
     });
-    handler = (req, info) => app.fetch(req, info);
 
     // The client's loopback redirect target (page.route does not see requests reached through a redirect).
     const arrivals: URL[] = [];

@@ -4,15 +4,11 @@
 // AA violations with the choice closed and open.
 import assert from "node:assert/strict";
 import { createUser } from "../../lib/accounts.ts";
-import { parseConfig } from "../../lib/config.ts";
-import { silentLogger } from "../../lib/log.ts";
 import { TOOLSET_LABELS, TOOLSETS } from "../../lib/mcp/toolsets.ts";
 import { createClient } from "../../lib/oauth/clients.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { MODULES } from "../../lib/workspace/modules.ts";
-import { createApp } from "../../routes/mod.ts";
 import { freshDatabase } from "../helpers/db.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
 import {
   assertNoAxeViolations,
   haveChromium,
@@ -21,6 +17,7 @@ import {
   VIEWPORTS,
   warnIfMissing,
 } from "../helpers/browser.ts";
+import { serveAtIssuer } from "../helpers/serve.ts";
 
 warnIfMissing("tests/e2e/toolset_choice.test.ts");
 
@@ -45,20 +42,7 @@ Deno.test({
     const workspaceId = (await createWorkspace(db.sql, "Toolset Studio", [...MODULES])).id;
     await createCompany(db.sql, workspaceId, "Toolset Co");
 
-    let handler: (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response> =
-      () => new Response("starting", { status: 503 });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      (req, info) => handler(req, info),
-    );
-    const issuer = `http://127.0.0.1:${server.addr.port}`;
-    const app = createApp({
-      config: parseConfig({ ISSUER: issuer, SECRET_KEY: TEST_SECRET }),
-      sql: db.sql,
-      log: silentLogger,
-      secretKey: TEST_SECRET,
-    });
-    handler = (req, info) => app.fetch(req, info);
+    const { issuer, server } = serveAtIssuer(db.sql);
 
     const callback = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen() {} },

@@ -1,7 +1,12 @@
 // Real HTTP for pressure tests: an app served by Deno.serve on loopback, or `deno run main.ts` as a child process,
 // each reached through a fetch-backed `request()` so the app.request()-based helpers work over the wire.
 import type { Hono } from "hono";
+import { parseConfig } from "../../lib/config.ts";
+import type { Sql } from "../../lib/db/client.ts";
 import type { AppEnv } from "../../lib/http/types.ts";
+import { silentLogger } from "../../lib/log.ts";
+import { createApp } from "../../routes/mod.ts";
+import { TEST_SECRET } from "./app.ts";
 import type { RequestTarget } from "./mcp.ts";
 
 /** A server reachable over HTTP; `request` takes a path (or a URL whose path is used) like app.request. */
@@ -115,4 +120,30 @@ export async function spawnServer(env: Record<string, string>): Promise<HttpTarg
     await new Promise((r) => setTimeout(r, 100));
   }
   return { base, request, close };
+}
+
+/**
+ * The browser tests' server: a Portico app on a free loopback port whose ISSUER is that address. The app needs
+ * its issuer (with the port) before it exists, so the listener starts first and answers 503 until the app is
+ * built. `env` adds configuration (branding, trusted prefixes …).
+ */
+export function serveAtIssuer(
+  sql: Sql,
+  env: Record<string, string> = {},
+): { issuer: string; server: Deno.HttpServer<Deno.NetAddr>; app: Hono<AppEnv> } {
+  let handler: (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response> =
+    () => new Response("starting", { status: 503 });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (req, info) => handler(req, info),
+  );
+  const issuer = `http://127.0.0.1:${server.addr.port}`;
+  const app = createApp({
+    config: parseConfig({ ISSUER: issuer, SECRET_KEY: TEST_SECRET, ...env }),
+    sql,
+    log: silentLogger,
+    secretKey: TEST_SECRET,
+  });
+  handler = (req, info) => app.fetch(req, info);
+  return { issuer, server, app };
 }
