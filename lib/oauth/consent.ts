@@ -86,24 +86,26 @@ export async function saveConsent(
     // limits. An exchange holding a code's row lock makes this wait until its grant is committed, which the
     // grants statement below then sees (lib/oauth/grants.ts exchangeCode reads the limits under that lock).
     await tx`
-      update oauth_codes o
-         set toolsets = case when ${limits.toolsets}::text[] is null then o.toolsets
-                             when o.toolsets is null then ${limits.toolsets}::text[]
-                             else array(select t from unnest(o.toolsets) t
-                                         where t = any(${limits.toolsets}::text[])) end,
-             read_only = o.read_only or ${limits.readOnly}
-       where o.user_id = ${userId} and o.client_id = ${clientId} and o.consumed_at is null
-         and o.expires_at > now() and o.workspace_id is not null`;
+      update oauth_codes t set ${narrowedLimits(tx, limits)}
+       where t.user_id = ${userId} and t.client_id = ${clientId} and t.consumed_at is null
+         and t.expires_at > now() and t.workspace_id is not null`;
     await tx`
-      update oauth_grants g
-         set toolsets = case when ${limits.toolsets}::text[] is null then g.toolsets
-                             when g.toolsets is null then ${limits.toolsets}::text[]
-                             else array(select t from unnest(g.toolsets) t
-                                         where t = any(${limits.toolsets}::text[])) end,
-             read_only = g.read_only or ${limits.readOnly}
-       where g.user_id = ${userId} and g.client_id = ${clientId} and g.revoked_at is null
-         and g.workspace_id is not null`;
+      update oauth_grants t set ${narrowedLimits(tx, limits)}
+       where t.user_id = ${userId} and t.client_id = ${clientId} and t.revoked_at is null
+         and t.workspace_id is not null`;
   });
+}
+
+/**
+ * The SET clause that narrows a code's or grant's (alias `t`) tool limits by `limits`: the intersection of the
+ * toolsets (null on either side means every toolset), read-only if either is.
+ */
+function narrowedLimits(db: Db, limits: ToolLimits) {
+  return db`
+    toolsets = case when ${limits.toolsets}::text[] is null then t.toolsets
+                    when t.toolsets is null then ${limits.toolsets}::text[]
+                    else array(select x from unnest(t.toolsets) x where x = any(${limits.toolsets}::text[])) end,
+    read_only = t.read_only or ${limits.readOnly}`;
 }
 
 export interface ConnectedApp {

@@ -312,23 +312,8 @@ async function linkCompany(
 
 // ---- reads ------------------------------------------------------------------------------------------------
 
-/** A log as stored, with its linked names; TimeLog and TimeLogRow add the computed hours and amount. */
-interface Row {
-  id: string;
-  date: string;
-  startTime: string;
-  endTime: string;
-  minutes: number;
-  description: string;
-  taskId: string | null;
-  taskTitle: string | null;
-  categoryId: string | null;
-  categoryName: string | null;
-  projectId: string | null;
-  projectName: string | null;
-  isBillable: boolean;
-  hourlyRate: string | null;
-}
+/** A log as stored, with its linked names: the list row without its computed hours and amount, with minutes. */
+type Row = Omit<TimeLogRow, "hours" | "amount"> & { minutes: number };
 
 /**
  * The log columns for the log's own user `userId` in scope `s`. The linked task's title and the project's name
