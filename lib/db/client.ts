@@ -48,6 +48,18 @@ function ignoreWriteAfterClose(event: ErrorEvent): void {
     event.preventDefault();
   }
 }
+
+// postgres.js 3.4.9 fetches the array types on every new connection from a promise no caller holds
+// (connection.js fetchArrayTypes, called from its ReadyForQuery handler). When the connection is lost during
+// that first query — a database that accepts the start-up and then goes silent (a hung embedded PGlite, a route
+// dropped just after connecting), ended by the silence watch below or by `end({ timeout })` — that promise
+// rejects with nobody listening, and an unhandled rejection ends the process. Measured: a proxy that passes the
+// start-up and swallows the rest killed the server 2.5 s after its first query. The query that was waiting
+// still gets its own rejection (a 503); this only keeps the orphaned copy of an outage error from ending the
+// process. An unhandled rejection that is not a database outage still ends it.
+function ignoreOrphanedOutage(event: PromiseRejectionEvent): void {
+  if (isDatabaseUnavailable(event.reason)) event.preventDefault();
+}
 let guarded = false;
 
 type TxCallback = (tx: postgres.TransactionSql) => unknown;
@@ -220,6 +232,7 @@ export function createDb(url: string, opts: DbOptions = {}): Sql {
   if (!guarded) {
     guarded = true;
     globalThis.addEventListener("error", ignoreWriteAfterClose);
+    globalThis.addEventListener("unhandledrejection", ignoreOrphanedOutage);
   }
   const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   // `socket` is missing from postgres.js's types; its README documents it (a custom socket).

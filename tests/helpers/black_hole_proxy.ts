@@ -3,11 +3,14 @@
 // `blackHole()`: every open connection stays open but nothing passes in either direction, and new connections
 // are accepted and then ignored — what a dropped route or a firewall that drops packets looks like to a client.
 // `heal()`: traffic passes again on new connections (the swallowed bytes are gone; held connections stay dead).
+// `silentAfterStartup()`: new connections pass the client's start-up message and every byte of the server's
+// answer, then swallow whatever the client sends: a database that lets a connection in and then never answers.
 
 export interface BlackHoleProxy {
   /** the database URL through the proxy */
   url: string;
   blackHole(): void;
+  silentAfterStartup(): void;
   heal(): void;
   close(): Promise<void>;
 }
@@ -25,6 +28,7 @@ export function startBlackHoleProxy(databaseUrl: string): BlackHoleProxy {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const conns = new Set<Deno.Conn>();
   let holed = false;
+  let startupOnly = false;
 
   async function pump(from: Deno.Conn, to: Deno.Conn | null, swallowing: () => boolean) {
     const buf = new Uint8Array(64 * 1024);
@@ -63,8 +67,15 @@ export function startBlackHoleProxy(databaseUrl: string): BlackHoleProxy {
         // a connection opened before the hole stays dead after it: its swallowed bytes broke the protocol
         let dead = false;
         const swallowing = () => dead ||= holed;
-        pump(client, server, swallowing);
-        pump(server, client, swallowing);
+        if (startupOnly) {
+          // the first read is the start-up message (trust authentication: nothing else precedes ReadyForQuery)
+          let first = true;
+          pump(client, server, () => first ? (first = false) : true);
+          pump(server, client, () => false);
+        } else {
+          pump(client, server, swallowing);
+          pump(server, client, swallowing);
+        }
       }
     } catch {
       // listener closed
@@ -79,8 +90,12 @@ export function startBlackHoleProxy(databaseUrl: string): BlackHoleProxy {
     blackHole() {
       holed = true;
     },
+    silentAfterStartup() {
+      startupOnly = true;
+    },
     heal() {
       holed = false;
+      startupOnly = false;
     },
     close() {
       listener.close();

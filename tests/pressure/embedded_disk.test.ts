@@ -40,9 +40,16 @@ function fillDisk(mnt: string): void {
   run("dd", ["if=/dev/zero", `of=${mnt}/filler`, "bs=64k"]);
 }
 
+/**
+ * This file's own clients. No array types are read here, so postgres.js does not fetch them: that fetch is a
+ * promise no caller holds, and on a connection ended while PGlite hangs it rejected unhandled and failed this
+ * file (CI, "CONNECTION_DESTROYED" from `end({ timeout: 0 })`). The server guards it (lib/db/client.ts).
+ */
+const QUIET = { max: 1, onnotice: () => {}, fetch_types: false } as const;
+
 /** Makes PGlite hang as measured: on a full disk, `checkpoint` fails and `vacuum full` never returns. */
 function hangDatabase(url: string): postgres.Sql {
-  const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+  const sql = postgres(url, { ...QUIET, connect_timeout: 5 });
   void (async () => {
     for (const q of ["update ballast set n = n + 1", "checkpoint", "vacuum full ballast"]) {
       await sql.unsafe(q).catch(() => {});
@@ -53,7 +60,7 @@ function hangDatabase(url: string): postgres.Sql {
 
 /** True once a trivial query through the published port gets no answer within a second. */
 async function hung(url: string): Promise<boolean> {
-  const probe = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 2 });
+  const probe = postgres(url, { ...QUIET, connect_timeout: 2 });
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     return await Promise.race([
@@ -80,7 +87,7 @@ Deno.test({
       const key = dev.stdout.match(/MCP API key {2}(pak_\S+)/)?.[1];
       assert.ok(key);
       const url = JSON.parse(await Deno.readTextFile(`${mnt}/embedded.json`)).url;
-      const sql = postgres(url, { max: 1, onnotice: () => {} });
+      const sql = postgres(url, QUIET);
       clients.push(sql);
       await sql`create table ballast (id int primary key, n int, pad text)`;
       await sql`insert into ballast select g, 0, repeat('y', 500) from generate_series(1, 5000) g`;
@@ -128,7 +135,7 @@ Deno.test({
 
       await Deno.remove(`${mnt}/filler`);
       await until("healthy again", async () => (await health(port)).status === 200);
-      const back = postgres(url, { max: 1, onnotice: () => {} });
+      const back = postgres(url, QUIET);
       clients.push(back);
       assert.deepEqual([...await back`select count(*)::int as n from ballast`], [{ n: 5000 }]);
 
