@@ -16,6 +16,7 @@ import m00018 from "./00018_key_toolsets.sql" with { type: "text" };
 import m00019 from "./00019_search_indexes.sql" with { type: "text" };
 import m00020 from "./00020_grant_toolsets.sql" with { type: "text" };
 import m00021 from "./00021_task_plan_index.sql" with { type: "text" };
+import m00022 from "./00022_refresh_family_live.sql" with { type: "text" };
 
 export interface Migration {
   name: string;
@@ -40,4 +41,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "00019_search_indexes.sql", sql: m00019 },
   { name: "00020_grant_toolsets.sql", sql: m00020 },
   { name: "00021_task_plan_index.sql", sql: m00021 },
+  { name: "00022_refresh_family_live.sql", sql: m00022 },
 ];

@@ -212,6 +212,16 @@ function signFor(deps: TokenDeps, input: MintInput) {
  * on another thread, the statement on Postgres: the two waits overlap). Nothing is signed when the request
  * already differs from the hint; the result is used only by `mintTokens` for exactly these claims.
  */
+/**
+ * Resolves once postgres.js has written a statement issued before this call: it queues its socket writes with
+ * `setImmediate`, so the second of two nested immediates runs after that write. The OpenSSL signer signs on the
+ * event loop (lib/oauth/signer.ts); started any earlier, the signatures would run before the statement leaves
+ * instead of while Postgres executes it. Only the overlap depends on this order, never the outcome.
+ */
+function statementWritten(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
+
 function signEarly(
   deps: TokenDeps,
   hint: RefreshHint | undefined,
@@ -230,7 +240,7 @@ function signEarly(
     grantId: hint.grantId,
     authTime: hint.authTime,
   };
-  const tokens = signFor(deps, input);
+  const tokens = statementWritten().then(() => signFor(deps, input));
   // Unused when the refresh is refused; a signer failure is met again by signing after the statement.
   tokens.catch(() => {});
   return { claims: claimsKey(input), tokens };

@@ -50,11 +50,16 @@ const LIBCRYPTO_SYMBOLS = {
     parameters: ["pointer", "pointer", "pointer", "pointer", "pointer"],
     result: "i32",
   },
-  // The RSA private-key operation (about 1 ms): run off the event loop on Deno's blocking thread pool.
+  // The RSA private-key operation, called synchronously on the event loop (about 0.28 ms per 2048-bit signature
+  // here; 0.76 ms on a slower day). Handing it to Deno's blocking thread pool (`nonblocking: true`) was measured
+  // to cost more than it saved: 0.389 against 0.279 ms of CPU per signature (the thread hand-off and wake-up),
+  // on 2 cores that Postgres and the HTTP work already keep busy under load; and a non-blocking call reads its
+  // buffers after the caller has yielded, so their lifetime becomes the caller's problem. A refresh signs while
+  // its SQL statement runs (lib/oauth/refresh_hints.ts), so the signatures still overlap the database's work.
+  // BENCHMARKS.md "Signing on the event loop" has the figures.
   EVP_DigestSign: {
     parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],
     result: "i32",
-    nonblocking: true,
   },
 } as const;
 
@@ -120,25 +125,31 @@ export function openSslSigner(lib: Libcrypto, reason = "chosen"): RsaSigner {
       if (pkey === null) throw new SignerError("libcrypto could not read the private key");
       const size = s.EVP_PKEY_get_size(pkey);
       const key: SigningKey = {
-        async sign(data) {
-          const ctx = s.EVP_MD_CTX_new();
-          if (ctx === null) throw new SignerError("EVP_MD_CTX_new failed");
+        sign(data) {
           try {
-            if (s.EVP_DigestSignInit(ctx, null, sha256, null, pkey) !== 1) {
-              throw new SignerError("EVP_DigestSignInit failed");
-            }
-            const sig = new Uint8Array(size);
-            const len = new BigUint64Array([BigInt(size)]);
-            const input = data.slice(); // the thread pool reads it after this function yields
-            if (await s.EVP_DigestSign(ctx, sig, len, input, BigInt(input.length)) !== 1) {
-              throw new SignerError("EVP_DigestSign failed");
-            }
-            return sig.subarray(0, Number(len[0]));
-          } finally {
-            s.EVP_MD_CTX_free(ctx);
+            return Promise.resolve(signNow(data));
+          } catch (err) {
+            return Promise.reject(err);
           }
         },
       };
+      function signNow(data: Uint8Array): Uint8Array {
+        const ctx = s.EVP_MD_CTX_new();
+        if (ctx === null) throw new SignerError("EVP_MD_CTX_new failed");
+        try {
+          if (s.EVP_DigestSignInit(ctx, null, sha256, null, pkey) !== 1) {
+            throw new SignerError("EVP_DigestSignInit failed");
+          }
+          const sig = new Uint8Array(size);
+          const len = new BigUint64Array([BigInt(size)]);
+          if (s.EVP_DigestSign(ctx, sig, len, data, BigInt(data.length)) !== 1) {
+            throw new SignerError("EVP_DigestSign failed");
+          }
+          return sig.subarray(0, Number(len[0]));
+        } finally {
+          s.EVP_MD_CTX_free(ctx);
+        }
+      }
       freeKey.register(key, pkey);
       await selfTest(key, jwk);
       return key;
