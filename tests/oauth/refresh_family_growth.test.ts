@@ -46,7 +46,9 @@ Deno.test("refresh: the statement reads the family's live tokens, not its 2,000 
     const { code, verifier } = await getCode(ctx, new Browser(ctx.app), client);
     const first = await (await exchange(ctx, client, code, verifier)).json();
     const [{ family }] = await ctx.db.sql<{ family: string }[]>`
-      select family_id as family from oauth_refresh_tokens where token_hash = ${sha256Hex(first.refresh_token)}`;
+      select family_id as family from oauth_refresh_tokens where token_hash = ${
+      sha256Hex(first.refresh_token)
+    }`;
     // a long history: 2,000 rotated tokens of this family
     await ctx.db.sql`
       insert into oauth_refresh_tokens (token_hash, family_id, client_id, user_id, scopes, auth_time, expires_at,
