@@ -20,7 +20,7 @@ const RARE = "quokka";
 const GANTT_TASKS = 2_000;
 
 /** Adds rows `from+1 … to` of every domain to one workspace, in SQL (generate_series), then analyzes. */
-async function seed(sql: Sql, ws: string, owner: string, people: string[], from: number, to: number) {
+export async function seed(sql: Sql, ws: string, owner: string, people: string[], from: number, to: number) {
   const rare = (col: string) => `case when i <= 1000 and i % 100 = 7 then ' ${RARE} ' else ' ' end || ${col}`;
   await sql`
     insert into contacts (workspace_id, company_name, contact_name, first_name, last_name, email, phone,

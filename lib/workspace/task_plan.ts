@@ -52,7 +52,7 @@ export async function markForecastLate(
   const users = [...new Set(tasks.filter((t) => t.dueDate !== null).flatMap((t) => t.assigneeIds))];
   let late = new Set<string>();
   if (users.length) {
-    const plan = planWorkloads(await loadPlanTasks(db, s, uid, users), {
+    const plan = planWorkloads(await loadPlanTasks(db, s, uid, users, true), {
       today,
       focus: await loadFocus(db, s.workspaceId, users),
       users: new Set(users),
@@ -64,12 +64,16 @@ export async function markForecastLate(
 
 type PlannedTask = PlanTask & { projectId: string | null; displayId: string | null };
 
-/** The visible tasks that make up these users' workloads (every user, and unassigned dated tasks, for null). */
+/**
+ * The visible tasks that make up these users' workloads (every user, and unassigned dated tasks, for null).
+ * `lean`: only what the planner reads (list_tasks' forecast flag shows no bar): no title, project or display id.
+ */
 async function loadPlanTasks(
   db: Db,
   s: Scope,
   uid: string | null,
   users: readonly string[] | null,
+  lean = false,
 ): Promise<PlannedTask[]> {
   // Only tasks the planner can place, reached through an index: an undated task nobody is assigned to has no
   // lane and no queue, and reading it made gantt_plan grow with the workspace (1.8 s, then 384 ms, beside
@@ -82,22 +86,30 @@ async function loadPlanTasks(
          union
          select a.task_id from task_assignees a where a.workspace_id = ${s.workspaceId}`;
   const rows = await db<Omit<PlannedTask, "assigneeIds">[]>`
-    select t.id, t.title, t.status, t.start_date::text as "startDate", t.due_date::text as "dueDate",
+    select t.id, t.status, t.start_date::text as "startDate", t.due_date::text as "dueDate",
            t.estimated_hours::float8 as "estimatedHours", t.sort_order as "sortOrder",
-           ${sortableTimeColumn(db, "t.created_at")} as "createdAt", t.project_id as "projectId",
-           ${displayIdColumn(db)} as "displayId"
+           ${sortableTimeColumn(db, "t.created_at")} as "createdAt",
+           ${
+    lean
+      ? db`'' as title, null::uuid as "projectId", null::text as "displayId"`
+      : db`t.title, t.project_id as "projectId", ${displayIdColumn(db)} as "displayId"`
+  }
       from tasks t
-      left join projects p on p.workspace_id = t.workspace_id and p.id = t.project_id
+      ${lean ? db`` : db`left join projects p on p.workspace_id = t.workspace_id and p.id = t.project_id`}
      where t.id in (${placeable})
        and ${visible(db, s, uid, "t")}
        and (t.start_date is not null or t.status in ('todo', 'in_progress'))`;
   // Assignees in a second query joined here: an aggregate joined in SQL turned quadratic when the statistics
   // lagged behind a burst of new tasks (seconds for a few thousand), this stays linear whatever the planner does.
-  const assignments = rows.length
+  // For given users the same placeable set is a semi-join (no array of every task id to send and parse); rows of
+  // tasks the first query left out find no task below and are ignored.
+  const assignments = !rows.length ? [] : users
     ? await db<{ taskId: string; userId: string }[]>`
       select task_id as "taskId", user_id as "userId" from task_assignees
-       where workspace_id = ${s.workspaceId} and task_id = any(${rows.map((r) => r.id)}::uuid[])`
-    : [];
+       where workspace_id = ${s.workspaceId} and task_id in (${placeable})`
+    : await db<{ taskId: string; userId: string }[]>`
+      select task_id as "taskId", user_id as "userId" from task_assignees
+       where workspace_id = ${s.workspaceId} and task_id = any(${rows.map((r) => r.id)}::uuid[])`;
   const assignees = new Map<string, string[]>();
   for (const a of assignments) {
     const list = assignees.get(a.taskId);
