@@ -37,6 +37,20 @@ const INDEXES = [
   ],
 ];
 
+Deno.test("search indexes: no trigram index keeps a pending list that every search would read (00023)", async () => {
+  const db = await freshDatabase();
+  try {
+    const rows = await db.sql<{ name: string; options: string[] | null }[]>`
+      select c.relname as name, c.reloptions as options
+        from pg_class c join pg_index i on i.indexrelid = c.oid join pg_am am on am.oid = c.relam
+       where am.amname = 'gin' and c.relname like '%\_search\_trgm' order by c.relname`;
+    const gin = INDEXES.filter(([, name]) => name.endsWith("_search_trgm")).map(([, name]) => name).sort();
+    assert.deepEqual(rows.map((r) => [r.name, r.options]), gin.map((name) => [name, ["fastupdate=off"]]));
+  } finally {
+    await db.close();
+  }
+});
+
 Deno.test("search indexes: pg_trgm is installed and migration 00019 created every index", async () => {
   const db = await freshDatabase();
   try {
