@@ -208,11 +208,6 @@ function signFor(deps: TokenDeps, input: MintInput) {
 }
 
 /**
- * Signs the access and ID token a refresh of a hinted token will carry, while its statement runs (signing waits
- * on another thread, the statement on Postgres: the two waits overlap). Nothing is signed when the request
- * already differs from the hint; the result is used only by `mintTokens` for exactly these claims.
- */
-/**
  * Resolves once postgres.js has written a statement issued before this call: it queues its socket writes with
  * `setImmediate`, so the second of two nested immediates runs after that write. The OpenSSL signer signs on the
  * event loop (lib/oauth/signer.ts); started any earlier, the signatures would run before the statement leaves
@@ -222,6 +217,12 @@ function statementWritten(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
+/**
+ * Signs the access and ID token a refresh of a hinted token will carry, while its statement runs (the
+ * signatures on this thread once the statement has been written, or WebCrypto's on its own; the statement on
+ * Postgres: the two overlap). Nothing is signed when the request already differs from the hint; the result is
+ * used only by `mintTokens` for exactly these claims.
+ */
 function signEarly(
   deps: TokenDeps,
   hint: RefreshHint | undefined,

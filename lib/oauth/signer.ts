@@ -54,9 +54,9 @@ const LIBCRYPTO_SYMBOLS = {
   // here; 0.76 ms on a slower day). Handing it to Deno's blocking thread pool (`nonblocking: true`) was measured
   // to cost more than it saved: 0.389 against 0.279 ms of CPU per signature (the thread hand-off and wake-up),
   // on 2 cores that Postgres and the HTTP work already keep busy under load; and a non-blocking call reads its
-  // buffers after the caller has yielded, so their lifetime becomes the caller's problem. A refresh signs while
-  // its SQL statement runs (lib/oauth/refresh_hints.ts), so the signatures still overlap the database's work.
-  // BENCHMARKS.md "Signing on the event loop" has the figures.
+  // buffers after the caller has yielded, so their lifetime becomes the caller's problem. A refresh signs once
+  // its SQL statement has been written (`statementWritten` in lib/oauth/grants.ts), so the signatures still
+  // overlap the database's work. Figures: BENCHMARKS.md "Every benchmark in one sitting, second".
   EVP_DigestSign: {
     parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],
     result: "i32",
