@@ -444,14 +444,19 @@ Deno.test("admin commands", async (t) => {
 
     await t.step("look-ups: user, workspace, company, member, client, apikey (list and show)", async () => {
       const users = await ok("user", "list");
+      // In the order the list promises (created_at, then id), read from the table: the order of the create
+      // commands is not the contract (a CI run once listed the user created later first).
+      const stored = await db.sql<{ email: string; plan: string }[]>`
+        select email, plan from users order by created_at, id`;
       assert.deepEqual(
         (users.users as Record<string, unknown>[]).map((u) => [u.email, u.plan, u.disabled]),
-        [["Ann@Example.com", "free", false], ["b@example.com", "pro", false], [
-          "s@example.com",
-          "free",
-          false,
-        ]],
+        stored.map((u) => [u.email, u.plan, false]),
       );
+      assert.deepEqual(stored.map((u) => [u.email, u.plan]).sort(), [
+        ["Ann@Example.com", "free"],
+        ["b@example.com", "pro"],
+        ["s@example.com", "free"],
+      ]);
       assert.equal(users.truncated, false);
       const cut = await ok("user", "list", "--limit", "2");
       assert.equal((cut.users as unknown[]).length, 2);

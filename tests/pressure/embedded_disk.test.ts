@@ -47,11 +47,22 @@ function fillDisk(mnt: string): void {
  */
 const QUIET = { max: 1, onnotice: () => {}, fetch_types: false } as const;
 
-/** Makes PGlite hang as measured: on a full disk, `checkpoint` fails and `vacuum full` never returns. */
+/**
+ * Makes PGlite hang as measured: on a full disk, `checkpoint` fails and `vacuum full` never returns. Should
+ * `vacuum full` fail at once instead (a CI run saw no second hang within 30 s), `pg_sleep` holds PGlite's one
+ * thread just the same: the server's side of the test is what a hung database looks like, whatever hung it.
+ */
 function hangDatabase(url: string): postgres.Sql {
   const sql = postgres(url, { ...QUIET, connect_timeout: 5 });
   void (async () => {
-    for (const q of ["update ballast set n = n + 1", "checkpoint", "vacuum full ballast"]) {
+    for (
+      const q of [
+        "update ballast set n = n + 1",
+        "checkpoint",
+        "vacuum full ballast",
+        "select pg_sleep(3600)",
+      ]
+    ) {
       await sql.unsafe(q).catch(() => {});
     }
   })();
