@@ -125,9 +125,11 @@ async function main(args: string[]): Promise<number> {
       server = await serve(
         app.fetch,
         serveOptions(config, ({ hostname, port }) => {
-          log.info("listening", { url: `http://${hostname}:${port}` });
-          // The embedded database means `deno task dev`: print what to paste next (the demo key only now).
+          // The embedded database means `deno task dev`: print what to paste next (the demo key only now), before
+          // the "listening" line, so whatever waits for that line has the banner too (on a loaded host a reader
+          // once saw "listening" alone and read the key a moment too early).
           if (db?.embedded) console.log(welcomeText({ issuer: config.issuer, demo }));
+          log.info("listening", { url: `http://${hostname}:${port}` });
         }),
       );
     } catch (err) {

@@ -95,7 +95,10 @@ Deno.test({
     const clients: postgres.Sql[] = [];
     try {
       dev = await startTask("dev", { DATA_DIR: mnt, PORT: String(port) });
-      const key = dev.stdout.match(/MCP API key {2}(pak_\S+)/)?.[1];
+      // the welcome banner can follow the "listening" line that startTask waits for (seen on a loaded host)
+      const banner = /MCP API key {2}(pak_\S+)/;
+      await until("the welcome banner", () => Promise.resolve(banner.test(dev!.stdout)), 30_000);
+      const key = dev.stdout.match(banner)?.[1];
       assert.ok(key);
       const url = JSON.parse(await Deno.readTextFile(`${mnt}/embedded.json`)).url;
       const sql = postgres(url, QUIET);
