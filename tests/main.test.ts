@@ -128,6 +128,11 @@ Deno.test("embedded mode: demo data on the first start, the same data after a re
     assert.deepEqual(await health.json(), { status: "ok" });
     assert.match(first.stdout, /sign in as {3}demo@portico\.local/);
     assert.match(first.stdout, /MCP API key {2}pak_/);
+    // the banner comes before the "listening" line, so whatever waits for that line has the key already
+    assert.ok(
+      first.stdout.indexOf("MCP API key") < first.stdout.indexOf('"msg":"listening"'),
+      "the welcome banner precedes the listening line",
+    );
     const stopped = await first.stop();
     assert.equal(stopped.code, 0);
     assert.equal(stopped.stderr, "");

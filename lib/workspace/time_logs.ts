@@ -389,6 +389,18 @@ function toLog(r: FullRow): TimeLog {
 }
 
 /** The caller's own time logs in scope, newest day first, earliest start first within a day. */
+/** The caller's own time logs in the workspace (company scope kept), between the filter's dates when given. */
+function ownLogsIn(db: Db, s: Scope, userId: string, filter: { startDate?: string; endDate?: string }) {
+  const parts = [
+    db`l.workspace_id = ${s.workspaceId}`,
+    db`l.user_id = ${userId}`,
+    companyFilter(db, s, "l.company_id"),
+  ];
+  if (filter.startDate) parts.push(db`l.date >= ${filter.startDate}::date`);
+  if (filter.endDate) parts.push(db`l.date <= ${filter.endDate}::date`);
+  return parts;
+}
+
 export async function listTimeLogs(
   db: Db,
   caller: ScopedCaller,
@@ -397,13 +409,7 @@ export async function listTimeLogs(
   const s = scopeOf(caller);
   const userId = actingUser(caller);
   checkRange(filter.startDate, filter.endDate);
-  const parts = [
-    db`l.workspace_id = ${s.workspaceId}`,
-    db`l.user_id = ${userId}`,
-    companyFilter(db, s, "l.company_id"),
-  ];
-  if (filter.startDate) parts.push(db`l.date >= ${filter.startDate}::date`);
-  if (filter.endDate) parts.push(db`l.date <= ${filter.endDate}::date`);
+  const parts = ownLogsIn(db, s, userId, filter);
   const where = allOf(db, parts);
   const [rows, total] = await Promise.all([
     db<Row[]>`
@@ -453,13 +459,7 @@ export async function timeLogSummary(
   const projectIds = filter.projectIds && filter.projectIds.length > 0
     ? [...new Set(filter.projectIds)]
     : null;
-  const parts = [
-    db`l.workspace_id = ${s.workspaceId}`,
-    db`l.user_id = ${userId}`,
-    companyFilter(db, s, "l.company_id"),
-  ];
-  if (filter.startDate) parts.push(db`l.date >= ${filter.startDate}::date`);
-  if (filter.endDate) parts.push(db`l.date <= ${filter.endDate}::date`);
+  const parts = ownLogsIn(db, s, userId, filter);
   if (projectIds) parts.push(db`coalesce(t.project_id, l.project_id) = any(${projectIds}::uuid[])`);
   const rows = await db<Row[]>`select ${columns(db, s, userId)} ${joins(db)} where ${allOf(db, parts)}`;
   return {
