@@ -114,6 +114,25 @@ const url = z.string().refine((s) => {
   }
 }, { message: "must be an absolute http(s) URL", abort: true });
 
+/**
+ * Whether postgres.js can parse the URL (it reads it with WHATWG URL after keeping only the first of several
+ * comma-separated hosts), so that a URL it would refuse stops start-up here, with a message that does not echo
+ * the value: its own error, "Invalid URL: '<the whole URL>'", carries the password to stderr and the log store.
+ */
+function parsesAsDatabaseUrl(s: string): boolean {
+  try {
+    // the same steps as postgres.js 3.4.9's parseUrl
+    let host = s.slice(s.indexOf("://") + 3).split(/[?/]/)[0];
+    host = decodeURIComponent(host.slice(host.indexOf("@") + 1));
+    const u = new URL(s.replace(host, host.split(",")[0]));
+    decodeURIComponent(u.username);
+    decodeURIComponent(u.password);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const schema = z.object({
   PORT: port.default(8000),
   HOST: z.string().min(1, "must not be empty").default("127.0.0.1"),
@@ -121,8 +140,13 @@ const schema = z.object({
     const u = new URL(s);
     return !u.search && !u.hash;
   }, "must not carry a query or fragment").optional(),
-  DATABASE_URL: z.string().refine((s) => /^postgres(ql)?:\/\//.test(s), "must start with postgres://")
-    .optional(),
+  DATABASE_URL: z.string().refine((s) => /^postgres(ql)?:\/\//.test(s), {
+    message: "must start with postgres://",
+    abort: true,
+  }).refine(
+    parsesAsDatabaseUrl,
+    "is not a valid URL (a space, or a character of the password that must be percent-encoded: @ : / ? # %)",
+  ).optional(),
   DATA_DIR: z.string().min(1, "must not be empty").default("./.data"),
   MCP_VARIANT: z.enum(["A", "B"], { error: "must be A or B" }).default("A"),
   SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),

@@ -84,8 +84,22 @@ export function createLogger(level: LogLevel, write: (line: string) => void = wr
 /** A logger that drops everything: the default for tests. */
 export const silentLogger: Logger = createLogger("error", () => {});
 
-/** Error details for logs (never for responses). */
+/**
+ * Masks the password of every `scheme://user:password@` in a text. Libraries quote the URL they were given in
+ * their errors (postgres.js: "Invalid URL: 'postgres://app:…@db host/prod'"); logs and stderr end up in log stores.
+ */
+export function redactUrlPasswords(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]*):[^\s'"]*@/gi, "$1:***@");
+}
+
+/** Error details for logs (never for responses); URL passwords masked. */
 export function errorFields(err: unknown): Fields {
-  if (err instanceof Error) return { error: err.message, error_name: err.name, stack: err.stack };
-  return { error: String(err) };
+  if (err instanceof Error) {
+    return {
+      error: redactUrlPasswords(err.message),
+      error_name: err.name,
+      stack: err.stack === undefined ? undefined : redactUrlPasswords(err.stack),
+    };
+  }
+  return { error: redactUrlPasswords(String(err)) };
 }

@@ -64,3 +64,16 @@ Deno.test("log: nowIso(t) is new Date(t).toISOString(), across second and minute
   for (const t of instants) assert.equal(nowIso(t), new Date(t).toISOString(), String(t));
   assert.match(nowIso(), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 });
+
+Deno.test("errorFields masks URL passwords in the message and the stack", async () => {
+  const { errorFields, redactUrlPasswords } = await import("../lib/log.ts");
+  const err = new TypeError("Invalid URL: 'postgres://app:S3cret@Passw0rd@db host:5432/prod'");
+  const fields = errorFields(err);
+  assert.equal(fields.error, "Invalid URL: 'postgres://app:***@db host:5432/prod'");
+  assert.ok(!String(fields.stack).includes("S3cret"));
+  assert.equal(
+    redactUrlPasswords("redis://:pw@h:6379 and https://host/path"),
+    "redis://:***@h:6379 and https://host/path",
+  );
+  assert.equal(redactUrlPasswords("postgres://u@h/db"), "postgres://u@h/db");
+});

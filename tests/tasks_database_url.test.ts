@@ -74,3 +74,37 @@ Deno.test("DATABASE_URL with a host name that does not resolve says host not fou
     "portico: cannot reach the database at no-such-host.invalid:5432/portico: host not found",
   );
 });
+
+Deno.test("a malformed DATABASE_URL is refused in one line that never shows its password (deno task start and migrate)", async () => {
+  const password = "S3cretPassw0rd";
+  for (
+    const url of [
+      `postgres://app:${password}@db host:5432/prod`,
+      `postgres://app:${password}%zz@db:5432/prod`,
+    ]
+  ) {
+    for (const task of ["migrate", "start"]) {
+      const dir = await Deno.makeTempDir();
+      try {
+        const r = await runTask(task, [], {
+          DATABASE_URL: url,
+          SECRET_KEY,
+          DATA_DIR: dir,
+          PORT: String(freePort()),
+        });
+        assert.equal(r.code, 1, `${task}: ${r.stderr}`);
+        assert.equal(
+          r.stderr.trim(),
+          "portico: config error: DATABASE_URL is not a valid URL (a space, or a character of the password that " +
+            "must be percent-encoded: @ : / ? # %)",
+        );
+        assert.ok(
+          !r.stdout.includes(password) && !r.stderr.includes(password),
+          `${task} printed the password`,
+        );
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    }
+  }
+});
