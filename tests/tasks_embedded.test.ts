@@ -43,6 +43,23 @@ Deno.test("embedded: admin and migrate work on the running dev server's database
     assert.match(id, /^[0-9a-f-]{36}$/);
     // the running server's own database holds the row (read through the port it published)
     assert.deepEqual(await userRows(await publishedUrl(dir), email), [{ id, email }]);
+    // The port takes only clients that read the password from DATA_DIR (owner-only): not another local user
+    // who finds the port, with no password or a wrong one.
+    assert.equal((await Deno.stat(`${dir}/embedded.json`)).mode! & 0o777, 0o600);
+    const published = new URL(await publishedUrl(dir));
+    assert.match(published.password, /^[\w-]{32}$/);
+    for (const password of ["", "wrong"]) {
+      const stranger = new URL(published);
+      stranger.password = password;
+      await assert.rejects(
+        userRows(stranger.toString(), email),
+        (err: { code?: string; message?: string }) => {
+          assert.equal(err.code, "28P01", String(err.message));
+          assert.equal(err.message, 'password authentication failed for user "postgres"');
+          return true;
+        },
+      );
+    }
 
     // migrate goes through the same server: nothing left to apply, no second copy of the data
     const migrated = await runTask("migrate", [], { ...env, LOG_LEVEL: "info" });

@@ -3,7 +3,8 @@
 import { PGlite } from "@electric-sql/pglite";
 // pg_trgm backs the search indexes of migration 00019; a static import so `deno compile` bundles it.
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { newGatePassword, startGate } from "./embedded_gate.ts";
+import { pgliteExec } from "./embedded_exec.ts";
 
 export interface Embedded {
   url: string;
@@ -11,23 +12,20 @@ export interface Embedded {
 }
 
 /**
- * Starts PGlite persisted in `dir` (or in memory when `dir` is undefined) and exposes it on an ephemeral
- * loopback port. PGlite runs one backend, so clients must use a pool of one connection.
+ * Starts PGlite persisted in `dir` (or in memory when `dir` is undefined) behind the gate on an ephemeral
+ * loopback port. Several connections may be open; the gate runs one client's batch or transaction at a time.
  */
 export async function startEmbedded(dir: string | undefined): Promise<Embedded> {
   if (dir) await Deno.mkdir(dir, { recursive: true });
   const db = await PGlite.create(
     dir ? { dataDir: dir, extensions: { pg_trgm } } : { extensions: { pg_trgm } },
   );
-  // A few connections; pglite-socket queues their queries and keeps a connection's open transaction together.
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
-  await server.start();
-  const conn = server.getServerConn();
-  const port = Number(conn.slice(conn.lastIndexOf(":") + 1));
+  const exec = (messages: Uint8Array[]) => pgliteExec(db, messages);
+  const gate = startGate({ password: newGatePassword(), backend: () => exec });
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: gate.url,
     async close() {
-      await server.stop();
+      await gate.close();
       await db.close();
     },
   };

@@ -36,7 +36,8 @@ export async function lockEmbedded(dataDir: string): Promise<EmbeddedLock | null
   return {
     async publish(url) {
       const tmp = `${portFile}.${Deno.pid}.tmp`;
-      await Deno.writeTextFile(tmp, JSON.stringify({ url, pid: Deno.pid }));
+      // owner-only: the URL carries the gate's password (lib/db/embedded_gate.ts)
+      await Deno.writeTextFile(tmp, JSON.stringify({ url, pid: Deno.pid }), { mode: 0o600 });
       await Deno.rename(tmp, portFile); // readers never see half a file
     },
     async unpublish() {
@@ -65,7 +66,10 @@ export async function readOwner(dataDir: string): Promise<{ pid?: number; url?: 
   }
   try {
     const recorded = JSON.parse(await Deno.readTextFile(join(dataDir, PORT_FILE)));
-    if (typeof recorded.url === "string" && recorded.url.startsWith("postgres://postgres@127.0.0.1:")) {
+    if (
+      typeof recorded.url === "string" &&
+      /^postgres:\/\/postgres:[\w-]+@127\.0\.0\.1:\d+\//.test(recorded.url)
+    ) {
       owner.url = recorded.url;
     }
   } catch {

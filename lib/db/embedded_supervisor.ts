@@ -1,12 +1,13 @@
 // Keeps the embedded database alive: PGlite in a Worker, restarted with backoff, behind one stable loopback port.
 //
-// postgres.js and other processes (through the port file) connect to the supervisor's own listener, which
-// forwards each connection to the worker's current port. While the worker is (re)starting, a connection is
-// closed at once, so callers get a quick "unavailable" (503) instead of waiting. The worker must send a
+// postgres.js and other processes (through the port file) connect to the gate (lib/db/embedded_gate.ts), which
+// checks their password and hands one client's messages at a time to the worker. While the worker is
+// (re)starting, a connection is closed at once, so callers get a quick "unavailable" (503) instead of waiting. The worker must send a
 // heartbeat: a worker whose thread stops turning (PGlite spinning in WASM on a full disk) is terminated and
 // started again, which is also how the database comes back once the disk is writable again.
 import { dirname, join } from "node:path";
 import type { Logger } from "../log.ts";
+import { newGatePassword, startGate } from "./embedded_gate.ts";
 import { type FromWorker, HEARTBEAT_MS, type ToWorker } from "./embedded_protocol.ts";
 
 export type EmbeddedState = "starting" | "ready" | "restarting" | "stopped";
@@ -50,7 +51,6 @@ export async function startSupervisedEmbedded(
   const probeIntervalMs = opts.probeIntervalMs ?? 2_000;
   let state: EmbeddedState = "starting";
   let worker: Worker | undefined;
-  let workerPort = 0;
   let lastAlive = 0;
   // the pending spinForTest, told when the worker reports it spins
   let spinning: (() => void) | undefined;
@@ -58,58 +58,34 @@ export async function startSupervisedEmbedded(
   let backoff = BACKOFF_MIN_MS;
   let diskProblem: string | undefined;
   let respawnTimer: ReturnType<typeof setTimeout> | undefined;
-  const conns = new Set<Deno.Conn>();
+  // Answers the worker owes the gate, by request id; rejected when the worker fails.
+  const owed = new Map<number, { resolve: (data: Uint8Array) => void; reject: (err: Error) => void }>();
+  let nextId = 1;
 
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0, transport: "tcp" });
+  function exec(messages: Uint8Array[]): Promise<Uint8Array> {
+    const w = worker;
+    if (!w) return Promise.reject(new Error("the embedded database is restarting"));
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      owed.set(id, { resolve, reject });
+      w.postMessage({ type: "exec", id, messages } satisfies ToWorker);
+    });
+  }
+
+  function failOwed(reason: string) {
+    for (const { reject } of owed.values()) reject(new Error(reason));
+    owed.clear();
+  }
+
+  const gate = startGate({
+    password: newGatePassword(),
+    backend: () => state === "ready" && worker ? exec : undefined,
+  });
 
   function dropConnections() {
-    for (const c of conns) {
-      try {
-        c.close();
-      } catch {
-        // already closed
-      }
-    }
-    conns.clear();
+    failOwed("the embedded database is restarting");
+    gate.dropConnections();
   }
-
-  async function forward(client: Deno.TcpConn) {
-    if (state !== "ready") {
-      client.close();
-      return;
-    }
-    let upstream: Deno.TcpConn;
-    try {
-      upstream = await Deno.connect({ hostname: "127.0.0.1", port: workerPort });
-    } catch {
-      client.close();
-      return;
-    }
-    conns.add(client);
-    conns.add(upstream);
-    const end = () => {
-      for (const c of [client, upstream]) {
-        if (!conns.delete(c)) continue;
-        try {
-          c.close();
-        } catch {
-          // already closed
-        }
-      }
-    };
-    client.setNoDelay(true);
-    upstream.setNoDelay(true);
-    const opts = { preventClose: true, preventAbort: true, preventCancel: true };
-    await Promise.race([
-      client.readable.pipeTo(upstream.writable, opts).catch(() => {}),
-      upstream.readable.pipeTo(client.writable, opts).catch(() => {}),
-    ]);
-    end();
-  }
-
-  const accepting = (async () => {
-    for await (const conn of listener) void forward(conn);
-  })().catch(() => {});
 
   /** Starts one worker; resolves with "" when it serves, or the reason it did not. */
   function spawn(timeoutMs: number): Promise<string> {
@@ -126,10 +102,15 @@ export async function startSupervisedEmbedded(
       const timer = setTimeout(() => settle(`no answer within ${timeoutMs / 1000} s`), timeoutMs);
       w.onmessage = (event: MessageEvent<FromWorker>) => {
         const msg = event.data;
-        if (msg.type === "alive") lastAlive = Date.now();
+        if (msg.type === "answer") {
+          owed.get(msg.id)?.resolve(msg.data);
+          owed.delete(msg.id);
+        } else if (msg.type === "execFailed") {
+          owed.get(msg.id)?.reject(new Error(msg.message));
+          owed.delete(msg.id);
+        } else if (msg.type === "alive") lastAlive = Date.now();
         else if (msg.type === "spinning") spinning?.();
         else if (msg.type === "ready") {
-          workerPort = msg.port;
           lastAlive = Date.now();
           settle("");
         } else if (msg.type === "failed") {
@@ -226,15 +207,13 @@ export async function startSupervisedEmbedded(
     terminate(worker);
     clearInterval(watchdog);
     clearInterval(probe);
-    listener.close();
-    await accepting;
+    await gate.close();
     throw new Error(first);
   }
   state = "ready";
-  const { port } = listener.addr as Deno.NetAddr;
 
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: gate.url,
     state: () => state,
     problem() {
       if (state === "starting" || state === "restarting") return "the embedded database is restarting";
@@ -255,9 +234,8 @@ export async function startSupervisedEmbedded(
       clearTimeout(respawnTimer);
       clearInterval(watchdog);
       clearInterval(probe);
-      listener.close();
-      await accepting;
-      dropConnections();
+      await gate.close();
+      failOwed("the embedded database stopped");
       if (w && healthy) {
         // A clean PGlite shutdown (checkpoint) when the worker answers; a hung one is just terminated, and
         // the next start recovers from the WAL as after a crash.

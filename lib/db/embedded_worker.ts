@@ -1,4 +1,5 @@
-// The embedded database's own thread: PGlite under DATA_DIR/pgdata, served on an ephemeral loopback port.
+// The embedded database's own thread: PGlite under DATA_DIR/pgdata, answering the PostgreSQL protocol messages
+// the supervisor's gate sends it (lib/db/embedded_gate.ts, which serves the loopback port and picks whose turn).
 //
 // It runs in a Worker so that PGlite stuck in its WASM code (measured: `checkpoint` or `vacuum full` on a full
 // disk spins forever) blocks only this thread: the main thread keeps answering /healthz with 503, honours
@@ -7,35 +8,38 @@
 import { PGlite } from "@electric-sql/pglite";
 // pg_trgm backs the search indexes of migration 00019; a static import so `deno compile` bundles it.
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { type FromWorker, HEARTBEAT_MS, type ToWorker } from "./embedded_protocol.ts";
+import { pgliteExec } from "./embedded_exec.ts";
 
 let db: PGlite | undefined;
-let server: PGLiteSocketServer | undefined;
 
-function send(msg: FromWorker): void {
-  self.postMessage(msg);
+function send(msg: FromWorker, transfer: Transferable[] = []): void {
+  self.postMessage(msg, transfer);
 }
 
 async function start(dir: string): Promise<void> {
   try {
     await Deno.mkdir(dir, { recursive: true });
     db = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } });
-    // A few connections: the server's pool of one, plus `deno task admin` / `migrate` reaching it through the
-    // port file. pglite-socket queues their queries and keeps a connection's open transaction together.
-    server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 8 });
-    await server.start();
-    const conn = server.getServerConn();
     setInterval(() => send({ type: "alive" }), HEARTBEAT_MS);
-    send({ type: "ready", port: Number(conn.slice(conn.lastIndexOf(":") + 1)) });
+    send({ type: "ready" });
   } catch (err) {
     send({ type: "failed", message: err instanceof Error ? err.message : String(err) });
   }
 }
 
+async function exec(id: number, messages: Uint8Array[]): Promise<void> {
+  try {
+    if (!db) throw new Error("the embedded database is not open");
+    const data = await pgliteExec(db, messages);
+    send({ type: "answer", id, data }, [data.buffer as ArrayBuffer]);
+  } catch (err) {
+    send({ type: "execFailed", id, message: err instanceof Error ? err.message : String(err) });
+  }
+}
+
 async function stop(): Promise<void> {
   try {
-    await server?.stop();
     await db?.close();
   } catch {
     // the supervisor terminates this thread next either way
@@ -45,7 +49,8 @@ async function stop(): Promise<void> {
 
 self.onmessage = (event: MessageEvent<ToWorker>) => {
   const msg = event.data;
-  if (msg.type === "start") void start(msg.dir);
+  if (msg.type === "exec") void exec(msg.id, msg.messages);
+  else if (msg.type === "start") void start(msg.dir);
   else if (msg.type === "stop") void stop();
   else if (msg.type === "spin") {
     send({ type: "spinning" }); // from here on nothing this thread serves gets an answer
