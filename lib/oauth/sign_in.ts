@@ -29,6 +29,7 @@ import {
   verifyPassword,
 } from "../crypto.ts";
 import { addressKey, networkKey } from "../http/client_ip.ts";
+import type { Logger } from "../log.ts";
 import { type Brake, release, reserve } from "./rate_limit.ts";
 import { cookieOptions, isHttps } from "./sessions.ts";
 
@@ -155,11 +156,15 @@ export interface SignInInput {
   ip: string;
   /** this browser's verified device cookie, if any (`readDevice`) */
   device?: Device | null;
+  /** for the log line of a refused attempt */
+  requestId?: string;
 }
 
 export interface SignInOptions {
   /** Test-only: the scrypt cost new hashes get (and old ones are rehashed to). Production leaves it out. */
   scrypt?: ScryptParams;
+  /** where a refused attempt is logged (ids only: never the email typed, never the password) */
+  log?: Logger;
 }
 
 export async function signIn(db: Db, input: SignInInput, options: SignInOptions = {}): Promise<SignInResult> {
@@ -184,6 +189,14 @@ export async function signIn(db: Db, input: SignInInput, options: SignInOptions 
     const r = await reserve(db, bucket, brake(free));
     if (!r.ok) {
       for (const t of taken) await release(db, t);
+      if (options.log) {
+        const [user] = await findUser(db, email);
+        options.log.warn("sign-in throttled", {
+          ...refusalFields(input, user?.id, trusted),
+          brake: scope,
+          retry_after: r.retryAfter,
+        });
+      }
       return { ok: false, reason: "throttled", retryAfter: r.retryAfter, brake: scope };
     }
     taken.push(r);
@@ -192,9 +205,13 @@ export async function signIn(db: Db, input: SignInInput, options: SignInOptions 
   const [user] = await findUser(db, email);
   const password = input.password.slice(0, 1024);
   const valid = await verifyPassword(password, user?.password_hash, params);
-  if (!valid || !user) return { ok: false, reason: "invalid_credentials" };
+  const failed = (reason: "invalid_credentials" | "disabled"): SignInResult => {
+    options.log?.info("sign-in failed", { ...refusalFields(input, user?.id, trusted), reason });
+    return { ok: false, reason };
+  };
+  if (!valid || !user) return failed("invalid_credentials");
   // Said only to someone who proved the password: the account exists and an operator disabled it.
-  if (user.disabled) return { ok: false, reason: "disabled" };
+  if (user.disabled) return failed("disabled");
 
   for (const t of taken) await release(db, t);
   if (needsRehash(user.password_hash, params)) {
@@ -210,4 +227,14 @@ function findUser(db: Db, email: string) {
   if (email.length > 320) return Promise.resolve([]);
   return db<{ id: string; password_hash: string; disabled: boolean }[]>`
     select id, password_hash, disabled_at is not null as disabled from users where lower(email) = ${email}`;
+}
+
+/** What a refused attempt's log line says: ids only — the person if the email is theirs, never what was typed. */
+function refusalFields(input: SignInInput, userId: string | undefined, trusted: boolean) {
+  return {
+    request_id: input.requestId,
+    ...(userId ? { user_id: userId } : {}),
+    network: networkKey(input.ip),
+    device: trusted,
+  };
 }

@@ -11,7 +11,7 @@ import {
   Semaphore,
   verifyPassword,
 } from "../../lib/crypto.ts";
-import { silentLogger } from "../../lib/log.ts";
+import { createLogger, silentLogger } from "../../lib/log.ts";
 import { release, reserve } from "../../lib/oauth/rate_limit.ts";
 import { accountKey, brakeBucket, DEVICE_COOKIE, SIGN_IN_BRAKE, signIn } from "../../lib/oauth/sign_in.ts";
 import { createApp } from "../../routes/mod.ts";
@@ -249,6 +249,89 @@ Deno.test("guesses spread over many networks meet the account-wide ceiling; the 
     assert.equal(await accountCount(ctx, email), 201);
   } finally {
     await ctx.close();
+  }
+});
+
+Deno.test("a failed and a throttled sign-in each leave a log line with ids only, never the email or password", async () => {
+  const db = await freshDatabase();
+  try {
+    const lines: Record<string, unknown>[] = [];
+    const raw: string[] = [];
+    const log = createLogger("debug", (l) => (raw.push(l), lines.push(JSON.parse(l))));
+    const config = parseConfig({ ISSUER: "http://localhost:8000", SECRET_KEY: TEST_SECRET });
+    const app = createApp({ config, sql: db.sql, log, secretKey: TEST_SECRET, scrypt: TEST_SCRYPT });
+    const email = "Dana@Example.com";
+    const user = await createUser(db.sql, { email, password: PASSWORD, name: "Dana" }, {
+      scrypt: TEST_SCRYPT,
+    });
+    const browser = new Browser(app, "198.51.100.23");
+    const csrf = field(await (await browser.get("/signin")).text(), "csrf")!;
+    let n = 0;
+    /** Posts the form with a request id of its own; returns that id and the lines logged besides the access line. */
+    const attempt = async (typed: string, password: string) => {
+      const requestId = `signin-test-${++n}`;
+      const before = lines.length;
+      const res = await browser.request("/signin", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-request-id": requestId },
+        body: new URLSearchParams({ csrf, email: typed, password }).toString(),
+      });
+      assert.equal(res.status, 303);
+      const logged = lines.slice(before).filter((l) => l.msg !== "request");
+      return { requestId, logged: logged.map(({ time: _, ...rest }) => rest) };
+    };
+
+    const wrong = await attempt(email, "not-the-password-1");
+    assert.deepEqual(wrong.logged, [{
+      level: "info",
+      msg: "sign-in failed",
+      request_id: wrong.requestId,
+      user_id: user.id,
+      network: "198.51.100.0/24",
+      device: false,
+      reason: "invalid_credentials",
+    }]);
+    // An email nobody has: no person to name, and nothing of what was typed.
+    const unknown = await attempt("nobody@example.com", "not-the-password-2");
+    assert.deepEqual(unknown.logged, [{
+      level: "info",
+      msg: "sign-in failed",
+      request_id: unknown.requestId,
+      network: "198.51.100.0/24",
+      device: false,
+      reason: "invalid_credentials",
+    }]);
+    // Nine more at Dana's account (the unknown email counted against its own): her network's ten are used.
+    for (let i = 1; i < SIGN_IN_BRAKE.perNetwork; i++) await attempt(email, `not-the-password-${i + 2}`);
+    const throttled = await attempt(email, PASSWORD);
+    assert.equal(throttled.logged.length, 1);
+    const { retry_after, ...rest } = throttled.logged[0];
+    assert.deepEqual(rest, {
+      level: "warn",
+      msg: "sign-in throttled",
+      request_id: throttled.requestId,
+      user_id: user.id,
+      network: "198.51.100.0/24",
+      device: false,
+      brake: "network",
+    });
+    assert.ok(Number.isInteger(retry_after) && (retry_after as number) >= 1, String(retry_after));
+    // A success logs nothing but its access line.
+    const elsewhere = new Browser(app, "203.0.113.23");
+    const csrf2 = field(await (await elsewhere.get("/signin")).text(), "csrf")!;
+    const before = lines.length;
+    const ok = await elsewhere.post("/signin", { csrf: csrf2, email, password: PASSWORD });
+    assert.equal(ok.headers.get("location"), "/account/apps");
+    assert.deepEqual(lines.slice(before).map((l) => l.msg), ["request"]);
+    // Neither what was typed as the email (in any case) nor any password appears in any line.
+    const all = raw.join("\n").toLowerCase();
+    for (
+      const secret of [email.toLowerCase(), "nobody@example.com", "not-the-password", PASSWORD.toLowerCase()]
+    ) {
+      assert.equal(all.includes(secret), false, secret);
+    }
+  } finally {
+    await db.close();
   }
 });
 
