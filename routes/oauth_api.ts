@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import { z } from "zod";
 import { isDatabaseUnavailable } from "../lib/db/errors.ts";
-import { clientIp } from "../lib/http/client_ip.ts";
+import { addressKey, clientIp } from "../lib/http/client_ip.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { authenticateClient, readClientCredentials, usedBasic } from "../lib/oauth/clients.ts";
 import { OAuthError } from "../lib/oauth/errors.ts";
@@ -12,7 +12,7 @@ import { exchangeCode, grantActive, refreshGrant, revokeToken, type TokenDeps } 
 import { JWKS_MAX_AGE_SECONDS } from "../lib/oauth/keys.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../lib/oauth/metadata.ts";
 import { take } from "../lib/oauth/rate_limit.ts";
-import { addressKey, createMemoryLimiter } from "../lib/mcp/rate_limit.ts";
+import { createMemoryLimiter } from "../lib/mcp/rate_limit.ts";
 import { registerClient } from "../lib/oauth/registration.ts";
 
 import { introspectToken, requireIntrospector } from "../lib/oauth/introspection.ts";

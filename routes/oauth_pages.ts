@@ -478,7 +478,8 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       password: form.password ?? "",
       ip: clientIp(c, deps.config.trustedProxies),
       device,
-    }, { scrypt: deps.scrypt });
+      requestId: c.get("requestId"),
+    }, { scrypt: deps.scrypt, log: deps.log });
     const returnTo = safeReturnPath(form.return_to) ?? DEFAULT_RETURN;
     if (!result.ok) {
       if (ticket) return c.redirect(await resumePath({ ...ticket, problem: result.reason, email }), 303);

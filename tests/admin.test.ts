@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { runAdmin, textTable } from "../lib/admin/cli.ts";
-import { accountKey } from "../lib/oauth/sign_in.ts";
+import { accountKey, brakeBucket } from "../lib/oauth/sign_in.ts";
 import { sha256Hex, verifyPassword } from "../lib/crypto.ts";
 import { open } from "../lib/secret_box.ts";
 import { KEY_PURPOSE } from "../lib/oauth/keys.ts";
@@ -575,9 +575,13 @@ Deno.test("admin commands", async (t) => {
         insert into browser_sessions (token_hash, expires_at) values ('h1', now() + interval '1 day') returning id`;
       await db
         .sql`insert into browser_session_accounts (session_id, user_id) values (${sessionId}, ${userId})`;
-      const brake = `signin:account:${accountKey("ann@example.com")}`;
+      const brake = brakeBucket.account(accountKey("ann@example.com"));
+      // Ann's brake is her account-wide bucket and one per client network; another account's stays.
+      const annNetwork = brakeBucket.network(accountKey("ann@example.com"), "203.0.113.9");
+      const bobNetwork = brakeBucket.network(accountKey("bob@example.com"), "203.0.113.9");
       await db.sql`insert into rate_limits (bucket, window_start, count) values
-        (${brake}, now(), 10), ('signin:ip:203.0.113.9', now(), 10)`;
+        (${brake}, now(), 10), (${annNetwork}, now(), 10), (${bobNetwork}, now(), 10),
+        ('signin:ip:203.0.113.9', now(), 10)`;
 
       const r = await ok("user", "set-password", "--id", userId);
       const password = String(r.password);
@@ -587,7 +591,7 @@ Deno.test("admin commands", async (t) => {
         email: "Ann@Example.com",
         password: undefined,
         sessions_ended: 1,
-        brake_cleared: 1,
+        brake_cleared: 2,
       });
       const [u] = await db.sql`select password_hash from users where id = ${userId}`;
       assert.equal(await verifyPassword(password, u.password_hash), true);
@@ -595,10 +599,10 @@ Deno.test("admin commands", async (t) => {
       const [n] = await db
         .sql`select count(*)::int as n from browser_session_accounts where user_id = ${userId}`;
       assert.equal(n.n, 0, "signed out everywhere");
-      const left = await db.sql`select bucket from rate_limits where bucket like 'signin:%'`;
+      const left = await db.sql`select bucket from rate_limits where bucket like 'signin:%' order by bucket`;
       assert.deepEqual(
         left.map((x) => x.bucket),
-        ["signin:ip:203.0.113.9"],
+        ["signin:ip:203.0.113.9", bobNetwork],
         "only the account's brake lifted",
       );
 
@@ -634,11 +638,12 @@ Deno.test("admin commands", async (t) => {
       assert.deepEqual(short.err, ["admin: password must be at least 8 characters"]);
       await refused(1, `no user ${missingId}`, "user", "set-password", "--id", missingId);
 
-      await db.sql`insert into rate_limits (bucket, window_start, count) values (${brake}, now(), 12)`;
+      await db.sql`insert into rate_limits (bucket, window_start, count) values (${brake}, now(), 12),
+        (${brakeBucket.network(accountKey("ann@example.com"), "2001:db8::1")}, now(), 10)`;
       assert.deepEqual(await ok("user", "unlock", "--email", "Ann@example.com"), {
         id: userId,
         email: "Ann@Example.com",
-        brake_cleared: 1,
+        brake_cleared: 2,
       });
       const [u3] = await db.sql`select password_hash from users where id = ${userId}`;
       assert.equal(u3.password_hash, u2.password_hash, "unlock leaves the password alone");
@@ -653,7 +658,7 @@ Deno.test("admin commands", async (t) => {
         (await ok("user", "create", "--email", "demo@portico.local", "--password", "forgotten1")).id,
       );
       await db.sql`insert into rate_limits (bucket, window_start, count)
-                   values (${`signin:account:${accountKey("demo@portico.local")}`}, now(), 10)`;
+                   values (${brakeBucket.account(accountKey("demo@portico.local"))}, now(), 10)`;
       const demo = await ok("demo", "reset-password");
       assert.deepEqual({ ...demo, password: undefined }, {
         id: demoId,

@@ -2,7 +2,7 @@
 import type { Db } from "../db/client.ts";
 import { hashPassword, randomToken } from "../crypto.ts";
 import { invalidInput, notFound } from "../errors.ts";
-import { accountKey } from "../oauth/sign_in.ts";
+import { accountBuckets } from "../oauth/sign_in.ts";
 import { B, type Command, S } from "./command.ts";
 import { findUser } from "./lookup.ts";
 
@@ -10,14 +10,15 @@ import { findUser } from "./lookup.ts";
 export const DEMO_EMAIL = "demo@portico.local";
 
 /**
- * Clears the per-account sign-in brake (the `signin:account:<hash of the email>` rows of rate_limits, see
- * lib/oauth/sign_in.ts). Device-cookie buckets are the browser's own and IP buckets are shared by everyone
- * behind that address, so neither is touched. Returns how many windows were cleared.
+ * Clears the account's sign-in brake: its account-wide bucket and its bucket per client network (rows of
+ * rate_limits, see `brakeBucket` in lib/oauth/sign_in.ts). Device-cookie buckets are the browser's own and
+ * address buckets are shared by everyone behind that address, so neither is touched. Returns how many windows
+ * were cleared.
  */
 export async function unlockSignIn(db: Db, email: string): Promise<number> {
-  const rows = await db`delete from rate_limits where bucket = ${`signin:account:${
-    accountKey(email)
-  }`} returning 1`;
+  const { account, networkPrefix } = accountBuckets(email);
+  const rows = await db`
+    delete from rate_limits where bucket = ${account} or starts_with(bucket, ${networkPrefix}) returning 1`;
   return rows.length;
 }
 

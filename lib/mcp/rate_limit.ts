@@ -3,6 +3,7 @@
 // SECONDS / MAX), kept in a Map instead of rate_buckets: /mcp does exactly one SQL query per request.
 import type { RateLimit } from "../config.ts";
 import { sha256Hex } from "../crypto.ts";
+import { addressKey } from "../http/client_ip.ts";
 import type { Logger } from "../log.ts";
 import { decodeUtf8 } from "../unsafe_input.ts";
 import type { Caller } from "./caller.ts";
@@ -235,26 +236,6 @@ export function createMcpRateLimits(opts: McpRateLimitOptions): McpRateLimits {
       knownCredentials: known.size,
     }),
   };
-}
-
-/**
- * The address a limit counts: IPv4 as it is, IPv6 by its /64 (one subscriber's prefix; counting single IPv6
- * addresses would let one host take 2^64 buckets). IPv4-mapped IPv6 counts as IPv4.
- */
-export function addressKey(ip: string): string {
-  if (!ip.includes(":")) return ip;
-  const bare = ip.replace(/^\[|\]$/g, "").split("%")[0].toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
-  if (mapped) return mapped[1];
-  const [head, tail] = bare.split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail === undefined ? [] : tail ? tail.split(":") : [];
-  // An embedded IPv4 tail ("…:1.2.3.4") is two groups; it lies in the host half, which is dropped anyway.
-  const groups = tail === undefined
-    ? left
-    : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  if (groups.length < 4 || groups.slice(0, 4).some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return bare;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
 }
 
 /**

@@ -658,7 +658,9 @@ export async function refreshGrant(
 
 /**
  * RFC 7009. A refresh token revokes its family; an access token revokes its grant (which RFC 7009 §2.1 allows),
- * so userinfo refuses it and its refresh tokens end. Tokens of other clients and unknown tokens are ignored.
+ * so userinfo refuses it and its refresh tokens end. A live token of another client is refused (§2.1: "the
+ * request is refused and the client is informed of the error") and left alone; unknown, malformed, expired and
+ * already-revoked tokens are not errors (§2.2) and change nothing.
  */
 export async function revokeToken(
   deps: TokenDeps,
@@ -667,31 +669,42 @@ export async function revokeToken(
   hint?: string,
 ): Promise<void> {
   const tryRefresh = async () => {
-    const [row] = await deps.sql<{ family_id: string; client_id: string }[]>`
-      select family_id, client_id from oauth_refresh_tokens where token_hash = ${sha256Hex(token)}`;
+    const [row] = await deps.sql<{ family_id: string; client_id: string; live: boolean }[]>`
+      select t.family_id, t.client_id,
+             t.rotated_at is null and t.revoked_at is null and t.expires_at > now() and g.revoked_at is null
+               as live
+        from oauth_refresh_tokens t join oauth_grants g on g.id = t.family_id
+       where t.token_hash = ${sha256Hex(token)}`;
     if (!row) return false;
     if (row.client_id === client.clientId) await deps.sql.begin((tx) => revokeGrant(tx, row.family_id));
+    else if (row.live) throw notYours();
     return true;
   };
   const tryAccess = async () => {
     if (token.split(".").length !== 3) return false;
+    let claims;
     try {
-      const claims = await verifyAccessToken(deps.keys, deps.issuer, token);
-      if (claims.client_id === client.clientId && claims.grant_id) {
-        await deps.sql.begin((tx) => revokeGrant(tx, claims.grant_id!));
-      }
-      return true;
+      claims = await verifyAccessToken(deps.keys, deps.issuer, token);
     } catch (err) {
       // An outage must not pass for "not an access token": the client would believe the token revoked.
       if (isDatabaseUnavailable(err)) throw err;
       return false;
     }
+    if (claims.client_id === client.clientId) {
+      if (claims.grant_id) await deps.sql.begin((tx) => revokeGrant(tx, claims.grant_id!));
+    } else if (await grantActive(deps.sql, claims.grant_id)) throw notYours();
+    return true;
   };
   if (hint === "access_token") {
     if (!(await tryAccess())) await tryRefresh();
   } else if (!(await tryRefresh())) {
     await tryAccess();
   }
+}
+
+/** docs/oauth.md "Revocation of another client's token": why invalid_request; nothing about whose token it is. */
+function notYours(): OAuthError {
+  return new OAuthError("invalid_request", "the token was not issued to this client");
 }
 
 /** Whether the grant behind an access token is still in force. */

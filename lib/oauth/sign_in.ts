@@ -2,13 +2,16 @@
 // attacker cannot turn against the account's owner, device cookies, and transparent rehashing of old hashes.
 //
 // The brake (OWASP Authentication Cheat Sheet, "Login Throttling", and OWASP's "Slow Down Online Guessing
-// Attacks with Device Cookies"); docs/oauth.md "Sign-in brake" says the same for operators:
+// Attacks with Device Cookies"); docs/oauth.md "Sign-in brake" says the same for operators, with the numbers'
+// reasons:
 // - Every attempt is counted BEFORE its password is checked, in one statement per bucket (`reserve`), so
 //   parallel guesses cannot all slip past the count. A successful sign-in gives its slots back: the brake
 //   counts failures.
-// - Buckets: per client IP (every attempt), and then either per account (email) for browsers without a device
-//   cookie for that account, or per device cookie for a browser that signed in to that account before. A
-//   browser with a device cookie is therefore never held back by someone else's guesses at its account.
+// - Buckets: per client address (every attempt, any account). Then, for a browser without a device cookie for
+//   the account: per account and client network (IPv4 /24, IPv6 /64), and per account across all networks
+//   with a much higher allowance. For a browser that signed in to the account before (device cookie): per
+//   device cookie instead. Guesses from one network therefore brake that network only; the owner elsewhere
+//   signs in, and only a guesser spread over many networks reaches the account-wide allowance.
 // - Within each bucket the first attempts pass at once; after that each attempt waits for a delay that doubles
 //   (progressive delay, OWASP's "exponential lockout"), never longer than maxDelaySeconds.
 import type { Context } from "hono";
@@ -25,16 +28,21 @@ import {
   sha256Hex,
   verifyPassword,
 } from "../crypto.ts";
+import { addressKey, networkKey } from "../http/client_ip.ts";
+import type { Logger } from "../log.ts";
 import { type Brake, release, reserve } from "./rate_limit.ts";
 import { cookieOptions, isHttps } from "./sessions.ts";
 
 /**
- * Attempts per bucket that pass before any wait, within a sliding day: per account (email, from browsers
- * without its device cookie), per device cookie, per client IP. Then 1 min, 2, 4, 8 and at most 15 min between
- * attempts.
+ * Attempts per bucket that pass before any wait, within a sliding day; then 1 min, 2, 4, 8 and at most 15 min
+ * between attempts. Per account and client network (from browsers without the account's device cookie): one
+ * network gets at most about 110 checked guesses a day at one account. Per account across all networks: twice
+ * that, so no single network, however patient, reaches it; a guesser on many networks gets about 300 a day.
+ * Per device cookie, and per client address (any account: spraying many accounts).
  */
 export const SIGN_IN_BRAKE = {
-  perAccount: 10,
+  perNetwork: 10,
+  perAccount: 200,
   perDevice: 10,
   perIp: 50,
   windowSeconds: 24 * 3600,
@@ -50,6 +58,27 @@ function brake(free: number): Brake {
 /** The key of an account in brake buckets and device cookies: a hash of the email, known or not. */
 export function accountKey(email: string): string {
   return sha256Hex(email.trim().toLowerCase());
+}
+
+/**
+ * The brake's buckets in rate_limits, keyed by the email's hash, known or not, so the brake itself does not
+ * reveal which accounts exist. `lib/admin/recovery.ts` clears an account's (`accountBuckets`).
+ */
+export const brakeBucket = {
+  address: (ip: string) => `signin:ip:${addressKey(ip)}`,
+  account: (key: string) => `signin:account:${key}`,
+  network: (key: string, ip: string) => `${networkPrefix(key)}${networkKey(ip)}`,
+  device: (nonce: string) => `signin:device:${nonce}`,
+};
+
+function networkPrefix(key: string): string {
+  return `signin:net:${key}:`;
+}
+
+/** Every bucket of an account's brake: its own, and one per client network (a prefix). */
+export function accountBuckets(email: string): { account: string; networkPrefix: string } {
+  const key = accountKey(email);
+  return { account: brakeBucket.account(key), networkPrefix: networkPrefix(key) };
 }
 
 // ---- device cookies -----------------------------------------------------------------------------------------
@@ -113,10 +142,13 @@ export function writeDevice(
 
 // ---- sign-in ------------------------------------------------------------------------------------------------
 
+/** Which bucket refused a throttled attempt (for the log: "account" means guesses from many networks). */
+export type BrakeScope = "address" | "network" | "account" | "device";
+
 export type SignInResult =
   | { ok: true; userId: string }
   | { ok: false; reason: "invalid_credentials" | "disabled" }
-  | { ok: false; reason: "throttled"; retryAfter: number };
+  | { ok: false; reason: "throttled"; retryAfter: number; brake: BrakeScope };
 
 export interface SignInInput {
   email: string;
@@ -124,11 +156,15 @@ export interface SignInInput {
   ip: string;
   /** this browser's verified device cookie, if any (`readDevice`) */
   device?: Device | null;
+  /** for the log line of a refused attempt */
+  requestId?: string;
 }
 
 export interface SignInOptions {
   /** Test-only: the scrypt cost new hashes get (and old ones are rehashed to). Production leaves it out. */
   scrypt?: ScryptParams;
+  /** where a refused attempt is logged (ids only: never the email typed, never the password) */
+  log?: Logger;
 }
 
 export async function signIn(db: Db, input: SignInInput, options: SignInOptions = {}): Promise<SignInResult> {
@@ -137,33 +173,45 @@ export async function signIn(db: Db, input: SignInInput, options: SignInOptions 
   const key = accountKey(email);
   const trusted = input.device?.accounts.includes(key.slice(0, KEY_CHARS)) ?? false;
 
-  // The source first: a source over its limit then uses up nothing of the account's allowance.
-  const buckets: Array<[string, number]> = [
-    [`signin:ip:${input.ip}`, SIGN_IN_BRAKE.perIp],
-    trusted
-      ? [`signin:device:${input.device!.nonce}`, SIGN_IN_BRAKE.perDevice]
-      // Keyed by the email's hash, known or not, so the brake itself does not reveal which accounts exist.
-      : [`signin:account:${key}`, SIGN_IN_BRAKE.perAccount],
-  ];
+  // The source first, then the narrower account bucket before the wider one: a braked source or network then
+  // uses up nothing of the account's allowance.
+  type Bucket = [BrakeScope, string, number];
+  const buckets: Bucket[] = [["address", brakeBucket.address(input.ip), SIGN_IN_BRAKE.perIp]];
+  if (trusted) buckets.push(["device", brakeBucket.device(input.device!.nonce), SIGN_IN_BRAKE.perDevice]);
+  else {
+    buckets.push(
+      ["network", brakeBucket.network(key, input.ip), SIGN_IN_BRAKE.perNetwork],
+      ["account", brakeBucket.account(key), SIGN_IN_BRAKE.perAccount],
+    );
+  }
   const taken: Array<{ bucket: string; windowStart: number }> = [];
-  for (const [bucket, free] of buckets) {
+  for (const [scope, bucket, free] of buckets) {
     const r = await reserve(db, bucket, brake(free));
     if (!r.ok) {
       for (const t of taken) await release(db, t);
-      return { ok: false, reason: "throttled", retryAfter: r.retryAfter };
+      if (options.log) {
+        const [user] = await findUser(db, email);
+        options.log.warn("sign-in throttled", {
+          ...refusalFields(input, user?.id, trusted),
+          brake: scope,
+          retry_after: r.retryAfter,
+        });
+      }
+      return { ok: false, reason: "throttled", retryAfter: r.retryAfter, brake: scope };
     }
     taken.push(r);
   }
 
-  const [user] = email.length > 320
-    ? []
-    : await db<{ id: string; password_hash: string; disabled: boolean }[]>`
-    select id, password_hash, disabled_at is not null as disabled from users where lower(email) = ${email}`;
+  const [user] = await findUser(db, email);
   const password = input.password.slice(0, 1024);
   const valid = await verifyPassword(password, user?.password_hash, params);
-  if (!valid || !user) return { ok: false, reason: "invalid_credentials" };
+  const failed = (reason: "invalid_credentials" | "disabled"): SignInResult => {
+    options.log?.info("sign-in failed", { ...refusalFields(input, user?.id, trusted), reason });
+    return { ok: false, reason };
+  };
+  if (!valid || !user) return failed("invalid_credentials");
   // Said only to someone who proved the password: the account exists and an operator disabled it.
-  if (user.disabled) return { ok: false, reason: "disabled" };
+  if (user.disabled) return failed("disabled");
 
   for (const t of taken) await release(db, t);
   if (needsRehash(user.password_hash, params)) {
@@ -173,4 +221,20 @@ export async function signIn(db: Db, input: SignInInput, options: SignInOptions 
              where id = ${user.id} and password_hash = ${user.password_hash}`;
   }
   return { ok: true, userId: user.id };
+}
+
+function findUser(db: Db, email: string) {
+  if (email.length > 320) return Promise.resolve([]);
+  return db<{ id: string; password_hash: string; disabled: boolean }[]>`
+    select id, password_hash, disabled_at is not null as disabled from users where lower(email) = ${email}`;
+}
+
+/** What a refused attempt's log line says: ids only — the person if the email is theirs, never what was typed. */
+function refusalFields(input: SignInInput, userId: string | undefined, trusted: boolean) {
+  return {
+    request_id: input.requestId,
+    ...(userId ? { user_id: userId } : {}),
+    network: networkKey(input.ip),
+    device: trusted,
+  };
 }

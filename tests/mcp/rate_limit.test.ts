@@ -6,11 +6,11 @@ import { createAuditLog } from "../../lib/audit.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
 import type { Sql } from "../../lib/db/client.ts";
+import { addressKey } from "../../lib/http/client_ip.ts";
 import type { AppEnv } from "../../lib/http/types.ts";
 import { createLogger, silentLogger } from "../../lib/log.ts";
 import type { Caller } from "../../lib/mcp/caller.ts";
 import {
-  addressKey,
   createMcpRateLimits,
   createMemoryLimiter,
   KNOWN_CREDENTIAL_TTL_MS,

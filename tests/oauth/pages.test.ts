@@ -162,16 +162,16 @@ Deno.test("browser pages", async (t) => {
     });
 
     await t.step(
-      "repeated failures brake the account (per email) and the IP, counted in the database",
+      "repeated failures brake the account on that network (per email and network) and the IP, in the database",
       async () => {
         const b = new Browser(app, "203.0.113.99");
         const csrf = field(await (await b.get("/signin")).text(), "csrf")!;
-        for (let i = 0; i < SIGN_IN_BRAKE.perAccount; i++) {
+        for (let i = 0; i < SIGN_IN_BRAKE.perNetwork; i++) {
           await b.post("/signin", { csrf, email: "victim@example.com", password: `guess-${i}` });
         }
         const [row] = await ctx.db.sql<{ n: number }[]>`
-        select coalesce(sum(count), 0)::int as n from rate_limits where bucket like 'signin:account:%'`;
-        assert.ok(row.n >= SIGN_IN_BRAKE.perAccount);
+        select coalesce(sum(count), 0)::int as n from rate_limits where bucket like 'signin:net:%'`;
+        assert.ok(row.n >= SIGN_IN_BRAKE.perNetwork);
         const braked = await b.post("/signin", { csrf, email: "victim@example.com", password: "anything" });
         assert.match(braked.headers.get("location")!, /error=throttled/);
         // the brake is per account: another email from another IP still signs in

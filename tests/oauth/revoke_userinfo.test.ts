@@ -1,6 +1,7 @@
 // RFC 7009 revocation and the UserInfo endpoint (RFC 6750 errors).
 import assert from "node:assert/strict";
 import { subscribeAgent, unlockAgent } from "../../lib/accounts.ts";
+import { sha256Hex } from "../../lib/crypto.ts";
 import {
   Browser,
   type Ctx,
@@ -61,17 +62,78 @@ Deno.test("revocation", async (t) => {
       assert.equal((await userinfo(ctx, second.access_token)).status, 401);
     });
 
-    await t.step("a token of another client is left alone (and the answer is still 200)", async () => {
-      const theirs = await tokensFor(ctx, conf);
-      const res = await revoke(ctx, { token: theirs.refresh_token, client_id: pub.client_id });
-      assert.equal(res.status, 200);
-      const stillWorks = await refresh(ctx, conf, theirs.refresh_token);
-      assert.equal(stillWorks.status, 200);
-      const fresh = await stillWorks.json();
-      const viaAccess = await revoke(ctx, { token: fresh.access_token, client_id: pub.client_id });
-      assert.equal(viaAccess.status, 200);
-      assert.equal((await userinfo(ctx, fresh.access_token)).status, 200);
-    });
+    // RFC 7009 §2.1: the server "verifies whether the token was issued to the client making the revocation
+    // request. If this validation fails, the request is refused and the client is informed of the error".
+    // (Until issue 28.7 this answered 200 and revoked nothing, silently; this step pinned that.)
+    await t.step(
+      "a live token of another client is refused (400 invalid_request) and stays live",
+      async () => {
+        const theirs = await tokensFor(ctx, conf);
+        const notYours = {
+          error: "invalid_request",
+          error_description: "the token was not issued to this client",
+        };
+        for (const hint of [undefined, "refresh_token", "access_token"]) {
+          for (const presented of [theirs.refresh_token, theirs.access_token]) {
+            const res = await revoke(ctx, {
+              token: presented,
+              client_id: pub.client_id,
+              ...(hint ? { token_type_hint: hint } : {}),
+            });
+            assert.equal(res.status, 400, `${hint} ${presented.slice(0, 4)}`);
+            assert.equal(res.headers.get("cache-control"), "no-store");
+            assert.deepEqual(await res.json(), notYours);
+          }
+        }
+        // Nothing of theirs was revoked: the access token still introspects active and reads UserInfo, and the
+        // refresh token still refreshes.
+        const introspected = await ctx.app.request("/oauth/introspect", {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            token: theirs.access_token,
+            client_id: conf.client_id,
+            client_secret: conf.client_secret!,
+          }).toString(),
+        });
+        assert.equal(introspected.status, 200);
+        const described = await introspected.json();
+        assert.equal(described.active, true);
+        assert.equal(described.client_id, conf.client_id);
+        assert.equal((await userinfo(ctx, theirs.access_token)).status, 200);
+        const [grant] = await ctx.db.sql<{ revoked_at: Date | null }[]>`
+        select g.revoked_at from oauth_grants g join oauth_refresh_tokens t on t.family_id = g.id
+         where t.token_hash = ${sha256Hex(theirs.refresh_token)}`;
+        assert.equal(grant.revoked_at, null);
+        const stillWorks = await refresh(ctx, conf, theirs.refresh_token);
+        assert.equal(stillWorks.status, 200);
+        const fresh = await stillWorks.json();
+
+        // What is no longer a live token of theirs is not an error (RFC 7009 §2.2): a rotated refresh token,
+        // an expired one, and, once their grant is revoked, its access and refresh tokens — 200, nothing happens.
+        const rotated = await revoke(ctx, { token: theirs.refresh_token, client_id: pub.client_id });
+        assert.equal(rotated.status, 200);
+        assert.equal((await userinfo(ctx, fresh.access_token)).status, 200, "the family lives on");
+        const old = await tokensFor(ctx, conf);
+        await ctx.db.sql`update oauth_refresh_tokens set expires_at = now() - interval '1 second'
+                       where token_hash = ${sha256Hex(old.refresh_token)}`;
+        assert.equal((await revoke(ctx, { token: old.refresh_token, client_id: pub.client_id })).status, 200);
+        const ownRevoke = await revoke(ctx, {
+          token: fresh.refresh_token,
+          client_id: conf.client_id,
+          client_secret: conf.client_secret!,
+        });
+        assert.equal(ownRevoke.status, 200);
+        for (const presented of [fresh.refresh_token, fresh.access_token]) {
+          assert.equal((await revoke(ctx, { token: presented, client_id: pub.client_id })).status, 200);
+        }
+        // Unknown and malformed tokens: 200.
+        for (const presented of ["prt_unknown", "not.a.jwt", "x"]) {
+          const res = await revoke(ctx, { token: presented, client_id: pub.client_id });
+          assert.equal(res.status, 200, presented);
+        }
+      },
+    );
 
     await t.step("unknown and already-revoked tokens → 200", async () => {
       assert.equal((await revoke(ctx, { token: "prt_unknown", client_id: pub.client_id })).status, 200);

@@ -11,9 +11,9 @@ import {
   Semaphore,
   verifyPassword,
 } from "../../lib/crypto.ts";
-import { silentLogger } from "../../lib/log.ts";
+import { createLogger, silentLogger } from "../../lib/log.ts";
 import { release, reserve } from "../../lib/oauth/rate_limit.ts";
-import { accountKey, DEVICE_COOKIE, SIGN_IN_BRAKE } from "../../lib/oauth/sign_in.ts";
+import { accountKey, brakeBucket, DEVICE_COOKIE, SIGN_IN_BRAKE, signIn } from "../../lib/oauth/sign_in.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
@@ -56,12 +56,19 @@ function tally(outcomes: Outcome[]): Record<Outcome, number> {
   return out;
 }
 
-async function accountCount(ctx: Awaited<ReturnType<typeof setup>>, email: string): Promise<number> {
+/** The sliding count of one brake bucket as stored (the sum over its windows). */
+async function bucketCount(ctx: Awaited<ReturnType<typeof setup>>, bucket: string): Promise<number> {
   const [row] = await ctx.db.sql<{ n: number }[]>`
-    select coalesce(sum(count), 0)::int as n from rate_limits where bucket = ${`signin:account:${
-    accountKey(email)
-  }`}`;
+    select coalesce(sum(count), 0)::int as n from rate_limits where bucket = ${bucket}`;
   return row.n;
+}
+
+function accountCount(ctx: Awaited<ReturnType<typeof setup>>, email: string): Promise<number> {
+  return bucketCount(ctx, brakeBucket.account(accountKey(email)));
+}
+
+function networkCount(ctx: Awaited<ReturnType<typeof setup>>, email: string, ip: string): Promise<number> {
+  return bucketCount(ctx, brakeBucket.network(accountKey(email), ip));
 }
 
 Deno.test("40 parallel guesses against a limit of 10: 10 are checked, the right password is refused", async () => {
@@ -69,8 +76,8 @@ Deno.test("40 parallel guesses against a limit of 10: 10 are checked, the right 
   let letGo = () => {};
   let pending: Promise<unknown>[] = [];
   try {
-    assert.equal(SIGN_IN_BRAKE.perAccount, 10);
-    // 40 attackers on 40 addresses, so only the per-account brake stands in the way.
+    assert.equal(SIGN_IN_BRAKE.perNetwork, 10);
+    // 40 attackers on 40 addresses of one /24, so only the brake per account and network stands in the way.
     const attackers = [];
     for (let i = 0; i < 40; i++) attackers.push(await signInBrowser(ctx.app, `198.18.0.${i + 1}`));
     // Hold every hashing slot: no password check finishes while the guesses arrive, as with real scrypt
@@ -89,11 +96,13 @@ Deno.test("40 parallel guesses against a limit of 10: 10 are checked, the right 
     letGo();
     const outcomes = await Promise.all(wrong);
     assert.deepEqual(tally(outcomes), { signed_in: 0, invalid_credentials: 10, throttled: 29 });
+    assert.equal(await networkCount(ctx, ctx.user.email, "198.18.0.1"), 10);
     assert.equal(await accountCount(ctx, ctx.user.email), 10);
-    // The brake is on: the right password from yet another new browser is refused too, and refusals are not
-    // counted.
-    const late = await signInBrowser(ctx.app, "198.18.1.1");
+    // The brake is on for that network: the right password from yet another new browser there is refused too,
+    // and refusals are not counted.
+    const late = await signInBrowser(ctx.app, "198.18.0.250");
     assert.equal(await late.attempt(ctx.user.email, PASSWORD), "throttled");
+    assert.equal(await networkCount(ctx, ctx.user.email, "198.18.0.1"), 10);
     assert.equal(await accountCount(ctx, ctx.user.email), 10);
   } finally {
     letGo();
@@ -130,6 +139,202 @@ Deno.test("40 parallel guesses at once (right one last) never check more than 10
   }
 });
 
+/** Moves the brake's last counted attempts back in time, as if `seconds` had passed (no sleeping). */
+async function travel(ctx: Awaited<ReturnType<typeof setup>>, seconds: number): Promise<void> {
+  await ctx.db.sql`
+    update rate_limits set last_at = last_at - make_interval(secs => ${seconds}) where bucket like 'signin:%'`;
+}
+
+Deno.test("12 wrong passwords from one address brake that network only: the owner's new browser elsewhere signs in", async () => {
+  const ctx = await setup();
+  try {
+    const email = ctx.user.email;
+    const cases = [
+      { attacker: "198.51.100.66", neighbour: "198.51.100.67", owner: "203.0.113.50", later: "192.0.2.50" },
+      {
+        attacker: "2001:db8:aa:1::1",
+        neighbour: "2001:db8:aa:1:ffff::beef",
+        owner: "2001:db8:aa:2::1",
+        later: "2001:db8:aa:3::1",
+      },
+    ];
+    let failures = 0;
+    for (const ip of cases) {
+      // The attack of issue 28.6: one cookie jar on one address, 12 wrong passwords at a known email.
+      const attacker = await signInBrowser(ctx.app, ip.attacker);
+      const outcomes: Outcome[] = [];
+      for (let i = 0; i < 12; i++) outcomes.push(await attacker.attempt(email, `wrong-${i}`));
+      assert.deepEqual(tally(outcomes), { signed_in: 0, invalid_credentials: 10, throttled: 2 }, ip.attacker);
+      failures += 10;
+      // The owner's correct password from a fresh browser (no device cookie) on another network: signed in.
+      const owner = await signInBrowser(ctx.app, ip.owner);
+      assert.equal(await owner.attempt(email, PASSWORD), "signed_in", ip.owner);
+      // The attacker's own address is still braked, the right password included, and so is its network.
+      assert.equal(await attacker.attempt(email, PASSWORD), "throttled", ip.attacker);
+      const neighbour = await signInBrowser(ctx.app, ip.neighbour);
+      assert.equal(await neighbour.attempt(email, PASSWORD), "throttled", ip.neighbour);
+      assert.equal(await networkCount(ctx, email, ip.attacker), 10);
+      assert.equal(await networkCount(ctx, email, ip.owner), 0, "the owner's success gave its slot back");
+      assert.equal(await accountCount(ctx, email), failures);
+
+      // Keeping it up (one attempt per wait, the old brake's day-long lockout) still costs the owner nothing.
+      await travel(ctx, SIGN_IN_BRAKE.maxDelaySeconds);
+      assert.equal(await attacker.attempt(email, "wrong-again"), "invalid_credentials");
+      failures += 1;
+      const later = await signInBrowser(ctx.app, ip.later);
+      assert.equal(await later.attempt(email, PASSWORD), "signed_in", ip.later);
+      assert.equal(await attacker.attempt(email, PASSWORD), "throttled", ip.attacker);
+      assert.equal(await networkCount(ctx, email, ip.attacker), 11);
+      assert.equal(await accountCount(ctx, email), failures);
+    }
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("guesses spread over many networks meet the account-wide ceiling; the owner's wait is bounded", async () => {
+  const ctx = await setup();
+  try {
+    const email = ctx.user.email;
+    const { perAccount, perNetwork } = SIGN_IN_BRAKE;
+    assert.deepEqual({ perAccount, perNetwork }, { perAccount: 200, perNetwork: 10 });
+    // The owner signed in once on their laptop: that browser has a device cookie for the account.
+    const laptop = await signInBrowser(ctx.app, "203.0.113.10");
+    assert.equal(await laptop.attempt(email, PASSWORD), "signed_in");
+
+    // 20 networks, each with its free 10 wrong passwords: all 200 are checked.
+    const networks = await Promise.all(
+      Array.from({ length: perAccount / perNetwork }, (_, n) => signInBrowser(ctx.app, `198.18.${n}.1`)),
+    );
+    const outcomes = await Promise.all(networks.map(async (a, n) => {
+      const mine: Outcome[] = [];
+      for (let i = 0; i < perNetwork; i++) mine.push(await a.attempt(email, `net-${n}-guess-${i}`));
+      return mine;
+    }));
+    assert.deepEqual(tally(outcomes.flat()), { signed_in: 0, invalid_credentials: 200, throttled: 0 });
+    assert.equal(await accountCount(ctx, email), 200);
+
+    // Past the ceiling, a network that has not tried yet is refused unchecked, the right password included;
+    // the refusal names the account-wide bucket and is not counted.
+    const fresh = await signInBrowser(ctx.app, "192.0.2.77");
+    assert.equal(await fresh.attempt(email, PASSWORD), "throttled");
+    const direct = await signIn(ctx.db.sql, { email, password: PASSWORD, ip: "192.0.2.78" }, {
+      scrypt: TEST_SCRYPT,
+    });
+    assert.ok(!direct.ok && direct.reason === "throttled");
+    assert.equal(direct.brake, "account");
+    assert.ok(
+      direct.retryAfter >= 1 && direct.retryAfter <= SIGN_IN_BRAKE.firstDelaySeconds,
+      JSON.stringify(direct),
+    );
+    assert.equal(await accountCount(ctx, email), 200);
+    assert.equal(await networkCount(ctx, email, "192.0.2.77"), 0, "a slot taken and given back");
+
+    // The owner's laptop is not held back by any of it.
+    assert.equal(await laptop.attempt(email, PASSWORD), "signed_in");
+    // And the wait is bounded: once the first delay has passed, a new browser's right password is checked.
+    await travel(ctx, SIGN_IN_BRAKE.firstDelaySeconds);
+    assert.equal(await fresh.attempt(email, PASSWORD), "signed_in");
+    assert.equal(await accountCount(ctx, email), 200);
+    // Guessing goes on at one attempt per wait (1 min, then 2, 4 … 15 min) for the whole account.
+    const more = await signInBrowser(ctx.app, "192.0.2.200");
+    assert.equal(
+      await more.attempt(email, "another guess"),
+      "throttled",
+      "the owner's try restarted the wait",
+    );
+    await travel(ctx, SIGN_IN_BRAKE.firstDelaySeconds);
+    assert.equal(await more.attempt(email, "another guess"), "invalid_credentials");
+    assert.equal(await more.attempt(email, "and another"), "throttled");
+    assert.equal(await accountCount(ctx, email), 201);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("a failed and a throttled sign-in each leave a log line with ids only, never the email or password", async () => {
+  const db = await freshDatabase();
+  try {
+    const lines: Record<string, unknown>[] = [];
+    const raw: string[] = [];
+    const log = createLogger("debug", (l) => (raw.push(l), lines.push(JSON.parse(l))));
+    const config = parseConfig({ ISSUER: "http://localhost:8000", SECRET_KEY: TEST_SECRET });
+    const app = createApp({ config, sql: db.sql, log, secretKey: TEST_SECRET, scrypt: TEST_SCRYPT });
+    const email = "Dana@Example.com";
+    const user = await createUser(db.sql, { email, password: PASSWORD, name: "Dana" }, {
+      scrypt: TEST_SCRYPT,
+    });
+    const browser = new Browser(app, "198.51.100.23");
+    const csrf = field(await (await browser.get("/signin")).text(), "csrf")!;
+    let n = 0;
+    /** Posts the form with a request id of its own; returns that id and the lines logged besides the access line. */
+    const attempt = async (typed: string, password: string) => {
+      const requestId = `signin-test-${++n}`;
+      const before = lines.length;
+      const res = await browser.request("/signin", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-request-id": requestId },
+        body: new URLSearchParams({ csrf, email: typed, password }).toString(),
+      });
+      assert.equal(res.status, 303);
+      const logged = lines.slice(before).filter((l) => l.msg !== "request");
+      return { requestId, logged: logged.map(({ time: _, ...rest }) => rest) };
+    };
+
+    const wrong = await attempt(email, "not-the-password-1");
+    assert.deepEqual(wrong.logged, [{
+      level: "info",
+      msg: "sign-in failed",
+      request_id: wrong.requestId,
+      user_id: user.id,
+      network: "198.51.100.0/24",
+      device: false,
+      reason: "invalid_credentials",
+    }]);
+    // An email nobody has: no person to name, and nothing of what was typed.
+    const unknown = await attempt("nobody@example.com", "not-the-password-2");
+    assert.deepEqual(unknown.logged, [{
+      level: "info",
+      msg: "sign-in failed",
+      request_id: unknown.requestId,
+      network: "198.51.100.0/24",
+      device: false,
+      reason: "invalid_credentials",
+    }]);
+    // Nine more at Dana's account (the unknown email counted against its own): her network's ten are used.
+    for (let i = 1; i < SIGN_IN_BRAKE.perNetwork; i++) await attempt(email, `not-the-password-${i + 2}`);
+    const throttled = await attempt(email, PASSWORD);
+    assert.equal(throttled.logged.length, 1);
+    const { retry_after, ...rest } = throttled.logged[0];
+    assert.deepEqual(rest, {
+      level: "warn",
+      msg: "sign-in throttled",
+      request_id: throttled.requestId,
+      user_id: user.id,
+      network: "198.51.100.0/24",
+      device: false,
+      brake: "network",
+    });
+    assert.ok(Number.isInteger(retry_after) && (retry_after as number) >= 1, String(retry_after));
+    // A success logs nothing but its access line.
+    const elsewhere = new Browser(app, "203.0.113.23");
+    const csrf2 = field(await (await elsewhere.get("/signin")).text(), "csrf")!;
+    const before = lines.length;
+    const ok = await elsewhere.post("/signin", { csrf: csrf2, email, password: PASSWORD });
+    assert.equal(ok.headers.get("location"), "/account/apps");
+    assert.deepEqual(lines.slice(before).map((l) => l.msg), ["request"]);
+    // Neither what was typed as the email (in any case) nor any password appears in any line.
+    const all = raw.join("\n").toLowerCase();
+    for (
+      const secret of [email.toLowerCase(), "nobody@example.com", "not-the-password", PASSWORD.toLowerCase()]
+    ) {
+      assert.equal(all.includes(secret), false, secret);
+    }
+  } finally {
+    await db.close();
+  }
+});
+
 Deno.test("the owner's browser (device cookie) still signs in while an attacker hammers the account", async () => {
   const ctx = await setup();
   try {
@@ -142,7 +347,7 @@ Deno.test("the owner's browser (device cookie) still signs in while an attacker 
     await owner.browser.post("/signout", { csrf: field(page, "csrf")! });
     assert.equal(owner.browser.cookies.get(DEVICE_COOKIE), cookie);
 
-    // The attacker, from many addresses: 30 guesses, 10 checked, then braked.
+    // The attacker, from many addresses of one network: 30 guesses, 10 checked, then braked.
     const outcomes: Outcome[] = [];
     for (let i = 0; i < 30; i++) {
       const a = await signInBrowser(ctx.app, `198.51.100.${i + 1}`);
@@ -150,7 +355,11 @@ Deno.test("the owner's browser (device cookie) still signs in while an attacker 
     }
     assert.deepEqual(tally(outcomes), { signed_in: 0, invalid_credentials: 10, throttled: 20 });
     const stranger = await signInBrowser(ctx.app, "198.51.100.200");
-    assert.equal(await stranger.attempt(ctx.user.email, PASSWORD), "throttled");
+    assert.equal(
+      await stranger.attempt(ctx.user.email, PASSWORD),
+      "throttled",
+      "a new browser on that network",
+    );
 
     // The owner's browser is not held back by any of that, again and again.
     for (let i = 0; i < 3; i++) assert.equal(await owner.attempt(ctx.user.email, PASSWORD), "signed_in");
