@@ -137,6 +137,12 @@ Deno.test({
               ),
               ["openid", "workspace"],
             );
+            // Nothing to choose on this page: the workspace was chosen on consent and is shown under "Acts in".
+            assert.equal(
+              await newerRow.locator('li[data-scope="workspace"]').textContent(),
+              "Use your workspace tools as you: read and change projects, tasks, clients, invoices and more " +
+                "in the workspace you chose when you allowed it",
+            );
             await newerRow.getByText("Studio, only North Company").waitFor();
             await assertNoAxeViolations(page, `connected apps ${label}`);
 
