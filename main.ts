@@ -5,6 +5,7 @@ import { migrate, MigrationError } from "./lib/db/migrate.ts";
 import { createLogger, errorFields } from "./lib/log.ts";
 import { resolveSecretKey } from "./lib/secret.ts";
 import { isEmpty, seedDemo } from "./lib/demo.ts";
+import { findDemoAccount } from "./lib/demo_account.ts";
 import { createApp } from "./routes/mod.ts";
 import { type AuditLog, createAuditLog } from "./lib/audit.ts";
 import { ensureSigningKey } from "./lib/oauth/keys.ts";
@@ -98,6 +99,8 @@ async function main(args: string[]): Promise<number> {
     const key = await ensureSigningKey(db.sql, secretKey);
     if (key.created) log.info("signing key created", { kid: key.kid });
     const demo = db.embedded && await isEmpty(db.sql) ? await seedDemo(db.sql) : undefined;
+    // A later start of `deno task dev` names the demo person again (the banner cannot show its password).
+    const demoAccount = db.embedded && !demo ? await findDemoAccount(db.sql) : undefined;
     audit = createAuditLog(db.sql, log);
     const signer = createSigner({
       choice: config.signer,
@@ -128,7 +131,7 @@ async function main(args: string[]): Promise<number> {
           // The embedded database means `deno task dev`: print what to paste next (the demo key only now), before
           // the "listening" line, so whatever waits for that line has the banner too (on a loaded host a reader
           // once saw "listening" alone and read the key a moment too early).
-          if (db?.embedded) console.log(welcomeText({ issuer: config.issuer, demo }));
+          if (db?.embedded) console.log(welcomeText({ issuer: config.issuer, demo, demoAccount }));
           log.info("listening", { url: `http://${hostname}:${port}` });
         }),
       );

@@ -1,8 +1,10 @@
 // Ready-to-paste configurations for MCP clients (Cursor, VS Code, Claude Code, mcp-remote, curl) pointing at
 // this server's /mcp with an API key, shown on /account/keys.
 //
-// The key itself is never written into them: each reads it from the PORTICO_KEY environment variable (or asks
-// for it, in VS Code), so the key's value appears on the page once and config files can be shared.
+// The key's value appears on the page once. Cursor, Claude Code and curl read it from the PORTICO_KEY
+// environment variable and VS Code asks for it, so their files can be shared; the mcp-remote configuration must
+// hold it in its `env` block (Claude Desktop starts the bridge without the shell's environment), and the page
+// says so.
 export const KEY_VARIABLE = "PORTICO_KEY";
 
 export interface ClientConfig {
@@ -46,7 +48,7 @@ export function clientConfigs(mcpUrl: string, name = "portico"): ClientConfig[] 
     {
       id: "mcp-remote",
       client: "mcp-remote (Claude Desktop and other stdio-only clients)",
-      where: "the client's MCP servers file; put the key in env",
+      where: "the client's MCP servers file; put the key in env (the file then holds it: keep it private)",
       text: json({
         mcpServers: {
           [name]: {

@@ -11,6 +11,7 @@ import { seedDemoPersonal } from "./workspace/personal_demo.ts";
 import { seedDemoTasks } from "./workspace/tasks_demo.ts";
 import { seedDemoCommercial } from "./workspace/commercial_demo.ts";
 import { seedDemoCrm } from "./workspace/crm_demo.ts";
+import { DEMO_EMAIL, DEMO_WORKSPACE_NAME } from "./demo_account.ts";
 
 export type { DemoContext };
 
@@ -35,7 +36,7 @@ export async function isEmpty(sql: Sql): Promise<boolean> {
 
 export async function seedDemo(sql: Sql): Promise<DemoResult> {
   const password = randomToken("", 12);
-  const email = "demo@portico.local";
+  const email = DEMO_EMAIL;
   return await sql.begin(async (tx) => {
     const owner =
       (await createUser(tx, { email, password, name: "Dana Demo", plan: "pro", credits: 500 })).id;
@@ -50,7 +51,7 @@ export async function seedDemo(sql: Sql): Promise<DemoResult> {
     await unlockAgent(tx, owner, research);
     await subscribeAgent(tx, owner, sales, "monthly");
 
-    const workspaceId = (await createWorkspace(tx, "Demo Studio", [...MODULES])).id;
+    const workspaceId = (await createWorkspace(tx, DEMO_WORKSPACE_NAME, [...MODULES])).id;
     const north = (await createCompany(tx, workspaceId, "Demo North Ltd")).id;
     const south = (await createCompany(tx, workspaceId, "Demo South Ltd")).id;
     await addMember(tx, workspaceId, owner, "owner", null);

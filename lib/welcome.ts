@@ -1,5 +1,6 @@
 // What `deno task dev` prints once it listens: ready-to-paste lines for the real issuer (key, curl, clients).
 import type { DemoResult } from "./demo.ts";
+import type { DemoAccount } from "./demo_account.ts";
 
 /** The one line `deno task start` prints when DATABASE_URL is unset (main.ts exits 1 with it). */
 export const START_NEEDS_DATABASE_URL =
@@ -19,7 +20,11 @@ export interface WelcomeInput {
   issuer: string;
   /** the demo data created by this start, if any (its key is known only now) */
   demo?: Pick<DemoResult, "email" | "password" | "apiKey">;
+  /** a later start: the demo person, when the demo data is still there (its password is not known) */
+  demoAccount?: DemoAccount;
 }
+
+const RESET_HINT = "  Lost the password, or signed in wrongly too often? deno task admin demo reset-password";
 
 function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
@@ -27,7 +32,8 @@ function shellQuote(value: string): string {
 
 /** The lines for `PORTICO_KEY`, the tools/list curl and each client; README "Connect …" shows the same. */
 export function welcomeLines(input: WelcomeInput): string[] {
-  const mcp = `${input.issuer.replace(/\/+$/, "")}/mcp`;
+  const issuer = input.issuer.replace(/\/+$/, "");
+  const mcp = `${issuer}/mcp`;
   const lines: string[] = [""];
   if (input.demo) {
     lines.push(
@@ -36,18 +42,31 @@ export function welcomeLines(input: WelcomeInput): string[] {
       `    password     ${input.demo.password}`,
       `    MCP API key  ${input.demo.apiKey}`,
       "",
-      "  Lost the password, or signed in wrongly too often? deno task admin demo reset-password",
+      RESET_HINT,
       "",
       "  Call the MCP tool server (paste into a shell):",
       `    export PORTICO_KEY=${shellQuote(input.demo.apiKey)}`,
     );
   } else {
+    // A later start: the key of the first start was shown once, so say where a new one is made — the keys
+    // page does it in one form; the one CLI line is for a shell without a browser (ids filled in for the demo).
+    const account = input.demoAccount;
+    if (account) {
+      lines.push(
+        "  Demo data (from the first start):",
+        `    sign in as   ${account.email}`,
+        "",
+        RESET_HINT,
+        "",
+      );
+    }
+    const workspace = account?.workspaceId ?? "<workspace id>";
+    const user = account?.workspaceId ? account.userId : "<user id>";
     lines.push(
-      "  Call the MCP tool server: make a key first (it is shown once), then paste the lines below:",
-      "    deno task admin workspace list          # the workspace id",
-      "    deno task admin member list --workspace <workspace id>   # a member's user id",
-      "    deno task admin apikey create --workspace <workspace id> --user <user id>",
-      "    export PORTICO_KEY=pak_…                # the key it printed",
+      `  Call the MCP tool server: make a key on ${issuer}/account/keys (it is shown once), or in a shell:`,
+      `    deno task admin apikey create --workspace ${workspace} --user ${user}`,
+      "  then paste:",
+      "    export PORTICO_KEY=pak_…                # the key you made",
     );
   }
   lines.push(

@@ -22,7 +22,7 @@ export function createAccountRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
 
   const describe = async (a: ConnectedAppDetail): Promise<ConnectedAppView> => ({
     ...a,
-    scopes: await describeScopes(deps.sql, a.scopes),
+    scopes: await describeScopes(deps.sql, a.scopes, "connected_apps"),
   });
 
   const notConnected = (c: Context<AppEnv>) =>

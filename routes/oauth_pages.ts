@@ -266,7 +266,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
         loopbackOnly: client.metadataDocument &&
           client.redirectUris.every((u) => /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/.test(u)),
         account,
-        scopes: await describeScopes(sql, ticket.req.scopes),
+        scopes: await describeScopes(sql, ticket.req.scopes, "consent"),
         places: asksWorkspace ? await placeOptions(sql, account.userId) : undefined,
         chosenPlace: again?.place,
         limits,

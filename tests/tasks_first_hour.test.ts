@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { BENCH_HELP, BENCHES, FULL, parseBenchArgs, QUICK } from "../bench/args.ts";
 import { START_NEEDS_DATABASE_URL } from "../lib/welcome.ts";
 import { DATABASE_URL, freshDatabase } from "./helpers/db.ts";
+import { type RunningTask, startTask } from "./helpers/tasks.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const decoder = new TextDecoder();
@@ -206,30 +207,16 @@ Deno.test("deno task admin, as run: help without a database, set-password from s
   }
 });
 
-Deno.test("deno task dev prints the key, a curl and client lines with the real port; pasted, they work", async () => {
+Deno.test("deno task dev prints the key, a curl and client lines with the real port; pasted, they work; day two", async () => {
   const dir = await Deno.makeTempDir();
   const port = freePort();
-  // setsid: its own process group, so the whole tree (deno task → deno run --watch) is stopped together.
-  const child = new Deno.Command("setsid", {
-    args: [Deno.execPath(), "task", "dev"],
-    cwd: ROOT,
-    env: baseEnv({ PORT: String(port), DATA_DIR: dir, LOG_LEVEL: "warn" }),
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let stdout = "";
-  const reading = (async () => {
-    for await (const chunk of child.stdout) stdout += decoder.decode(chunk);
-  })();
-  const stderr = new Response(child.stderr).text();
+  const env = { PORT: String(port), DATA_DIR: dir };
+  const running: RunningTask[] = [];
   try {
-    const deadline = Date.now() + 180_000;
-    while (!stdout.includes("Claude Desktop       npx -y mcp-remote") || !stdout.includes("--header")) {
-      if (Date.now() > deadline) throw new Error(`dev did not print its welcome: ${stdout}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const lines = stdout.split("\n");
+    // The banner comes before the "listening" line startTask waits for.
+    const first = await startTask("dev", env);
+    running.push(first);
+    const lines = first.stdout.split("\n");
     const exportLine = lines.find((l) => l.trim().startsWith("export PORTICO_KEY="))!.trim();
     assert.match(exportLine, /^export PORTICO_KEY=pak_[A-Za-z0-9_-]{43}$/);
     const curlAt = lines.findIndex((l) => l.trim().startsWith("curl -s "));
@@ -240,7 +227,7 @@ Deno.test("deno task dev prints the key, a curl and client lines with the real p
         `    Claude Code          claude mcp add --transport http portico http://localhost:${port}/mcp`,
       ),
     );
-    assert.ok(!stdout.includes("localhost:8000"), "no hard-coded port");
+    assert.ok(!first.stdout.includes("localhost:8000"), "no hard-coded port");
 
     // Pasted into a shell exactly as printed.
     const sh = await new Deno.Command("sh", {
@@ -254,12 +241,56 @@ Deno.test("deno task dev prints the key, a curl and client lines with the real p
     const answer = JSON.parse(decoder.decode(sh.stdout));
     assert.equal(answer.id, 1);
     assert.ok(answer.result.tools.some((t: { name: string }) => t.name === "list_projects"));
+    assert.deepEqual(await first.stop("SIGINT"), { code: 0, ended: true });
+
+    // Day two: the demo person's ids, read with no server running (admin then owns the database).
+    const shown = await task("admin", ["user", "show", "--email", "demo@portico.local", "--json"], env);
+    assert.equal(shown.code, 0, shown.stderr.join("\n"));
+    const demo = JSON.parse(shown.stdout);
+    const workspaceId = demo.memberships.find((m: { workspace: string }) => m.workspace === "Demo Studio")
+      .workspace_id;
+
+    const second = await startTask("dev", env);
+    running.push(second);
+    const again = second.stdout.split("\n");
+    const at = again.indexOf("  Demo data (from the first start):");
+    assert.ok(at > 0, second.stdout);
+    assert.deepEqual(again.slice(at - 1, at + 12), [
+      "",
+      "  Demo data (from the first start):",
+      "    sign in as   demo@portico.local",
+      "",
+      "  Lost the password, or signed in wrongly too often? deno task admin demo reset-password",
+      "",
+      `  Call the MCP tool server: make a key on http://localhost:${port}/account/keys (it is shown once), or in a shell:`,
+      `    deno task admin apikey create --workspace ${workspaceId} --user ${demo.id}`,
+      "  then paste:",
+      "    export PORTICO_KEY=pak_…                # the key you made",
+      `    curl -s http://localhost:${port}/mcp -H 'content-type: application/json' -H "x-api-key: $PORTICO_KEY" \\`,
+      `      -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'`,
+      "",
+    ]);
+    assert.ok(!second.stdout.includes("password     "), "no password: a later start does not know it");
+    // The keys page it points to is there (it asks the person to sign in first).
+    const keys = await fetch(`http://localhost:${port}/account/keys`, { redirect: "manual" });
+    await keys.body?.cancel();
+    assert.equal(keys.status, 303);
+    assert.equal(keys.headers.get("location"), "/signin?return_to=%2Faccount%2Fkeys");
+    assert.deepEqual(await second.stop("SIGINT"), { code: 0, ended: true });
+
+    // The one CLI line, pasted as printed, makes a key for the demo person in the demo workspace.
+    const made = await new Deno.Command("sh", {
+      args: ["-c", again[at + 6].trim()],
+      cwd: ROOT,
+      env: baseEnv(env),
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(made.code, 0, decoder.decode(made.stderr));
+    assert.match(decoder.decode(made.stdout), /^key: pak_[A-Za-z0-9_-]{43}$/m);
   } finally {
-    // SIGKILL: under --watch, the watcher outlives a SIGTERM'd program and waits for file changes (issue 18.5).
-    Deno.kill(-child.pid, "SIGKILL");
-    await child.status;
-    await reading;
-    await stderr;
+    for (const t of running) await t.kill();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -35,6 +35,29 @@ export interface ConsentProps {
   audience?: string;
 }
 
+// scheme://host, then the rest (path, query, fragment); a value that does not look so is shown whole.
+const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is;
+
+/**
+ * A URL as text that wraps on a phone without breaking inside its scheme: `scheme://host` is one unit that moves
+ * to the next line whole (it breaks only when longer than a line, and never inside the scheme), the path after
+ * it may break anywhere (views/style.ts, `code.url`).
+ */
+function UrlText({ url }: { url: string }) {
+  const parts = URL_PARTS.exec(url);
+  if (!parts) return <code class="url">{url}</code>;
+  const [, scheme, host, rest] = parts;
+  return (
+    <code class="url">
+      <span class="url-origin">
+        <span class="url-scheme">{scheme}</span>
+        {host}
+      </span>
+      {rest}
+    </code>
+  );
+}
+
 export function ConsentPage(props: ConsentProps) {
   const canAllow = props.places === undefined || props.places.length > 0;
   const checkedPlace = props.places?.some((p) => p.value === props.chosenPlace)
@@ -82,7 +105,7 @@ export function ConsentPage(props: ConsentProps) {
             : "This application was registered by the operator of this service."}
           {props.clientUri && (
             <>
-              {" "}Its website: <code>{props.clientUri}</code>
+              {" "}Its website: <UrlText url={props.clientUri} />
             </>
           )}
         </p>

@@ -74,9 +74,12 @@ function Configurations({ configs }: { configs: ClientConfig[] }) {
   return (
     <section aria-labelledby="configs-title">
       <h2 id="configs-title">Connect a client</h2>
-      <p class="muted">
-        Each reads the key from <code>{KEY_VARIABLE}</code>, so the files hold no secret:{" "}
-        <code>export {KEY_VARIABLE}=…</code>
+      <p class="muted" data-configs-note>
+        Cursor, Claude Code and curl read the key from <code>{KEY_VARIABLE}</code>{" "}
+        (<code>export {KEY_VARIABLE}=…</code>) and VS Code asks for it, so their files hold no secret. The
+        mcp-remote configuration holds the key itself, in its{" "}
+        <code>env</code>: Claude Desktop does not pass your shell's variables on, so keep that file to
+        yourself.
       </p>
       {configs.map((cfg) => (
         <details key={cfg.id} data-config={cfg.id}>

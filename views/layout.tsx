@@ -4,7 +4,7 @@
 // (set by lib/http/render.ts), so no route has to pass them.
 import type { ComponentChildren } from "preact";
 import { useContext } from "preact/hooks";
-import { BRAND_CSS_PATH, LOGO_PATH } from "../lib/branding.ts";
+import { BRAND_CSS_PATH, FAVICON_PATH, LOGO_PATH } from "../lib/branding.ts";
 import { PageContext } from "./page_context.ts";
 import { PAGES_SCRIPT_PATH } from "./script.ts";
 import { STYLESHEET_PATH } from "./style.ts";
@@ -27,6 +27,7 @@ export function Layout({ title, children, wide, script }: LayoutProps) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex" />
         <title>{`${title} · ${branding.name}`}</title>
+        <link rel="icon" type="image/svg+xml" href={`${FAVICON_PATH}?v=${branding.favicon.version}`} />
         <link rel="stylesheet" href={STYLESHEET_PATH} />
         {branding.css && <link rel="stylesheet" href={`${BRAND_CSS_PATH}?v=${branding.css.version}`} />}
         {script && <script src={PAGES_SCRIPT_PATH} defer></script>}

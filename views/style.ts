@@ -54,6 +54,11 @@ fieldset.places legend, fieldset.choices legend { font-weight: 600; padding: 0 .
 fieldset.places label, fieldset.choices label, label.check { font-weight: 400; margin: .35rem 0; }
 details.limits { margin: .75rem 0 1rem; }
 code { font-size: .9em; word-break: break-all; }
+/* A URL shown as text (views/consent.tsx UrlText): scheme://host stays on one line when it fits one — an
+   inline block moves to the next line whole — and never breaks inside the scheme; the path may break anywhere. */
+code.url { word-break: normal; overflow-wrap: anywhere; }
+code.url .url-origin { display: inline-block; max-width: 100%; }
+code.url .url-scheme { white-space: nowrap; }
 pre { background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: .6rem .7rem;
   overflow-x: auto; white-space: pre-wrap; word-break: break-all; margin: 0 0 .75rem; }
 pre code { font-size: .85rem; }

@@ -5,9 +5,7 @@ import { invalidInput, notFound } from "../errors.ts";
 import { accountBuckets } from "../oauth/sign_in.ts";
 import { B, type Command, S } from "./command.ts";
 import { findUser } from "./lookup.ts";
-
-/** The demo person `lib/demo.ts` creates; `demo reset-password` looks for this email. */
-export const DEMO_EMAIL = "demo@portico.local";
+import { DEMO_EMAIL } from "../demo_account.ts";
 
 /**
  * Clears the account's sign-in brake: its account-wide bucket and its bucket per client network (rows of

@@ -83,10 +83,17 @@ export class WorkspaceNotAllowed extends OAuthError {
   }
 }
 
-/** Plain-language meanings for the consent page; agent names come from the database. */
+/**
+ * Where scopes are described: the consent page (the workspace is chosen below the list) or Connected apps
+ * (it was chosen when the app was allowed, and the page shows it under "Acts in").
+ */
+export type ScopePage = "consent" | "connected_apps";
+
+/** Plain-language meanings for the consent and Connected apps pages; agent names come from the database. */
 export async function describeScopes(
   db: Db,
   scopes: string[],
+  page: ScopePage,
 ): Promise<Array<{ scope: string; text: string }>> {
   const agentIds = scopes.map(agentOfScope).filter((a): a is string => a !== undefined);
   const names = new Map<string, string>();
@@ -116,7 +123,9 @@ export async function describeScopes(
           scope,
           text:
             "Use your workspace tools as you: read and change projects, tasks, clients, invoices and more " +
-            "in the workspace you choose below",
+            (page === "consent"
+              ? "in the workspace you choose below"
+              : "in the workspace you chose when you allowed it"),
         };
       default:
         return { scope, text: scope };

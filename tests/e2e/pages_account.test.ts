@@ -137,6 +137,12 @@ Deno.test({
               ),
               ["openid", "workspace"],
             );
+            // Nothing to choose on this page: the workspace was chosen on consent and is shown under "Acts in".
+            assert.equal(
+              await newerRow.locator('li[data-scope="workspace"]').textContent(),
+              "Use your workspace tools as you: read and change projects, tasks, clients, invoices and more " +
+                "in the workspace you chose when you allowed it",
+            );
             await newerRow.getByText("Studio, only North Company").waitFor();
             await assertNoAxeViolations(page, `connected apps ${label}`);
 
@@ -172,6 +178,17 @@ Deno.test({
             assert.equal(await page.locator(`li[data-key-id="${keyId}"]`).count(), 1, "listed once");
             assert.equal(await page.getByRole("heading", { name: "Every key of Studio" }).count(), 1);
             assert.equal(await page.getByRole("heading", { name: "Your keys" }).count(), 0);
+            // Which configurations keep the key out of their files, and the one that cannot.
+            assert.equal(
+              (await page.locator("[data-configs-note]").textContent())!.replace(/\s+/g, " ").trim(),
+              "Cursor, Claude Code and curl read the key from PORTICO_KEY (export PORTICO_KEY=…) and VS Code " +
+                "asks for it, so their files hold no secret. The mcp-remote configuration holds the key itself, " +
+                "in its env: Claude Desktop does not pass your shell's variables on, so keep that file to yourself.",
+            );
+            assert.equal(
+              await page.locator('[data-config="mcp-remote"] p.muted').first().textContent(),
+              "the client's MCP servers file; put the key in env (the file then holds it: keep it private)",
+            );
             // Ready configurations with this server's real /mcp address.
             for (const id of ["cursor", "vscode", "claude-code", "mcp-remote", "curl"]) {
               const text = await page.locator(`[data-config="${id}"] pre code`).textContent();

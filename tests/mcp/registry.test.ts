@@ -185,13 +185,13 @@ Deno.test("tools/list per variant matches tests/snapshots (UPDATE_SNAPSHOTS=1 re
         throw new Error(
           `missing snapshot ${
             fileURLToPath(file)
-          }: run UPDATE_SNAPSHOTS=1 deno test -A tests/mcp/registry.test.ts`,
+          }: run UPDATE_SNAPSHOTS=1 deno task test tests/mcp/registry.test.ts`,
         );
       }
       assert.equal(
         actual,
         expected,
-        `tools/list of variant ${variant} changed. If intended, run: UPDATE_SNAPSHOTS=1 deno test -A tests/mcp/registry.test.ts`,
+        `tools/list of variant ${variant} changed. If intended, run: UPDATE_SNAPSHOTS=1 deno task test tests/mcp/registry.test.ts`,
       );
     }
   } finally {
@@ -257,7 +257,7 @@ for (const doc of [DOCS, README]) {
     assert.equal(
       normalise(current),
       normalise(wanted),
-      `${name} tables are stale. If intended, run: UPDATE_SNAPSHOTS=1 deno test -A tests/mcp/registry.test.ts`,
+      `${name} tables are stale. If intended, run: UPDATE_SNAPSHOTS=1 deno task test tests/mcp/registry.test.ts`,
     );
   });
 }

@@ -351,6 +351,53 @@ Deno.test("branding: name, accent stylesheet and logo served by Portico itself, 
   }
 });
 
+Deno.test("favicon: every page links an icon in the accent colour; /favicon.ico answers it too, never 404", async () => {
+  const branded = await setup({ BRAND_ACCENT: "#FC0" });
+  const plain = await setup();
+  try {
+    for (
+      const [ctx, accent, drawing] of [[branded, "#ffcc00", "#000000"], [
+        plain,
+        "#2557d6",
+        "#ffffff",
+      ]] as const
+    ) {
+      const b = new Browser(ctx.app);
+      const href = (await (await b.get("/signin")).text()).match(
+        /<link rel="icon" type="image\/svg\+xml" href="(\/assets\/favicon\.svg\?v=[0-9a-f]{12})">/,
+      )?.[1];
+      assert.ok(href, "the sign-in page links the icon");
+      // every page links it: an error page and a page behind sign-in's redirect too
+      const error = await b.get("/oauth/authorize?client_id=pcl_nobody");
+      assert.equal(error.status, 400);
+      assert.ok((await error.text()).includes(`<link rel="icon" type="image/svg+xml" href="${href}">`));
+
+      const icon = await ctx.app.request(href);
+      assert.equal(icon.status, 200);
+      assert.equal(icon.headers.get("content-type"), "image/svg+xml");
+      assert.equal(icon.headers.get("cache-control"), "public, max-age=31536000, immutable");
+      assert.equal(
+        icon.headers.get("content-security-policy"),
+        "default-src 'none'; style-src 'unsafe-inline'; sandbox; frame-ancestors 'none'",
+      );
+      const svg = await icon.text();
+      assert.ok(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'), svg);
+      assert.ok(svg.includes(`<rect width="32" height="32" rx="7" fill="${accent}"/>`), svg);
+      assert.ok(svg.includes(`<path fill="${drawing}" `), svg);
+
+      const ico = await ctx.app.request("/favicon.ico");
+      assert.equal(ico.status, 200);
+      assert.equal(ico.headers.get("content-type"), "image/svg+xml");
+      assert.equal(ico.headers.get("cache-control"), "public, max-age=3600");
+      assert.equal(ico.headers.get("x-content-type-options"), "nosniff");
+      assert.equal(await ico.text(), svg);
+    }
+  } finally {
+    await branded.close();
+    await plain.close();
+  }
+});
+
 Deno.test("branding: a bad BRAND_ACCENT or BRAND_LOGO stops start-up with one clear line", async () => {
   const dir = await Deno.makeTempDir();
   try {
