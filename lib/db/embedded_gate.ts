@@ -27,6 +27,11 @@ export interface GateOptions {
   idleHoldMs?: number;
   /** connections beyond this many are closed at once */
   maxConnections?: number;
+  /**
+   * PGlite answered PANIC (measured: `checkpoint` on a full disk): Postgres would restart every backend, and
+   * PGlite's one backend answers nothing sensible after it, so the caller restarts PGlite.
+   */
+  onPanic?: (message: string) => void;
 }
 
 export interface Gate {
@@ -87,18 +92,38 @@ function fatal(code: string, message: string): Uint8Array {
 const ASK_CLEARTEXT_PASSWORD = backendMessage("R", int32(3));
 const ROLLBACK = backendMessage("Q", enc.encode("ROLLBACK\0"));
 
-/** The status byte of the last ReadyForQuery in a run of backend messages ("I", "T", "E"), or undefined. */
-export function lastReadyStatus(out: Uint8Array): string | undefined {
+/**
+ * What a run of backend messages ends in: the status of its last ReadyForQuery ("I", "T", "E"; undefined when
+ * there is none) and, when PGlite sent an ErrorResponse of severity FATAL or PANIC, that severity and message.
+ */
+export function readAnswer(
+  out: Uint8Array,
+): { status?: string; fatal?: { severity: string; message: string } } {
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
-  let status: string | undefined;
+  const answer: { status?: string; fatal?: { severity: string; message: string } } = {};
   let at = 0;
   while (at + 5 <= out.length) {
     const type = out[at];
-    const length = view.getInt32(at + 1);
-    if (type === 0x5a && at + 5 < out.length) status = String.fromCharCode(out[at + 5]);
-    at += 1 + length;
+    const end = Math.min(out.length, at + 1 + view.getInt32(at + 1));
+    if (type === 0x5a && at + 5 < end) answer.status = String.fromCharCode(out[at + 5]);
+    else if (type === 0x45 /* E */) {
+      const fields = new Map<string, string>();
+      for (const f of new TextDecoder().decode(out.subarray(at + 5, end)).split("\0")) {
+        if (f) fields.set(f[0], f.slice(1));
+      }
+      const severity = fields.get("V") ?? fields.get("S") ?? "";
+      if (severity === "FATAL" || severity === "PANIC") {
+        answer.fatal = { severity, message: fields.get("M") ?? "" };
+      }
+    }
+    at = end;
   }
-  return status;
+  return answer;
+}
+
+/** The status byte of the last ReadyForQuery in a run of backend messages ("I", "T", "E"), or undefined. */
+export function lastReadyStatus(out: Uint8Array): string | undefined {
+  return readAnswer(out).status;
 }
 
 /** Reads length-framed messages from a connection. */
@@ -249,7 +274,13 @@ export function startGate(opts: GateOptions): Gate {
     const out = await exec(batch);
     if (s.closed) return false;
     await writeAll(s.conn, out);
-    if (lastReadyStatus(out) === "I") s.release();
+    const answer = readAnswer(out);
+    if (answer.fatal) {
+      // Postgres ends the connection after FATAL, and every backend after PANIC: so does the gate.
+      if (answer.fatal.severity === "PANIC") opts.onPanic?.(answer.fatal.message);
+      return false;
+    }
+    if (answer.status === "I") s.release();
     return true;
   }
 

@@ -80,6 +80,9 @@ export async function startSupervisedEmbedded(
   const gate = startGate({
     password: newGatePassword(),
     backend: () => state === "ready" && worker ? exec : undefined,
+    onPanic: (message) => {
+      if (worker) fail(worker, `PGlite panicked: ${message}`);
+    },
   });
 
   function dropConnections() {

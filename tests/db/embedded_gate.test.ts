@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { PGlite } from "@electric-sql/pglite";
 import { createDb } from "../../lib/db/client.ts";
 import { pgliteExec } from "../../lib/db/embedded_exec.ts";
-import { newGatePassword, startGate } from "../../lib/db/embedded_gate.ts";
+import { newGatePassword, readAnswer, startGate } from "../../lib/db/embedded_gate.ts";
 
 async function withGate(idleHoldMs: number, fn: (url: string) => Promise<void>) {
   const db = await PGlite.create();
@@ -96,4 +96,33 @@ Deno.test("gate: a wrong or missing password is refused; the right one works", a
     assert.deepEqual([...await right`select 1 as one`], [{ one: 1 }]);
     await right.end();
   });
+});
+
+Deno.test("gate: readAnswer finds the last ReadyForQuery and a FATAL or PANIC error", () => {
+  const enc = new TextEncoder();
+  const msg = (type: string, body: Uint8Array) => {
+    const out = new Uint8Array(5 + body.length);
+    out[0] = type.charCodeAt(0);
+    new DataView(out.buffer).setInt32(1, body.length + 4);
+    out.set(body, 5);
+    return out;
+  };
+  const error = (severity: string, text: string) =>
+    msg("E", enc.encode(`S${severity}\0V${severity}\0C53100\0M${text}\0\0`));
+  const ready = (status: string) => msg("Z", enc.encode(status));
+  const join = (...parts: Uint8Array[]) => {
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  };
+  assert.deepEqual(readAnswer(join(ready("T"), ready("I"))), { status: "I" });
+  assert.deepEqual(readAnswer(join(error("ERROR", "no"), ready("E"))), { status: "E" });
+  assert.deepEqual(readAnswer(error("PANIC", "could not write")), {
+    fatal: { severity: "PANIC", message: "could not write" },
+  });
+  assert.deepEqual(readAnswer(new Uint8Array(0)), {});
 });

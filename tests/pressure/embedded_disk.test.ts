@@ -48,9 +48,10 @@ function fillDisk(mnt: string): void {
 const QUIET = { max: 1, onnotice: () => {}, fetch_types: false } as const;
 
 /**
- * Makes PGlite hang as measured: on a full disk, `checkpoint` fails and `vacuum full` never returns. Should
- * `vacuum full` fail at once instead (a CI run saw no second hang within 30 s), `pg_sleep` holds PGlite's one
- * thread just the same: the server's side of the test is what a hung database looks like, whatever hung it.
+ * Makes PGlite fail as measured on a full disk: `checkpoint` answers PANIC (it cannot write
+ * pg_logical/replorigin_checkpoint.tmp), after which the gate has PGlite restarted; then `vacuum full` may spin
+ * in WASM for good, or fail at once, and `pg_sleep` holds PGlite's one thread just the same: the server's side
+ * of the test is what a hung database looks like, whatever hung it.
  */
 function hangDatabase(url: string): postgres.Sql {
   const sql = postgres(url, { ...QUIET, connect_timeout: 5 });
@@ -120,7 +121,7 @@ Deno.test({
       });
 
       clients.push(hangDatabase(url));
-      await until("PGlite hangs", () => hung(url), 30_000);
+      await until("PGlite hangs", () => hung(url), 120_000);
       // the server's thread stays free: /healthz keeps answering, and a tool call gets a 503 with
       // Retry-After once the supervisor has given up on the hung database (not a hang, not a 500)
       assert.equal((await health(port)).status, 503);
@@ -138,9 +139,14 @@ Deno.test({
       assert.equal(call.status, 503);
       assert.equal(call.headers.get("retry-after"), "5");
       await call.body?.cancel();
+      // first the PANIC of `checkpoint` (PGlite restarted at once), then the hung thread (no heartbeat)
+      assert.match(
+        dev.stdout,
+        /"msg":"embedded database failed; restarting","reason":"PGlite panicked: could not write to file \\"pg_logical\/replorigin_checkpoint.tmp\\": No space left on device"/,
+      );
       await until(
         "the hung database was restarted",
-        () => Promise.resolve(dev!.stdout.includes("restarting")),
+        () => Promise.resolve(dev!.stdout.includes('"reason":"no heartbeat for 10 s"')),
       );
       assert.match(
         dev.stdout,
@@ -156,7 +162,7 @@ Deno.test({
       // and once more, stopped with SIGTERM while the database hangs
       fillDisk(mnt);
       clients.push(hangDatabase(url));
-      await until("PGlite hangs again", () => hung(url), 30_000);
+      await until("PGlite hangs again", () => hung(url), 120_000);
       const stopped = await dev.stop("SIGTERM", 30_000);
       assert.deepEqual(stopped, { code: 0, ended: true });
       assert.equal(await portClosed(port), true);
