@@ -53,21 +53,21 @@ const QUIET = { max: 1, onnotice: () => {}, fetch_types: false } as const;
  * in WASM for good, or fail at once, and `pg_sleep` holds PGlite's one thread just the same: the server's side
  * of the test is what a hung database looks like, whatever hung it.
  */
-function hangDatabase(url: string): postgres.Sql {
+function hangDatabase(url: string): { sql: postgres.Sql; stop(): void } {
   const sql = postgres(url, { ...QUIET, connect_timeout: 5 });
+  let stopped = false;
   void (async () => {
-    for (
-      const q of [
-        "update ballast set n = n + 1",
-        "checkpoint",
-        "vacuum full ballast",
-        "select pg_sleep(3600)",
-      ]
-    ) {
+    for (const q of ["update ballast set n = n + 1", "checkpoint", "vacuum full ballast"]) {
       await sql.unsafe(q).catch(() => {});
     }
+    // While PGlite restarts after the PANIC, connections are refused at once: ask until one is held (the
+    // test calls stop() once it sees the hang; the held query then ends when the hung thread is replaced).
+    while (!stopped) {
+      await sql.unsafe("select pg_sleep(3600)").catch(() => {});
+      if (!stopped) await new Promise((r) => setTimeout(r, 100));
+    }
   })();
-  return sql;
+  return { sql, stop: () => stopped = true };
 }
 
 /** True once a trivial query through the published port gets no answer within a second. */
@@ -94,6 +94,7 @@ Deno.test({
     const port = freePort();
     let dev: RunningTask | undefined;
     const clients: postgres.Sql[] = [];
+    const stoppers: Array<() => void> = [];
     try {
       dev = await startTask("dev", { DATA_DIR: mnt, PORT: String(port) });
       // the welcome banner can follow the "listening" line that startTask waits for (seen on a loaded host)
@@ -120,7 +121,9 @@ Deno.test({
         },
       });
 
-      clients.push(hangDatabase(url));
+      const hang = hangDatabase(url);
+      clients.push(hang.sql);
+      stoppers.push(hang.stop);
       await until("PGlite hangs", () => hung(url), 120_000);
       // the server's thread stays free: /healthz keeps answering, and a tool call gets a 503 with
       // Retry-After once the supervisor has given up on the hung database (not a hang, not a 500)
@@ -148,6 +151,7 @@ Deno.test({
         "the hung database was restarted",
         () => Promise.resolve(dev!.stdout.includes('"reason":"no heartbeat for 10 s"')),
       );
+      hang.stop();
       assert.match(
         dev.stdout,
         /"msg":"embedded database failed; restarting","reason":"no heartbeat for 10 s"/,
@@ -161,13 +165,17 @@ Deno.test({
 
       // and once more, stopped with SIGTERM while the database hangs
       fillDisk(mnt);
-      clients.push(hangDatabase(url));
+      const again = hangDatabase(url);
+      clients.push(again.sql);
+      stoppers.push(again.stop);
       await until("PGlite hangs again", () => hung(url), 120_000);
+      again.stop();
       const stopped = await dev.stop("SIGTERM", 30_000);
       assert.deepEqual(stopped, { code: 0, ended: true });
       assert.equal(await portClosed(port), true);
       dev = undefined;
     } finally {
+      for (const stop of stoppers) stop();
       for (const c of clients) await c.end({ timeout: 0 }).catch(() => {});
       await dev?.kill();
       run("umount", ["-l", mnt]);
