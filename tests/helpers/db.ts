@@ -29,6 +29,12 @@ export const DATABASE_URL = Deno.env.get("DATABASE_URL") || undefined;
 export const TEST_DATABASE_PREFIX = "portico_t_";
 /** A database whose creator is gone is dropped by a later run once it is this old. */
 export const STALE_AFTER_HOURS = 3;
+/**
+ * Seconds a test pool waits for a new connection (up to Postgres's ReadyForQuery). Production's 5 s default is a
+ * deadline a loaded host can miss — a backend forked while the CPU is shared with whole other suites — and no
+ * test is about it; tests that are set their own.
+ */
+export const TEST_CONNECT_TIMEOUT_S = 60;
 
 /** What a test database's comment says about who made it. */
 interface Creator {
@@ -100,13 +106,17 @@ async function sweepStale(admin: postgres.Sql): Promise<void> {
 export async function emptyDatabase(): Promise<TestDb> {
   if (DATABASE_URL) {
     const name = `${TEST_DATABASE_PREFIX}${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-    const admin = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
+    const admin = postgres(DATABASE_URL, {
+      max: 1,
+      onnotice: () => {},
+      connect_timeout: TEST_CONNECT_TIMEOUT_S,
+    });
     swept ??= sweepStale(admin).catch(() => {});
     await swept;
     const u = new URL(DATABASE_URL);
     u.pathname = `/${name}`;
     const url = u.toString();
-    const sql = createDb(url, { max: 10 }); // connects on first use
+    const sql = createDb(url, { max: 10, connectTimeout: TEST_CONNECT_TIMEOUT_S }); // connects on first use
     let closing: Promise<void> | undefined;
     const db: TestDb = {
       sql,
@@ -144,7 +154,7 @@ export async function emptyDatabase(): Promise<TestDb> {
     return db;
   }
   const embedded = await startEmbedded(undefined);
-  const sql = createDb(embedded.url, { max: 1 });
+  const sql = createDb(embedded.url, { max: 1, connectTimeout: TEST_CONNECT_TIMEOUT_S });
   let closing: Promise<void> | undefined;
   const db: TestDb = {
     sql,
