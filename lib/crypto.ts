@@ -50,6 +50,10 @@ export class Semaphore {
   constructor(slots: number) {
     this.#free = slots;
   }
+  /** callers waiting for a slot right now */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
   async acquire(): Promise<void> {
     if (this.#free > 0) {
       this.#free--;

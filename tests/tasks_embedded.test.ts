@@ -112,14 +112,14 @@ Deno.test("embedded: SIGTERM stops `deno task dev` as Ctrl-C does, and the port 
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     assert.equal(health.status, 200);
     await health.body?.cancel();
-    const stopped = await dev.stop("SIGTERM", 15_000);
+    const stopped = await dev.stop("SIGTERM");
     assert.deepEqual(stopped, { code: 0, ended: true });
     assert.match(dev.stdout, /"msg":"shutting down","signal":"SIGTERM"/);
     assert.equal(await portClosed(port), true);
     // the lock went with the process: a new server takes the database at once
     const next = await startTask("dev", { DATA_DIR: dir, PORT: String(port) });
     running.push(next);
-    assert.deepEqual(await next.stop("SIGTERM", 15_000), { code: 0, ended: true });
+    assert.deepEqual(await next.stop("SIGTERM"), { code: 0, ended: true });
   } finally {
     for (const t of running) await t.kill();
     await Deno.remove(dir, { recursive: true });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createDb } from "../../lib/db/client.ts";
 import { checksum, migrate, MigrationError } from "../../lib/db/migrate.ts";
 import { MIGRATIONS } from "../../migrations/mod.ts";
-import { DATABASE_URL, emptyDatabase } from "../helpers/db.ts";
+import { DATABASE_URL, emptyDatabase, TEST_CONNECT_TIMEOUT_S } from "../helpers/db.ts";
 
 const A = { name: "00001_a.sql", sql: "create table a (id int primary key);" };
 const B = { name: "00002_b.sql", sql: "create table b (id int primary key); insert into b values (1);" };
@@ -93,8 +93,8 @@ Deno.test({
 }, async () => {
   const db = await emptyDatabase();
   // two separate pools, as two instances starting at the same moment would have
-  const one = createDb(db.url, { max: 1 });
-  const two = createDb(db.url, { max: 1 });
+  const one = createDb(db.url, { max: 1, connectTimeout: TEST_CONNECT_TIMEOUT_S });
+  const two = createDb(db.url, { max: 1, connectTimeout: TEST_CONNECT_TIMEOUT_S });
   try {
     const slow = { name: "00003_slow.sql", sql: "select pg_sleep(0.3); create table slow (id int);" };
     const [r1, r2] = await Promise.all([migrate(one, [A, B, slow]), migrate(two, [A, B, slow])]);

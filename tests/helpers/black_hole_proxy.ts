@@ -11,6 +11,8 @@ export interface BlackHoleProxy {
   url: string;
   blackHole(): void;
   silentAfterStartup(): void;
+  /** resolves when the proxy next swallows bytes a client sent after its start-up (a query left unanswered) */
+  nextSwallowed(): Promise<void>;
   heal(): void;
   close(): Promise<void>;
 }
@@ -29,6 +31,12 @@ export function startBlackHoleProxy(databaseUrl: string): BlackHoleProxy {
   const conns = new Set<Deno.Conn>();
   let holed = false;
   let startupOnly = false;
+  let swallowedWaiters: Array<() => void> = [];
+  const swallowed = () => {
+    const waiters = swallowedWaiters;
+    swallowedWaiters = [];
+    for (const w of waiters) w();
+  };
 
   async function pump(from: Deno.Conn, to: Deno.Conn | null, swallowing: () => boolean) {
     const buf = new Uint8Array(64 * 1024);
@@ -70,7 +78,7 @@ export function startBlackHoleProxy(databaseUrl: string): BlackHoleProxy {
         if (startupOnly) {
           // the first read is the start-up message (trust authentication: nothing else precedes ReadyForQuery)
           let first = true;
-          pump(client, server, () => first ? (first = false) : true);
+          pump(client, server, () => first ? (first = false) : (swallowed(), true));
           pump(server, client, () => false);
         } else {
           pump(client, server, swallowing);
@@ -92,6 +100,9 @@ export function startBlackHoleProxy(databaseUrl: string): BlackHoleProxy {
     },
     silentAfterStartup() {
       startupOnly = true;
+    },
+    nextSwallowed() {
+      return new Promise<void>((resolve) => swallowedWaiters.push(resolve));
     },
     heal() {
       holed = false;

@@ -1,4 +1,14 @@
 // A fresh, migrated database per test file: a new database on DATABASE_URL's server, or in-memory PGlite.
+//
+// Nothing a test makes on the server may outlive the run that made it, whatever ends the test:
+// - `close()` drops the database (and may be called twice); `freshDatabase` drops it when migrating fails;
+// - a database a test file left open (a test that failed before its `finally`, a file that ended with an uncaught
+//   error) is closed after the file's last test: Deno.test.afterAll runs in both cases;
+// - a process killed outright (SIGKILL, a CI timeout) cannot clean up: each database carries a comment naming its
+//   creator (host, pid and that process's start time), and the first database a test file makes drops those whose
+//   creator is gone for sure — same host, that pid no longer the same process — once they are STALE_AFTER_HOURS
+//   old. Never a database of a suite still running, here or on another host (two suites may share one server);
+// - .ci/run names its run (PORTICO_TEST_RUN, written into the comment) and reports what that run left behind.
 import postgres from "postgres";
 import { createDb, type Sql } from "../../lib/db/client.ts";
 import { startEmbedded } from "../../lib/db/embedded.ts";
@@ -9,48 +19,171 @@ export interface TestDb {
   url: string;
   /** true on a real Postgres server (several connections), false on embedded PGlite (one) */
   server: boolean;
+  /** closes the pool and drops the database; again is a no-op */
   close(): Promise<void>;
 }
 
 export const DATABASE_URL = Deno.env.get("DATABASE_URL") || undefined;
 
+/** Every test database starts with this; .ci/run and the stale sweep look for it. */
+export const TEST_DATABASE_PREFIX = "portico_t_";
+/** A database whose creator is gone is dropped by a later run once it is this old. */
+export const STALE_AFTER_HOURS = 3;
+/**
+ * Seconds a test pool waits for a new connection (up to Postgres's ReadyForQuery). Production's 5 s default is a
+ * deadline a loaded host can miss — a backend forked while the CPU is shared with whole other suites — and no
+ * test is about it; tests that are set their own.
+ */
+export const TEST_CONNECT_TIMEOUT_S = 60;
+
+/** What a test database's comment says about who made it. */
+interface Creator {
+  by: "portico tests";
+  host: string;
+  pid: number;
+  /** the creating process's start time (/proc/<pid>/stat field 22): a reused pid is another process */
+  started: string | null;
+  at: string;
+  run: string | null;
+}
+
+/** The start time of process `pid` in clock ticks since boot, or null where /proc cannot tell. */
+function processStart(pid: number | "self"): string | null {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // the command name (field 2) is in parentheses and may contain spaces: count from its closing one
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function hostname(): string {
+  try {
+    return Deno.hostname();
+  } catch {
+    return "unknown";
+  }
+}
+
+/** True only when the creator is certainly not running: same host, and its pid is gone or another process. */
+function creatorGone(c: Creator): boolean {
+  if (c.host !== hostname() || c.started === null || processStart("self") === null) return false;
+  return processStart(c.pid) !== c.started;
+}
+
+const open = new Set<TestDb>();
+
+// Whatever a file's tests left open is closed (and dropped) after its last test, failed or not.
+Deno.test.afterAll(async () => {
+  for (const db of [...open]) await db.close();
+});
+
+let swept: Promise<void> | undefined;
+
+/** Drops the portico_t_ databases of runs that were killed (see the top of this file). Best effort. */
+async function sweepStale(admin: postgres.Sql): Promise<void> {
+  const rows = await admin<{ datname: string; note: string | null }[]>`
+    select d.datname, shobj_description(d.oid, 'pg_database') as note
+      from pg_database d
+     where d.datname like ${TEST_DATABASE_PREFIX.replaceAll("_", "\\_") + "%"}`;
+  for (const row of rows) {
+    let creator: Creator | undefined;
+    try {
+      const parsed = JSON.parse(row.note ?? "");
+      if (parsed?.by === "portico tests") creator = parsed;
+    } catch {
+      // no comment (made by an older helper) or someone else's: never dropped
+    }
+    if (!creator || !creatorGone(creator)) continue;
+    if (Date.now() - Date.parse(creator.at) < STALE_AFTER_HOURS * 3600_000) continue;
+    await admin.unsafe(`drop database if exists "${row.datname.replaceAll('"', '""')}" with (force)`)
+      .catch(() => {}); // another file of this run, or another run, may be dropping it right now
+  }
+}
+
 /** Creates an empty database (not migrated). */
 export async function emptyDatabase(): Promise<TestDb> {
   if (DATABASE_URL) {
-    const name = `portico_t_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-    const admin = postgres(DATABASE_URL, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`); // name is generated here, not input
+    const name = `${TEST_DATABASE_PREFIX}${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+    const admin = postgres(DATABASE_URL, {
+      max: 1,
+      onnotice: () => {},
+      connect_timeout: TEST_CONNECT_TIMEOUT_S,
+    });
+    swept ??= sweepStale(admin).catch(() => {});
+    await swept;
     const u = new URL(DATABASE_URL);
     u.pathname = `/${name}`;
     const url = u.toString();
-    const sql = createDb(url, { max: 10 });
-    return {
+    const sql = createDb(url, { max: 10, connectTimeout: TEST_CONNECT_TIMEOUT_S }); // connects on first use
+    let closing: Promise<void> | undefined;
+    const db: TestDb = {
       sql,
       url,
       server: true,
-      async close() {
-        await sql.end({ timeout: 5 });
-        await admin.unsafe(`drop database if exists ${name} with (force)`);
-        await admin.end({ timeout: 5 });
+      close() {
+        open.delete(db);
+        closing ??= (async () => {
+          try {
+            await sql.end({ timeout: 5 });
+          } finally {
+            await admin.unsafe(`drop database if exists ${name} with (force)`);
+            await admin.end({ timeout: 5 });
+          }
+        })();
+        return closing;
       },
     };
+    open.add(db); // from here on, whatever happens, the database is dropped
+    try {
+      await admin.unsafe(`create database ${name}`); // name is generated here, not input
+      const creator: Creator = {
+        by: "portico tests",
+        host: hostname(),
+        pid: Deno.pid,
+        started: processStart("self"),
+        at: new Date().toISOString(),
+        run: Deno.env.get("PORTICO_TEST_RUN") || null,
+      };
+      await admin.unsafe(`comment on database ${name} is '${JSON.stringify(creator).replaceAll("'", "''")}'`);
+    } catch (err) {
+      await db.close().catch(() => {});
+      throw err;
+    }
+    return db;
   }
   const embedded = await startEmbedded(undefined);
-  const sql = createDb(embedded.url, { max: 1 });
-  return {
+  const sql = createDb(embedded.url, { max: 1, connectTimeout: TEST_CONNECT_TIMEOUT_S });
+  let closing: Promise<void> | undefined;
+  const db: TestDb = {
     sql,
     url: embedded.url,
     server: false,
-    async close() {
-      await sql.end({ timeout: 5 });
-      await embedded.close();
+    close() {
+      open.delete(db);
+      closing ??= (async () => {
+        try {
+          await sql.end({ timeout: 5 });
+        } finally {
+          await embedded.close();
+        }
+      })();
+      return closing;
     },
   };
+  open.add(db);
+  return db;
 }
 
 /** A fresh database with every migration applied. */
 export async function freshDatabase(): Promise<TestDb> {
   const db = await emptyDatabase();
-  await migrate(db.sql);
+  try {
+    await migrate(db.sql);
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
   return db;
 }

@@ -15,7 +15,11 @@ import { MODULES, type Role } from "../../lib/workspace/modules.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { createMcpRoutes, type McpRouteDeps } from "../../routes/mcp.ts";
 import { createKeyStore } from "../../lib/oauth/keys.ts";
+import { LAST_USED_RESOLUTION_SECONDS } from "../../lib/mcp/caller.ts";
+import { sha256Hex } from "../../lib/crypto.ts";
+import { decodeJwt } from "jose";
 import { TEST_RATE_LIMITS, TEST_SCRYPT, TEST_SECRET, testApp } from "./app.ts";
+import { eventually } from "./wait.ts";
 
 export type Variant = "A" | "B";
 /** Anything with a fetch-like `request` (a Hono app). */
@@ -256,4 +260,20 @@ export async function listedTools(app: RequestTarget, key: string): Promise<stri
   const r = await rpc(app, key, "tools/list");
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return r.body.result.tools.map((t: { name: string }) => t.name);
+}
+
+/**
+ * Resolves once `credential`'s last_used_at is fresh in the database (an API key, or "Bearer <jwt>" for its
+ * grant): the fire-and-forget write its use may have started (touchLastUsed, lib/mcp/caller.ts) is done, and
+ * cannot land in a later request's count of queries. A write is no sooner "done" after any fixed wait.
+ */
+export async function lastUsedFresh(sql: Sql, credential: string): Promise<void> {
+  const fresh = sql`last_used_at >= now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS})`;
+  await eventually(`last_used_at written for ${credential.slice(0, 16)}…`, async () => {
+    const rows = credential.startsWith("Bearer ")
+      ? await sql`select 1 from oauth_grants where id = ${decodeJwt(credential.slice(7)).grant_id as string}
+                    and ${fresh}`
+      : await sql`select 1 from api_keys where key_hash = ${sha256Hex(credential)} and ${fresh}`;
+    return rows.length === 1;
+  });
 }

@@ -1,5 +1,11 @@
 // Runs the real `deno task …` commands (their own permissions, never -A) against a temporary DATA_DIR and port.
+//
+// Each task runs in a process group of its own (setsid): a signal reaches the whole tree — `deno task`, the
+// `--watch` runner under it — as a terminal's Ctrl-C or a service manager's stop does, and cleanup kills the
+// whole group, also a process that lost its parent. Reading a task's output ends only when every process holding
+// its pipes is gone, so a process left behind would otherwise hold a test (and the suite) for ever.
 import assert from "node:assert/strict";
+import { HANG_MS } from "./wait.ts";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -25,48 +31,23 @@ export interface TaskResult {
   stderr: string;
 }
 
-/** `deno task <name> <args…>` to the end. */
-export async function runTask(
-  name: string,
-  args: string[],
-  env: Record<string, string>,
-): Promise<TaskResult> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", name, ...args],
-    cwd: ROOT,
-    env: taskEnv(env),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
-
-export interface RunningTask {
+/** A `deno task` in its own process group, its output collected as it comes. */
+interface Spawned {
   pid: number;
   readonly stdout: string;
   readonly stderr: string;
-  /** resolves when the task's process has ended */
+  /** true once `deno task` itself has exited */
+  readonly exited: boolean;
+  /** resolves when `deno task` has exited and every process of its group has let go of the output pipes */
   status: Promise<Deno.CommandStatus>;
-  /** sends `signal` to the `deno task` process (as a process manager would) and waits, at most `boundMs` */
-  stop(signal: Deno.Signal, boundMs?: number): Promise<{ code: number | null; ended: boolean }>;
-  /** cleanup after a failed test: SIGKILL to the task and everything under it */
-  kill(): Promise<void>;
+  /** sends `signal` to every process of the group */
+  signal(signal: Deno.Signal): void;
 }
 
-/** Starts `deno task <name>` and waits until its log says it is listening. */
-export async function startTask(
-  name: string,
-  env: Record<string, string>,
-  readyMs = 180_000,
-): Promise<RunningTask> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", name],
+function spawnTask(name: string, args: string[], env: Record<string, string>): Spawned {
+  // setsid execs in place (a child of Deno is never a group leader): the pid is `deno task`'s and the group's
+  const child = new Deno.Command("setsid", {
+    args: [Deno.execPath(), "task", "-q", name, ...args],
     cwd: ROOT,
     env: taskEnv(env),
     clearEnv: true,
@@ -85,21 +66,12 @@ export async function startTask(
       for await (const chunk of child.stderr) stderr += decoder.decode(chunk, { stream: true });
     })(),
   ]);
-  let done = false;
+  let exited = false;
   const status = child.status.then(async (s) => {
-    done = true;
+    exited = true;
     await reading;
     return s;
   });
-  const deadline = Date.now() + readyMs;
-  while (!stdout.includes('"msg":"listening"')) {
-    if (done || Date.now() > deadline) {
-      if (!done) child.kill("SIGKILL");
-      await status;
-      throw new Error(`deno task ${name} did not start:\n${stdout}\n${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
   return {
     pid: child.pid,
     get stdout() {
@@ -108,40 +80,106 @@ export async function startTask(
     get stderr() {
       return stderr;
     },
-    status,
-    async stop(signal, boundMs = 30_000) {
-      child.kill(signal);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const ended = await Promise.race([
-        status.then(() => true),
-        new Promise<boolean>((r) => timer = setTimeout(() => r(false), boundMs)),
-      ]);
-      clearTimeout(timer);
-      if (!ended) {
-        // do not leave it running: end the whole tree (the watcher is a child of `deno task`)
-        killTree(child.pid);
-        await status;
-        return { code: null, ended: false };
-      }
-      return { code: (await status).code, ended: true };
+    get exited() {
+      return exited;
     },
-    async kill() {
-      killTree(child.pid);
-      await status;
+    status,
+    signal(signal) {
+      try {
+        Deno.kill(-child.pid, signal);
+      } catch {
+        // the group is gone already
+      }
     },
   };
 }
 
-function killTree(pid: number): void {
+/** `status`, or undefined once `ms` have passed. */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const children = new TextDecoder().decode(
-      new Deno.Command("pgrep", { args: ["-P", String(pid)], stdout: "piped" }).outputSync().stdout,
-    ).split("\n").filter((l) => l.trim()).map(Number);
-    for (const c of children) killTree(c);
-    Deno.kill(pid, "SIGKILL");
-  } catch {
-    // already gone
+    return await Promise.race([p, new Promise<undefined>((r) => timer = setTimeout(() => r(undefined), ms))]);
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** `deno task <name> <args…>` to the end (a hang, HANG_MS, kills its group and fails). */
+export async function runTask(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<TaskResult> {
+  const task = spawnTask(name, args, env);
+  const status = await within(task.status, HANG_MS);
+  if (!status) {
+    task.signal("SIGKILL");
+    await task.status;
+    throw new Error(
+      `deno task ${name} ${args.join(" ")} ${task.exited ? "left a process running" : "did not end"}` +
+        ` within ${HANG_MS / 1000} s (a hang):\n${task.stdout}\n${task.stderr}`,
+    );
+  }
+  return { code: status.code, stdout: task.stdout, stderr: task.stderr };
+}
+
+export interface RunningTask {
+  pid: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** resolves when the task's process has ended */
+  status: Promise<Deno.CommandStatus>;
+  /**
+   * Sends `signal` to the task's process group (as Ctrl-C or a service manager's stop does) and waits until every
+   * process of it has ended — at most `boundMs` (default: HANG_MS, only a hang reaches it); `ended` says whether
+   * they did. A group that did not end is killed.
+   */
+  stop(signal: Deno.Signal, boundMs?: number): Promise<{ code: number | null; ended: boolean }>;
+  /** cleanup after a failed test: SIGKILL to every process of the task's group */
+  kill(): Promise<void>;
+}
+
+/** Starts `deno task <name>` and waits until its log says it is listening (or it exits: a failed start). */
+export async function startTask(
+  name: string,
+  env: Record<string, string>,
+  readyMs = HANG_MS,
+): Promise<RunningTask> {
+  const task = spawnTask(name, [], env);
+  const deadline = Date.now() + readyMs;
+  while (!task.stdout.includes('"msg":"listening"')) {
+    if (task.exited || Date.now() > deadline) {
+      task.signal("SIGKILL");
+      await task.status;
+      throw new Error(`deno task ${name} did not start:\n${task.stdout}\n${task.stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    pid: task.pid,
+    get stdout() {
+      return task.stdout;
+    },
+    get stderr() {
+      return task.stderr;
+    },
+    status: task.status,
+    async stop(signal, boundMs = HANG_MS) {
+      task.signal(signal);
+      const status = await within(task.status, boundMs);
+      if (!status) {
+        // do not leave it running: end the whole group (the watcher is a child of `deno task`)
+        task.signal("SIGKILL");
+        await task.status;
+        return { code: null, ended: false };
+      }
+      return { code: status.code, ended: true };
+    },
+    async kill() {
+      task.signal("SIGKILL");
+      await task.status;
+    },
+  };
 }
 
 /** True when nothing accepts connections on the port any more. */

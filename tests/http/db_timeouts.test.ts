@@ -4,24 +4,17 @@ import assert from "node:assert/strict";
 import { createDb, type Sql } from "../../lib/db/client.ts";
 import { isDatabaseUnavailable } from "../../lib/db/errors.ts";
 import { testApp } from "../helpers/app.ts";
-import { DATABASE_URL, freshDatabase, type TestDb } from "../helpers/db.ts";
+import { DATABASE_URL, freshDatabase, TEST_CONNECT_TIMEOUT_S, type TestDb } from "../helpers/db.ts";
 import { type BlackHoleProxy, startBlackHoleProxy } from "../helpers/black_hole_proxy.ts";
 import { buildFixture, callOk, type Fixture, postMcp } from "../helpers/mcp.ts";
+import { settles, waitingOnLock } from "../helpers/wait.ts";
 
 // The proxy and statement_timeout need a Postgres server (PGlite has no port of its own here and no timer).
 const ignore = !DATABASE_URL;
-const STATEMENT_TIMEOUT_MS = 300;
-
-/** Fails the test (instead of hanging the suite) when `p` never settles; not a timing figure under test. */
-function settles<T>(p: T | Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    Promise.resolve(p),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: still waiting after 60 s (a hang)`)), 60_000);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
+// The same pool serves the parts that must succeed (a tool call, /healthz, `select 1`) and the parts that must time
+// out, so this is a deadline nothing that must succeed comes near on a loaded host, and what must time out is made
+// to outlast it for sure (pg_sleep(60), a black hole): never a race between the two.
+const STATEMENT_TIMEOUT_MS = 2_500; // shown by Postgres as "2500ms"
 
 interface World {
   db: TestDb;
@@ -32,10 +25,12 @@ interface World {
   close(): Promise<void>;
 }
 
-async function world(max = 4): Promise<World> {
+async function world(
+  { statementTimeoutMs = STATEMENT_TIMEOUT_MS, connectTimeout = TEST_CONNECT_TIMEOUT_S } = {},
+): Promise<World> {
   const db = await freshDatabase();
   const proxy = startBlackHoleProxy(db.url);
-  const appSql = createDb(proxy.url, { max, connectTimeout: 1, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+  const appSql = createDb(proxy.url, { max: 4, connectTimeout, statementTimeoutMs });
   const app = testApp(appSql);
   const f = await buildFixture(db.sql);
   return {
@@ -62,7 +57,7 @@ Deno.test({
       assert.deepEqual([...await w.appSql`show statement_timeout`], [{
         statement_timeout: `${STATEMENT_TIMEOUT_MS}ms`,
       }]);
-      const err = await w.appSql`select pg_sleep(5)`.then(() => null, (e) => e);
+      const err = await w.appSql`select pg_sleep(60)`.then(() => null, (e) => e);
       assert.equal(err?.code, "57014");
       assert.equal(isDatabaseUnavailable(err), true);
       // the connection is fine afterwards
@@ -78,7 +73,11 @@ Deno.test({
     "db timeouts: a black-holed database makes queries, /mcp, /oauth/register and /healthz fail with 503s",
   ignore,
   async fn() {
-    const w = await world();
+    // In the hole, a query on an open connection is ended by the silence watch (statement_timeout + 2 s = 12 s);
+    // a new connection only by the connect deadline — postgres.js reconnects the query it opened a connection
+    // for whenever that connection is lost before it was ready, so the deadline must come first (as in
+    // production: 5 s against 12 s). 8 s: well below 12, and more than a loaded host needs to connect.
+    const w = await world({ statementTimeoutMs: 10_000, connectTimeout: 8 });
     try {
       await callOk(w.app, w.f.keys.owner, "list_projects");
       assert.equal((await w.app.request("/healthz")).status, 200);
@@ -154,7 +153,7 @@ Deno.test({
       // ended by the silence watch (statement_timeout + 2 s)
       const silent = createDb(w.proxy.url, {
         max: 1,
-        connectTimeout: 1,
+        connectTimeout: TEST_CONNECT_TIMEOUT_S,
         statementTimeoutMs: STATEMENT_TIMEOUT_MS,
       });
       const err = await settles(silent`select 1`.then(() => null, (e) => e), "query on a silent connection");
@@ -165,11 +164,12 @@ Deno.test({
       // ended by `end({ timeout: 0 })` while it waits (what /healthz's probe does with its own connection)
       const ended = createDb(w.proxy.url, {
         max: 1,
-        connectTimeout: 1,
+        connectTimeout: TEST_CONNECT_TIMEOUT_S,
         statementTimeoutMs: STATEMENT_TIMEOUT_MS,
       });
+      const waiting = w.proxy.nextSwallowed();
       const pending = ended`select 1`.then(() => null, (e) => e);
-      await new Promise((r) => setTimeout(r, 200));
+      await settles(waiting, "the connection's first query swallowed"); // connected, and waiting for an answer
       await ended.end({ timeout: 0 });
       const err2 = await settles(pending, "query on a connection ended while silent");
       assert.equal(err2?.code, "CONNECTION_DESTROYED");
@@ -189,20 +189,38 @@ Deno.test({
   ignore,
   async fn() {
     const db = await freshDatabase();
-    const sql = createDb(db.url, { max: 1, connectTimeout: 2, statementTimeoutMs: 20_000 });
+    const sql = createDb(db.url, {
+      max: 1,
+      connectTimeout: TEST_CONNECT_TIMEOUT_S,
+      statementTimeoutMs: 60_000,
+    });
+    let letGo = () => {};
+    const locked = Promise.withResolvers<void>();
+    // Another session holds a lock until the test lets go: the pool's only connection waits on it for as long as
+    // the test needs, not for a guessed duration.
+    const holder = db.sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(4242)`;
+      locked.resolve();
+      await new Promise<void>((r) => letGo = r);
+    });
     try {
+      await locked.promise;
       const app = testApp(sql);
+      await sql`select 1`; // connected: /healthz's 1 s wait for the pool is then about the pool, not a new backend
       assert.equal((await app.request("/healthz")).status, 200);
-      const hold = sql`select pg_sleep(3)`; // the pool's only connection
+      const hold = sql`select pg_advisory_xact_lock(4242)`; // the pool's only connection, blocked
       hold.catch(() => {});
-      await new Promise((r) => setTimeout(r, 50));
+      await waitingOnLock(db.sql, "the pool's connection waits on the lock");
       const res = await app.request("/healthz");
       assert.equal(res.status, 503);
       assert.equal(res.headers.get("retry-after"), "5");
       assert.deepEqual(await res.json(), { status: "unavailable", reason: "pool_busy" });
+      letGo();
       await hold;
       assert.equal((await app.request("/healthz")).status, 200);
     } finally {
+      letGo();
+      await holder.catch(() => {});
       await sql.end({ timeout: 1 });
       await db.close();
     }

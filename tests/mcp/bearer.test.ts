@@ -15,7 +15,7 @@ import { createApp } from "../../routes/mod.ts";
 import { TEST_SECRET, testApp } from "../helpers/app.ts";
 import { bearerFor, keysOf, MCP_RESOURCE, operatorClient, TEST_ISSUER } from "../helpers/bearer.ts";
 import { freshDatabase } from "../helpers/db.ts";
-import { buildFixture, callFails, callOk, listedTools, postMcp, rpc } from "../helpers/mcp.ts";
+import { buildFixture, callFails, callOk, lastUsedFresh, listedTools, postMcp, rpc } from "../helpers/mcp.ts";
 import {
   authorizeThrough,
   authorizeUrl,
@@ -559,7 +559,7 @@ Deno.test("one SQL round trip per request on both ways in (the signature is chec
     for (const credential of [g.auth, f.keys.owner]) {
       // warm: keys loaded, last_used_at written (then not again within the minute)
       assert.equal((await rpc(app, credential, "ping")).status, 200);
-      await new Promise((r) => setTimeout(r, 100));
+      await lastUsedFresh(db.sql, credential);
       queries = [];
       assert.equal((await rpc(app, credential, "ping")).status, 200);
       assert.equal(queries.length, 1, queries.join("\n---\n"));

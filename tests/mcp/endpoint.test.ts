@@ -1,6 +1,7 @@
 // /mcp over HTTP: methods, protocol versions, headers, status codes and every authentication failure.
 import assert from "node:assert/strict";
 import { freshDatabase } from "../helpers/db.ts";
+import { eventually } from "../helpers/wait.ts";
 import { buildFixture, MCP_URL, mcpApp, mcpHeaders, postMcp, rpc } from "../helpers/mcp.ts";
 import { LAST_USED_RESOLUTION_SECONDS } from "../../lib/mcp/caller.ts";
 
@@ -286,11 +287,8 @@ Deno.test("last_used_at: set on first use, not rewritten within the resolution w
   assert.equal(await read(), null);
   assert.equal((await rpc(appA, key, "ping")).status, 200);
   let first: string | null = null;
-  for (let i = 0; i < 50 && first === null; i++) {
-    await new Promise((r) => setTimeout(r, 10)); // the write is fire-and-forget
-    first = await read();
-  }
-  assert.ok(first, "last_used_at set");
+  // the write is fire-and-forget: it lands some time after the answer
+  await eventually("last_used_at set", async () => (first = await read()) !== null);
   await rpc(appA, key, "ping");
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(await read(), first, "no write inside the window");
@@ -301,10 +299,7 @@ Deno.test("last_used_at: set on first use, not rewritten within the resolution w
   const old = await read();
   await rpc(appA, key, "ping");
   let now = old;
-  for (let i = 0; i < 50 && now === old; i++) {
-    await new Promise((r) => setTimeout(r, 10));
-    now = await read();
-  }
+  await eventually("last_used_at refreshed once stale", async () => (now = await read()) !== old);
   assert.notEqual(now, old, "refreshed once stale");
 });
 

@@ -21,7 +21,7 @@ import { createApp } from "../../routes/mod.ts";
 import { TEST_SCRYPT, TEST_SECRET, testApp } from "../helpers/app.ts";
 import { bearerFor, type BearerGrant, keysOf, MCP_RESOURCE, TEST_ISSUER } from "../helpers/bearer.ts";
 import { freshDatabase } from "../helpers/db.ts";
-import { buildFixture, MCP_URL, mcpHeaders } from "../helpers/mcp.ts";
+import { buildFixture, lastUsedFresh, MCP_URL, mcpHeaders } from "../helpers/mcp.ts";
 
 const db = await freshDatabase();
 const f = await buildFixture(db.sql);
@@ -338,7 +338,7 @@ Deno.test("a limited request costs no SQL query; an accepted one still exactly o
     for (const credential of [g.auth, f.keys.owner]) {
       // warm: keys loaded, last_used_at written (then not again within the minute)
       assert.equal((await post(app, credential)).status, 200);
-      await new Promise((r) => setTimeout(r, 100));
+      await lastUsedFresh(db.sql, credential);
       advance(60_000);
       queries = [];
       assert.equal((await post(app, credential)).status, 200);

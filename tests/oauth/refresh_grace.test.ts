@@ -6,6 +6,7 @@ import { decodeJwt } from "jose";
 import { sha256Hex } from "../../lib/crypto.ts";
 import { createDb, type Sql } from "../../lib/db/client.ts";
 import { testApp } from "../helpers/app.ts";
+import { TEST_CONNECT_TIMEOUT_S } from "../helpers/db.ts";
 import {
   Browser,
   type Ctx,
@@ -85,7 +86,9 @@ Deno.test("refresh grace window", async (t) => {
   const ctx = await setup();
   // Real Postgres: a pool of 40 so the 30 requests really run at once (PGlite has one connection: they queue,
   // and the outcome must be the same).
-  const pool = ctx.db.server ? createDb(ctx.db.url, { max: 40 }) : ctx.db.sql;
+  const pool = ctx.db.server
+    ? createDb(ctx.db.url, { max: 40, connectTimeout: TEST_CONNECT_TIMEOUT_S })
+    : ctx.db.sql;
   const racing: Ctx = { ...ctx, app: testApp(pool) };
   const noGrace: Ctx = { ...ctx, app: testApp(pool, { REFRESH_REUSE_GRACE_SECONDS: "0" }) };
   const sql = ctx.db.sql;

@@ -7,6 +7,7 @@ import { decodeJwt } from "jose";
 import { sha256Hex } from "../../lib/crypto.ts";
 import type { Sql } from "../../lib/db/client.ts";
 import { testApp } from "../helpers/app.ts";
+import { waitingOnLock } from "../helpers/wait.ts";
 import {
   Browser,
   type Ctx,
@@ -215,14 +216,10 @@ Deno.test("refresh round trips", async (t) => {
         try {
           await holding;
           const retry = refresh(app, pub, first.refresh_token);
-          // Wait until the retry's statement is blocked on the grant row, then commit the other change.
-          for (let i = 0; i < 500; i++) {
-            const [w] = await ctx.db.sql<{ n: number }[]>`
-              select count(*)::int as n from pg_stat_activity
-               where wait_event_type = 'Lock' and query like '%oauth_refresh_tokens%' and datname = current_database()`;
-            if (w.n > 0) break;
-            await new Promise((r) => setTimeout(r, 10));
-          }
+          // Wait until the retry's statement is blocked on the grant row, then commit the other change. (This
+          // gave up after 500 × 10 ms and let go anyway: on a loaded host the retry then read the committed
+          // state, and the interleaving under test never happened.)
+          await waitingOnLock(ctx.db.sql, "the retry waits on the grant row", 1, "%oauth_refresh_tokens%");
           letGo();
           await tx;
           const res = await retry;

@@ -17,6 +17,7 @@ import { accountKey, brakeBucket, DEVICE_COOKIE, SIGN_IN_BRAKE, signIn } from ".
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
+import { settleCounter } from "../helpers/wait.ts";
 import { Browser, field, PASSWORD, setup } from "./helpers.ts";
 
 type Outcome = "signed_in" | "invalid_credentials" | "throttled";
@@ -84,12 +85,13 @@ Deno.test("40 parallel guesses against a limit of 10: 10 are checked, the right 
     // timings (0.6-1 s per check) — the window the old check-verify-count order lost.
     letGo = await holdHashing();
     const done: Outcome[] = [];
+    const answered = settleCounter();
     const wrong = attackers.slice(0, 39).map((a, i) =>
-      a.attempt(ctx.user.email, `wrong-guess-${i}`).then((o) => (done.push(o), o))
+      answered.track(a.attempt(ctx.user.email, `wrong-guess-${i}`).then((o) => (done.push(o), o)))
     );
     pending = wrong;
-    // Those over the brake are answered without a check; wait for them (bounded).
-    for (let i = 0; i < 200 && done.length < 29; i++) await new Promise((r) => setTimeout(r, 50));
+    // Those over the brake are answered without a check; wait for them (the ten checks cannot finish meanwhile).
+    await answered.atLeast(29, "29 guesses answered without a check");
     assert.deepEqual(tally(done), { signed_in: 0, invalid_credentials: 0, throttled: 29 });
     // The 40th guess, the right password, arrives while ten checks are under way: refused.
     assert.equal(await attackers[39].attempt(ctx.user.email, PASSWORD), "throttled");
@@ -120,12 +122,15 @@ Deno.test("40 parallel guesses at once (right one last) never check more than 10
     for (let i = 0; i < 40; i++) attackers.push(await signInBrowser(ctx.app, `198.18.2.${i + 1}`));
     letGo = await holdHashing();
     const done: Outcome[] = [];
+    const answered = settleCounter();
     const all = attackers.map((a, i) =>
-      a.attempt(ctx.user.email, i === 39 ? PASSWORD : `wrong-${i}`).then((o) => (done.push(o), o))
+      answered.track(
+        a.attempt(ctx.user.email, i === 39 ? PASSWORD : `wrong-${i}`).then((o) => (done.push(o), o)),
+      )
     );
     pending = all;
-    // 30 are refused without a check before any check can finish (bounded wait); then the checks run.
-    for (let i = 0; i < 200 && done.length < 30; i++) await new Promise((r) => setTimeout(r, 50));
+    // 30 are refused without a check before any check can finish (the slots are held); then the checks run.
+    await answered.atLeast(30, "30 guesses answered without a check");
     assert.deepEqual(tally(done), { signed_in: 0, invalid_credentials: 0, throttled: 30 });
     letGo();
     const t = tally(await Promise.all(all));
@@ -495,7 +500,8 @@ Deno.test("password hashing is bounded: at most HASHING_CONCURRENCY scrypt runs 
     () => hashPassword("pw", TEST_SCRYPT).then((h) => (finished++, h)),
   );
   try {
-    await new Promise((r) => setTimeout(r, 100));
+    // all four wait for a slot (not "none finished within 100 ms", which a slow host says of running ones too)
+    assert.equal(hashingSlots.waiting, 4);
     assert.equal(finished, 0);
   } finally {
     letGo();

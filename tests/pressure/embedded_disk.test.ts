@@ -4,6 +4,9 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { freePort, portClosed, type RunningTask, startTask } from "../helpers/tasks.ts";
+import { createDb } from "../../lib/db/client.ts";
+import { TEST_CONNECT_TIMEOUT_S } from "../helpers/db.ts";
+import { HANG_MS } from "../helpers/wait.ts";
 
 function run(cmd: string, args: string[]): boolean {
   try {
@@ -22,7 +25,7 @@ function canMountTmpfs(): boolean {
   return ok;
 }
 
-async function until(what: string, check: () => Promise<boolean>, boundMs = 120_000) {
+async function until(what: string, check: () => Promise<boolean>, boundMs = HANG_MS) {
   const deadline = Date.now() + boundMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
@@ -31,7 +34,7 @@ async function until(what: string, check: () => Promise<boolean>, boundMs = 120_
 }
 
 async function health(port: number): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(HANG_MS) });
   return { status: res.status, body: await res.json() };
 }
 
@@ -48,41 +51,24 @@ function fillDisk(mnt: string): void {
 const QUIET = { max: 1, onnotice: () => {}, fetch_types: false } as const;
 
 /**
- * Makes PGlite fail as measured on a full disk: `checkpoint` answers PANIC (it cannot write
- * pg_logical/replorigin_checkpoint.tmp), after which the gate has PGlite restarted; then `vacuum full` may spin
- * in WASM for good, or fail at once, and `pg_sleep` holds PGlite's one thread just the same: the server's side
- * of the test is what a hung database looks like, whatever hung it.
+ * Makes PGlite hang, for certain: `pg_sleep` in a transaction. the gate (lib/db/embedded_gate.ts) serves a connection's open
+ * transaction alone, so once BEGIN is answered nothing else sent to PGlite gets an answer — `holds()` is true from then on —
+ * and pg_sleep holds PGlite's one thread, as a full disk does (measured: `vacuum full` spinning). The server's side
+ * of the test is what a hung database looks like, whatever hung it. This replaced "no answer to `select 1` within
+ * a second" after `update`, `checkpoint` and `vacuum full` on the full disk: a loaded host gives that answer to a
+ * database that is fine, and `checkpoint` there sometimes never answered while PGlite's thread went on turning
+ * (seen here: no restart for a minute), so the test then waited for a restart that does not come.
+ * The client is the server's own kind (createDb): its guards keep postgres.js's ROLLBACK on the connection the
+ * restart cuts from ending this file; no statement deadline, the hang is the point.
  */
-function hangDatabase(url: string): { sql: postgres.Sql; stop(): void } {
-  const sql = postgres(url, { ...QUIET, connect_timeout: 5 });
-  let stopped = false;
-  void (async () => {
-    for (const q of ["update ballast set n = n + 1", "checkpoint", "vacuum full ballast"]) {
-      await sql.unsafe(q).catch(() => {});
-    }
-    // While PGlite restarts after the PANIC, connections are refused at once: ask until one is held (the
-    // test calls stop() once it sees the hang; the held query then ends when the hung thread is replaced).
-    while (!stopped) {
-      await sql.unsafe("select pg_sleep(3600)").catch(() => {});
-      if (!stopped) await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  return { sql, stop: () => stopped = true };
-}
-
-/** True once a trivial query through the published port gets no answer within a second. */
-async function hung(url: string): Promise<boolean> {
-  const probe = postgres(url, { ...QUIET, connect_timeout: 2 });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      probe`select 1`.then(() => false, () => false),
-      new Promise<boolean>((r) => timer = setTimeout(() => r(true), 1_000)),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    await probe.end({ timeout: 0 }).catch(() => {});
-  }
+function hangDatabase(url: string): { sql: postgres.Sql; holds: () => boolean } {
+  const sql = createDb(url, { max: 1, connectTimeout: TEST_CONNECT_TIMEOUT_S, statementTimeoutMs: 0 });
+  let holding = false;
+  sql.begin(async (tx) => {
+    holding = true;
+    await tx`select pg_sleep(3600)`;
+  }).catch(() => {}); // ends when the supervisor restarts PGlite (or the test ends the client)
+  return { sql, holds: () => holding };
 }
 
 Deno.test({
@@ -94,12 +80,11 @@ Deno.test({
     const port = freePort();
     let dev: RunningTask | undefined;
     const clients: postgres.Sql[] = [];
-    const stoppers: Array<() => void> = [];
     try {
       dev = await startTask("dev", { DATA_DIR: mnt, PORT: String(port) });
       // the welcome banner can follow the "listening" line that startTask waits for (seen on a loaded host)
       const banner = /MCP API key {2}(pak_\S+)/;
-      await until("the welcome banner", () => Promise.resolve(banner.test(dev!.stdout)), 30_000);
+      await until("the welcome banner", () => Promise.resolve(banner.test(dev!.stdout)));
       const key = dev.stdout.match(banner)?.[1];
       assert.ok(key);
       const url = JSON.parse(await Deno.readTextFile(`${mnt}/embedded.json`)).url;
@@ -111,7 +96,7 @@ Deno.test({
       assert.deepEqual(await health(port), { status: 200, body: { status: "ok" } });
 
       fillDisk(mnt);
-      await until("healthz reports the full disk", async () => (await health(port)).status === 503, 30_000);
+      await until("healthz reports the full disk", async () => (await health(port)).status === 503);
       assert.deepEqual(await health(port), {
         status: 503,
         body: {
@@ -121,10 +106,25 @@ Deno.test({
         },
       });
 
+      // `checkpoint` on the full disk answers PANIC; the gate ends that connection and PGlite is restarted at
+      // once (it answers nothing sensible after a PANIC), and serves again on the full disk
+      await assert.rejects(sql`checkpoint`, (err: { severity?: string; message?: string }) => {
+        assert.equal(err.severity, "PANIC", String(err.message));
+        assert.match(String(err.message), /^could not write to file "pg_logical\/replorigin_checkpoint.tmp"/);
+        return true;
+      });
+      await until(
+        "the panic restart",
+        () => Promise.resolve(dev!.stdout.includes('"msg":"embedded database restarted"')),
+      );
+      assert.match(
+        dev.stdout,
+        /"msg":"embedded database failed; restarting","reason":"PGlite panicked: could not write to file \\"pg_logical\/replorigin_checkpoint.tmp\\": No space left on device"/,
+      );
+
       const hang = hangDatabase(url);
       clients.push(hang.sql);
-      stoppers.push(hang.stop);
-      await until("PGlite hangs", () => hung(url), 120_000);
+      await until("PGlite hangs", () => Promise.resolve(hang.holds()));
       // the server's thread stays free: /healthz keeps answering, and a tool call gets a 503 with
       // Retry-After once the supervisor has given up on the hung database (not a hang, not a 500)
       assert.equal((await health(port)).status, 503);
@@ -137,21 +137,15 @@ Deno.test({
           method: "tools/call",
           params: { name: "list_projects", arguments: {} },
         }),
-        signal: AbortSignal.timeout(60_000),
+        signal: AbortSignal.timeout(HANG_MS),
       });
       assert.equal(call.status, 503);
       assert.equal(call.headers.get("retry-after"), "5");
       await call.body?.cancel();
-      // first the PANIC of `checkpoint` (PGlite restarted at once), then the hung thread (no heartbeat)
-      assert.match(
-        dev.stdout,
-        /"msg":"embedded database failed; restarting","reason":"PGlite panicked: could not write to file \\"pg_logical\/replorigin_checkpoint.tmp\\": No space left on device"/,
-      );
       await until(
         "the hung database was restarted",
         () => Promise.resolve(dev!.stdout.includes('"reason":"no heartbeat for 10 s"')),
       );
-      hang.stop();
       assert.match(
         dev.stdout,
         /"msg":"embedded database failed; restarting","reason":"no heartbeat for 10 s"/,
@@ -167,15 +161,12 @@ Deno.test({
       fillDisk(mnt);
       const again = hangDatabase(url);
       clients.push(again.sql);
-      stoppers.push(again.stop);
-      await until("PGlite hangs again", () => hung(url), 120_000);
-      again.stop();
-      const stopped = await dev.stop("SIGTERM", 30_000);
+      await until("PGlite hangs again", () => Promise.resolve(again.holds()));
+      const stopped = await dev.stop("SIGTERM");
       assert.deepEqual(stopped, { code: 0, ended: true });
       assert.equal(await portClosed(port), true);
       dev = undefined;
     } finally {
-      for (const stop of stoppers) stop();
       for (const c of clients) await c.end({ timeout: 0 }).catch(() => {});
       await dev?.kill();
       run("umount", ["-l", mnt]);

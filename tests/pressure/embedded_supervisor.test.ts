@@ -8,6 +8,8 @@ import { parseConfig } from "../../lib/config.ts";
 import { silentLogger } from "../../lib/log.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
+import { TEST_CONNECT_TIMEOUT_S } from "../helpers/db.ts";
+import { eventually as until } from "../helpers/wait.ts";
 import type { Sql } from "../../lib/db/client.ts";
 
 function appWith(sql: Sql, databaseProblem: () => string | undefined) {
@@ -15,18 +17,12 @@ function appWith(sql: Sql, databaseProblem: () => string | undefined) {
   return createApp({ config, sql, log: silentLogger, secretKey: TEST_SECRET, databaseProblem });
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, boundMs = 60_000) {
-  const deadline = Date.now() + boundMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 Deno.test("supervisor: a hung embedded database answers 503, restarts by itself and keeps its data", async () => {
   const dir = await Deno.makeTempDir();
-  const db = await startSupervisedEmbedded(`${dir}/pgdata`, { heartbeatTimeoutMs: 1_000 });
-  const sql = createDb(db.url, { max: 1, connectTimeout: 2 });
+  // Production's heartbeat deadline: the statements before the hang must not trip it (1 s did: a worker busy
+  // that long on a loaded host is restarted under the test's own `create table`), and the hang outlasts any.
+  const db = await startSupervisedEmbedded(`${dir}/pgdata`, { heartbeatTimeoutMs: 10_000 });
+  const sql = createDb(db.url, { max: 1, connectTimeout: TEST_CONNECT_TIMEOUT_S });
   try {
     await sql`create table kept (n int)`;
     await sql`insert into kept values (1), (2)`;
@@ -54,9 +50,10 @@ Deno.test("supervisor: /healthz answers 503 at once while the embedded database 
   const dir = await Deno.makeTempDir();
   // a long heartbeat timeout keeps the worker hung while the app is asked
   const db = await startSupervisedEmbedded(`${dir}/pgdata`, { heartbeatTimeoutMs: 60_000 });
-  const sql = createDb(db.url, { max: 1, connectTimeout: 2 });
+  const sql = createDb(db.url, { max: 1, connectTimeout: TEST_CONNECT_TIMEOUT_S });
   try {
     const app = appWith(sql, () => db.problem());
+    await sql`select 1`; // connected: /healthz's 1 s wait for the pool is then about the pool, not a new connection
     const ok = await app.request("/healthz");
     assert.equal(ok.status, 200);
     assert.deepEqual(await ok.json(), { status: "ok" });
@@ -78,9 +75,10 @@ Deno.test("supervisor: /healthz answers 503 at once while the embedded database 
 Deno.test("supervisor: /healthz names a data directory that cannot be written", async () => {
   const dir = await Deno.makeTempDir();
   const db = await startSupervisedEmbedded(`${dir}/pgdata`, { probeIntervalMs: 100 });
-  const sql = createDb(db.url, { max: 1, connectTimeout: 2 });
+  const sql = createDb(db.url, { max: 1, connectTimeout: TEST_CONNECT_TIMEOUT_S });
   try {
     const app = appWith(sql, () => db.problem());
+    await sql`select 1`; // connected, for the last /healthz (its 1 s wait for the pool is not for a new connection)
     // Root ignores file modes, so the probe is made to fail by a directory where its file goes.
     // The probe itself creates and removes a file there every interval: retry until the directory wins.
     await until("probe path taken", async () => {
@@ -91,9 +89,9 @@ Deno.test("supervisor: /healthz names a data directory that cannot be written", 
         if (err instanceof Deno.errors.AlreadyExists) return false;
         throw err;
       }
-    }, 10_000);
+    });
     await Deno.writeTextFile(`${dir}/.write_probe/x`, "");
-    await until("probe failed", () => db.problem() !== undefined, 10_000);
+    await until("probe failed", () => db.problem() !== undefined);
     const res = await app.request("/healthz");
     assert.equal(res.status, 503);
     assert.deepEqual(await res.json(), {
@@ -102,7 +100,7 @@ Deno.test("supervisor: /healthz names a data directory that cannot be written", 
       detail: "the data directory is not writable",
     });
     await Deno.remove(`${dir}/.write_probe`, { recursive: true });
-    await until("probe passes", () => db.problem() === undefined, 10_000);
+    await until("probe passes", () => db.problem() === undefined);
     assert.equal((await app.request("/healthz")).status, 200);
   } finally {
     await sql.end({ timeout: 1 });

@@ -11,8 +11,9 @@ import { createOAuthApiRoutes } from "../../routes/oauth_api.ts";
 import { createClientDirectory } from "../../lib/oauth/client_directory.ts";
 import { Hono } from "hono";
 import { TEST_SECRET, testApp } from "../helpers/app.ts";
-import { DATABASE_URL, freshDatabase, type TestDb } from "../helpers/db.ts";
+import { DATABASE_URL, freshDatabase, TEST_CONNECT_TIMEOUT_S, type TestDb } from "../helpers/db.ts";
 import { type DbProxy, startDbProxy } from "../helpers/db_proxy.ts";
+import { eventually, settleCounter, settles, waitingOnLock } from "../helpers/wait.ts";
 import { buildFixture, callOk, type Fixture, postMcp, rpc } from "../helpers/mcp.ts";
 import {
   authorizeThrough,
@@ -49,7 +50,12 @@ interface World {
 async function world(): Promise<World> {
   const db = await freshDatabase();
   const proxy = startDbProxy(db.url);
-  const appSql = createDb(proxy.url, { max: 4, connectTimeout: 2 });
+  // No statement of these tests may be cancelled or refused for being slow: the faults are the proxy's cuts.
+  const appSql = createDb(proxy.url, {
+    max: 4,
+    connectTimeout: TEST_CONNECT_TIMEOUT_S,
+    statementTimeoutMs: 60_000,
+  });
   const app = testApp(appSql);
   const f = await buildFixture(db.sql);
   return {
@@ -71,21 +77,17 @@ async function world(): Promise<World> {
  * connection sends a statement's text once, then only its name) and a cut on that text can fire.
  */
 async function freshConnections(w: World) {
-  w.proxy.cut();
-  await new Promise((r) => setTimeout(r, 100)); // postgres.js notices the closed sockets
+  await settles(w.proxy.cut(), "postgres.js closes the cut connections"); // it noticed: no query goes to them
   await w.proxy.restore();
 }
 
-/** Polls /healthz until it answers 200 (postgres.js reconnects on its own); returns how many polls it took. */
-async function waitHealthy(app: World["app"], timeoutMs = 15_000): Promise<number> {
-  const start = Date.now();
-  for (let i = 1;; i++) {
+/** Polls /healthz until it answers 200 (postgres.js reconnects on its own). */
+async function waitHealthy(app: World["app"]): Promise<void> {
+  await eventually("the app answers /healthz 200 again", async () => {
     const res = await app.request("/healthz");
     await res.body?.cancel();
-    if (res.status === 200) return i;
-    if (Date.now() - start > timeoutMs) throw new Error("the app did not recover");
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return res.status === 200;
+  }, 100);
 }
 
 async function assertTemporarilyUnavailable(res: Response, what: string) {
@@ -164,7 +166,7 @@ Deno.test({
       const csrf = field(await signinPage.text(), "csrf")!;
       await callOk(app, f.keys.owner, "create_project", { name: "Before the cut" });
 
-      w.proxy.cut();
+      await settles(w.proxy.cut(), "postgres.js closes the cut connections");
 
       const health = await app.request("/healthz");
       assert.equal(health.status, 503);
@@ -292,7 +294,7 @@ Deno.test({
       await freshConnections(w);
       const cutDone = w.proxy.cutWhenSent("from browser_sessions");
       const res = await browser.get(url);
-      await cutDone;
+      await settles(cutDone, "the cut at the session lookup");
       assert.equal(res.status, 302);
       const to = new URL(res.headers.get("location")!);
       assert.equal(to.origin + to.pathname, REDIRECT);
@@ -300,7 +302,8 @@ Deno.test({
       assert.equal(to.searchParams.get("state"), "keep-me");
       assert.equal(to.searchParams.get("iss"), "http://localhost:8000");
       assert.equal(to.searchParams.get("code"), null);
-      // and the next attempt works
+      // and the next attempt, once the database is back, works
+      await w.proxy.restore();
       const ok = await authorizeThrough(browser, url, email);
       assert.ok(ok.searchParams.get("code"));
     } finally {
@@ -318,30 +321,34 @@ Deno.test({
       const { app, f } = w;
       await callOk(app, f.keys.owner, "list_projects", {});
       await freshConnections(w);
-      // The caller query passes; the projects query (sent on a fresh connection, with its text) is cut.
-      const cut = w.proxy.cutWhenSent("from projects p");
+      // The caller query passes; the projects query (sent on a fresh connection, with its text) is cut. Its own
+      // text, not "from projects p": the list's count query runs beside it, and one left queued by the first cut
+      // is sent later — a needle it matches would fire the second cut under the next request's caller query.
+      const LIST_ROWS = "order by p.created_at desc, p.id";
+      const cut = w.proxy.cutWhenSent(LIST_ROWS);
       const res = await postMcp(app, f.keys.owner, {
         jsonrpc: "2.0",
         id: 42,
         method: "tools/call",
         params: { name: "list_projects", arguments: {} },
       });
-      await cut;
+      await settles(cut, "the cut");
       await assertMcpUnavailable(res, 42, "tools/call cut mid-request");
       // a batch (protocol 2025-03-26) keeps the answers of its other messages, under HTTP 503
       await freshConnections(w);
-      const cut2 = w.proxy.cutWhenSent("from projects p");
+      const cut2 = w.proxy.cutWhenSent(LIST_ROWS);
       const batch = await postMcp(app, f.keys.owner, [
         { jsonrpc: "2.0", id: 1, method: "ping" },
         { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_projects", arguments: {} } },
       ], { "mcp-protocol-version": "2025-03-26" });
-      await cut2;
+      await settles(cut2, "the cut");
       assert.equal(batch.status, 503);
       assert.equal(batch.headers.get("retry-after"), "5");
       assert.deepEqual(await batch.json(), [
         { jsonrpc: "2.0", id: 1, result: {} },
         { jsonrpc: "2.0", id: 2, error: UNAVAILABLE_RPC },
       ]);
+      await w.proxy.restore();
       const after = await rpc(app, f.keys.owner, "tools/call", { name: "list_projects", arguments: {} });
       assert.equal(after.status, 200);
       assert.equal(after.body.result.isError, undefined);
@@ -398,7 +405,7 @@ Deno.test({
         method: "tools/call",
         params: { name: "generate_invoice_from_offer_tranche", arguments: { offerId: offer.id, trancheId } },
       });
-      await cut;
+      await settles(cut, "the cut");
       await assertMcpUnavailable(res, 1, "invoice cut");
       assert.deepEqual(await snapshot(), before, "the invoice transaction left nothing behind");
 
@@ -414,11 +421,12 @@ Deno.test({
           arguments: { title: "Cut", projectId: project.id, assigneeIds: [f.users.owner, f.users.member] },
         },
       });
-      await cut;
+      await settles(cut, "the cut");
       await assertMcpUnavailable(res, 2, "task cut");
       assert.deepEqual(await snapshot(), before, "the task transaction left nothing behind");
 
       // Retried after the outage, both succeed with the numbers the failed attempts had taken: no gaps.
+      await w.proxy.restore();
       const invoice = await callOk(app, key, "generate_invoice_from_offer_tranche", {
         offerId: offer.id,
         trancheId,
@@ -451,6 +459,26 @@ Deno.test({
       const key = f.keys.owner;
       const project = await callOk(app, key, "create_project", { name: "Busy", taskPrefix: "BSY" });
       const assignees = [f.users.owner, f.users.member, f.users.manager];
+      // The cut must come once a few tasks exist and while the others are mid-transaction — on a loaded host as
+      // on an idle one. So, in this test database only, the fourth task's insert (its number already taken,
+      // the project row locked) waits for a lock the test holds, and every later creation waits behind it.
+      await db.sql.unsafe(`
+        create function hold_fourth_task() returns trigger language plpgsql as $$ begin
+          if (select count(*) from tasks where project_id = new.project_id) >= 3 then
+            perform pg_advisory_xact_lock_shared(4343);
+          end if;
+          return new;
+        end $$;
+        create trigger hold_fourth_task before insert on tasks for each row execute function hold_fourth_task();`);
+      let letGo = () => {};
+      const locked = Promise.withResolvers<void>();
+      const holder = db.sql.begin(async (tx) => {
+        await tx`select pg_advisory_xact_lock(4343)`;
+        locked.resolve();
+        await new Promise<void>((r) => letGo = r);
+      });
+      holder.catch(() => {}); // should the test fail first, closing the database ends it
+      await locked.promise;
       const calls = Array.from({ length: 24 }, (_, i) =>
         postMcp(app, key, {
           jsonrpc: "2.0",
@@ -461,14 +489,20 @@ Deno.test({
             arguments: { title: `Load ${i}`, projectId: project.id, assigneeIds: assignees },
           },
         }).then(async (r) => ({ status: r.status, body: await r.json() })));
-      // Cut once some transactions have run (a few tasks exist), restore shortly after.
-      for (let i = 0; i < 200; i++) {
-        const [{ n }] = await db.sql`select count(*)::int as n from tasks`;
-        if (n >= 3) break;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      w.proxy.cut();
-      const answers = await Promise.all(calls);
+      // Cut once some transactions have run (three tasks exist) and the fourth is held mid-transaction.
+      await waitingOnLock(
+        db.sql,
+        "the fourth task's insert waits, mid-transaction",
+        1,
+        "%insert into tasks%",
+      );
+      const [{ n }] = await db.sql`select count(*)::int as n from tasks`;
+      assert.equal(n, 3);
+      await settles(w.proxy.cut(), "postgres.js closes the cut connections");
+      const answers = await settles(Promise.all(calls), "every creation answered");
+      // the held backend lost its client: once let go it finds the connection gone and rolls back
+      letGo();
+      await holder;
 
       await w.proxy.restore();
       await waitHealthy(app);
@@ -567,14 +601,25 @@ Deno.test({
   async fn() {
     const db = await freshDatabase();
     let child: Deno.ChildProcess | undefined;
+    let letGo = () => {};
+    let holder: Promise<unknown> | undefined;
     try {
       const f = await buildFixture(db.sql);
-      // Slow requests, in this test database only: inserting a project named "Slow …" sleeps 0.5 s in Postgres.
+      // Slow requests, in this test database only: inserting a project named "Slow …" waits for a lock the test
+      // holds, so those requests are in flight when the signal comes, however slow or fast the host is.
       await db.sql.unsafe(`
         create function slow_insert() returns trigger language plpgsql as
-          $$ begin perform pg_sleep(0.5); return new; end $$;
+          $$ begin perform pg_advisory_xact_lock_shared(4444); return new; end $$;
         create trigger slow_insert before insert on projects for each row
           when (new.name like 'Slow %') execute function slow_insert();`);
+      const locked = Promise.withResolvers<void>();
+      holder = db.sql.begin(async (tx) => {
+        await tx`select pg_advisory_xact_lock(4444)`;
+        locked.resolve();
+        await new Promise<void>((r) => letGo = r);
+      });
+      holder.catch(() => {}); // should the test fail first, closing the database ends it
+      await locked.promise;
       const port = freePort();
       child = new Deno.Command(Deno.execPath(), {
         args: ["run", "-A", "main.ts"],
@@ -586,26 +631,30 @@ Deno.test({
           HOST: "127.0.0.1",
           ISSUER: `http://127.0.0.1:${port}`,
           LOG_LEVEL: "error",
+          // the slow creations wait for the test, not for a statement deadline
+          STATEMENT_TIMEOUT_MS: "0",
         },
         stdout: "null",
         stderr: "piped",
       }).spawn();
+      let exited = false;
+      child.status.then(() => exited = true);
       const base = `http://127.0.0.1:${port}`;
-      for (let i = 0;; i++) {
+      await eventually("the server answers /healthz 200", async () => {
+        if (exited) throw new Error("the server exited at start-up");
         try {
           const r = await fetch(`${base}/healthz`);
           await r.body?.cancel();
-          if (r.status === 200) break;
+          return r.status === 200;
         } catch {
-          // not listening yet
+          return false; // not listening yet
         }
-        if (i > 300) throw new Error("the server did not start");
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      }, 100);
 
-      // 50 requests at once: 6 slow creations, and tools/list, list_projects and /healthz around them. Fewer
-      // slow ones than the pool's 10 connections: this test is about the shutdown, not a full pool — with 10
-      // holding every connection, a loaded host made /healthz wait past its 1 s and answer pool_busy.
+      // 50 requests: 6 slow creations, and tools/list, list_projects and /healthz around them. The 6 hold 6 of the
+      // pool's 10 connections until the test lets go; the others are answered meanwhile (the /healthz ones once
+      // the tool calls are: /healthz gives the pool 1 s, and 40 calls on 4 connections may take that long on a
+      // loaded host — pool_busy would be the right answer then, not the one this test is about).
       const N = 50;
       const SLOW = 6;
       const mcp = (id: number, method: string, params: unknown) =>
@@ -619,42 +668,57 @@ Deno.test({
           },
           body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
         }).then(async (r) => ({ what: `${method} ${id}`, status: r.status, body: await r.json() }));
-      const requests = Array.from({ length: N }, (_, i) =>
-        i < SLOW
+      const health = (i: number) =>
+        fetch(`${base}/healthz`).then(async (r) => ({
+          what: `healthz ${i}`,
+          status: r.status,
+          body: await r.json(),
+        }));
+      const answered = settleCounter();
+      const slow = Array.from({ length: SLOW }, (_, i) =>
+        mcp(i, "tools/call", {
+          name: "create_project",
           // distinct task prefixes: equal ones would queue on the unique index
-          ? mcp(i, "tools/call", {
-            name: "create_project",
-            arguments: { name: `Slow ${i}`, taskPrefix: `SD${i}` },
-          })
-          : i % 3 === 0
-          ? mcp(i, "tools/list", {})
-          : i % 3 === 1
-          ? mcp(i, "tools/call", { name: "list_projects", arguments: {} })
-          : fetch(`${base}/healthz`).then(async (r) => ({
-            what: `healthz ${i}`,
-            status: r.status,
-            body: await r.json(),
-          })));
-      // Wait until the slow creations sleep in Postgres, then SIGTERM.
-      for (let i = 0; i < 400; i++) {
-        const [{ n }] = await db.sql`
-          select count(*)::int as n from pg_stat_activity where wait_event = 'PgSleep' and datname = current_database()`;
-        if (n >= 3) break;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      // give the server a moment to have read every request (loopback: well under this)
-      await new Promise((r) => setTimeout(r, 200));
-      const [{ done }] = await db.sql`select count(*)::int as done from projects`;
-      assert.ok(done < SLOW, "requests were still in flight when the signal came");
+          arguments: { name: `Slow ${i}`, taskPrefix: `SD${i}` },
+        }));
+      const calls = Array.from({ length: N - SLOW }, (_, j) => j + SLOW).filter((i) => i % 3 !== 2).map((i) =>
+        answered.track(
+          i % 3 === 0
+            ? mcp(i, "tools/list", {})
+            : mcp(i, "tools/call", { name: "list_projects", arguments: {} }),
+        )
+      );
+      await waitingOnLock(db.sql, "the slow creations wait in Postgres", SLOW, "%insert into projects%");
+      await answered.atLeast(calls.length, "the tool calls around the slow creations answered");
+      const healthz = Array.from({ length: N - SLOW }, (_, j) => j + SLOW).filter((i) => i % 3 === 2).map(
+        health,
+      );
+      const fast = [...calls, ...await settles(Promise.all(healthz), "the /healthz requests answered")];
+      const [{ done }] = await db.sql`select count(*)::int as done from projects where name like 'Slow %'`;
+      assert.equal(done, 0, "the slow creations were in flight when the signal came");
       child.kill("SIGTERM");
+      // the server stops accepting (its graceful shutdown has begun); only then are the slow ones let go
+      await eventually("the server stops listening", async () => {
+        try {
+          (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      letGo();
 
-      const answers = await Promise.all(requests);
+      const answers = [
+        ...await settles(Promise.all(slow), "the slow creations answered"),
+        ...await Promise.all(fast),
+      ];
+      assert.equal(answers.length, N);
       for (const a of answers) {
         assert.equal(a.status, 200, `${a.what}: ${JSON.stringify(a.body)}`);
         if (a.what.startsWith("healthz")) assert.deepEqual(a.body, { status: "ok" });
         else assert.equal(a.body.result.isError, undefined, `${a.what}: ${JSON.stringify(a.body)}`);
       }
-      const status = await child.status;
+      const status = await settles(child.status, "the process exits");
       const stderr = new TextDecoder().decode(await new Response(child.stderr).arrayBuffer());
       child = undefined;
       assert.equal(status.code, 0, stderr);
@@ -672,6 +736,8 @@ Deno.test({
         await child.status;
         await child.stderr.cancel().catch(() => {});
       }
+      letGo();
+      await holder?.catch(() => {});
       await db.close();
     }
   },

@@ -2,19 +2,25 @@
 // second transaction could not even start while the first holds its locks):
 // the invoice counter row lock (a rolled-back invoice gives its number back) and the tranche claim.
 import assert from "node:assert/strict";
+import type { Sql } from "../../lib/db/client.ts";
 import { AppError } from "../../lib/errors.ts";
 import { createInvoice, invoiceOfferTranche } from "../../lib/workspace/invoices.ts";
 import { createOffer } from "../../lib/workspace/offers.ts";
 import { DATABASE_URL, freshDatabase } from "../helpers/db.ts";
 import { buildFixture } from "../helpers/mcp.ts";
+import { waitingOnLock } from "../helpers/wait.ts";
 
 const ignore = !DATABASE_URL;
 
-/** Resolves after `ms`, or tells whether `p` settled first. */
-async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+/**
+ * Whether `p` has settled once its statement waits on a lock (pg_stat_activity): it must not have. This was "not
+ * settled after 300 ms", which on a loaded host can mean the statement had not even reached Postgres yet — and
+ * then the interleaving under test did not happen.
+ */
+async function settledWhileBlocked(sql: Sql, p: Promise<unknown>, what: string): Promise<boolean> {
   let settled = false;
   p.then(() => settled = true, () => settled = true);
-  await new Promise((r) => setTimeout(r, ms));
+  await waitingOnLock(sql, what);
   return settled;
 }
 
@@ -39,7 +45,11 @@ Deno.test({
       });
       await firstNumbered;
       const second = createInvoice(db.sql, caller, { invoiceDate: "2032-01-02" });
-      assert.equal(await settlesWithin(second, 300), false, "the second waits for the counter row");
+      assert.equal(
+        await settledWhileBlocked(db.sql, second, "the second waits for the counter row"),
+        false,
+        "the second waits for the counter row",
+      );
       release();
       await assert.rejects(first, /roll back/);
       assert.equal((await second).number, "2032-0001", "the rolled-back number is reused: no gap");
@@ -74,7 +84,11 @@ Deno.test({
       });
       await firstClaimed;
       const second = invoiceOfferTranche(db.sql, caller, input);
-      assert.equal(await settlesWithin(second, 300), false, "the second waits for the tranche row");
+      assert.equal(
+        await settledWhileBlocked(db.sql, second, "the second waits for the tranche row"),
+        false,
+        "the second waits for the tranche row",
+      );
       release();
       const won = await first;
       assert.equal(won.tranche.status, "invoiced");
