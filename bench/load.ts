@@ -77,7 +77,7 @@ const decoder = new TextDecoder();
 // ---------------------------------------------------------------------------------------------------------
 // A minimal HTTP/1.1 keep-alive client: one request at a time per connection, Content-Length or chunked.
 
-interface Answer {
+export interface Answer {
   status: number;
   /** valid until the next request on the same connection */
   body: Uint8Array;

@@ -19,6 +19,8 @@ import { createSigner } from "../lib/oauth/signer.ts";
 import { signAccessToken, signIdToken } from "../lib/oauth/tokens.ts";
 import { createApp } from "../routes/mod.ts";
 import { createAuditLog } from "../lib/audit.ts";
+import { serve } from "../lib/http/serve.ts";
+import { serveByteGuard } from "./byte_guard.ts";
 import { TOOLS } from "../tools/mod.ts";
 import { TEST_RATE_LIMITS } from "../tests/helpers/app.ts";
 
@@ -37,7 +39,14 @@ export interface ServerSpec {
   ownerKey: string;
   /** SIGNER for the portico mode (default auto, as main.ts: OpenSSL through FFI when permitted) */
   signer?: "auto" | "openssl" | "webcrypto";
+  /**
+   * the HTTP front end (bench/serve_front.ts): lib/http/serve.ts's `deno` without or with its header deadline
+   * (10 s), its `node`, or the byte-guard prototype (bench/byte_guard.ts); unset: Deno.serve itself
+   */
+  front?: ServerFront;
 }
+
+export type ServerFront = "deno, no deadline" | "deno + deadline" | "byte guard" | "node";
 
 const VARIANT = "A";
 
@@ -240,8 +249,37 @@ async function bareHandler(spec: ServerSpec, sql: Sql): Promise<(req: Request) =
   };
 }
 
+/** Serves `handler` at the spec's port through the spec's front end; resolves once it listens. */
+async function listen(
+  spec: ServerSpec,
+  handler: (req: Request) => Response | Promise<Response>,
+): Promise<void> {
+  const at = { hostname: "127.0.0.1", port: spec.port };
+  const opts = { ...at, requestTimeoutMs: 30_000, onListen() {} };
+  switch (spec.front) {
+    case undefined: {
+      const { promise, resolve } = Promise.withResolvers<void>();
+      Deno.serve({ ...at, onListen: () => resolve() }, handler);
+      return await promise;
+    }
+    case "deno, no deadline":
+      return void await serve(handler, { ...opts, frontEnd: "deno", headersTimeoutMs: 0 });
+    case "deno + deadline":
+      return void await serve(handler, { ...opts, frontEnd: "deno", headersTimeoutMs: 10_000 });
+    case "node":
+      return void await serve(handler, {
+        ...opts,
+        frontEnd: "node",
+        headersTimeoutMs: 10_000,
+        idleTimeoutMs: 60_000,
+      });
+    case "byte guard":
+      return void await serveByteGuard(handler, 10_000, at.hostname, at.port);
+  }
+}
+
 /** Starts the server described by `spec`; resolves once it listens. */
-export async function serveBench(spec: ServerSpec): Promise<Deno.HttpServer> {
+export async function serveBench(spec: ServerSpec): Promise<void> {
   const sql = createDb(spec.databaseUrl, { max: spec.pool });
   const log = createLogger(spec.logLevel);
   let handler: (req: Request) => Response | Promise<Response>;
@@ -269,10 +307,7 @@ export async function serveBench(spec: ServerSpec): Promise<Deno.HttpServer> {
     handler = createApp({ config, sql, log, secretKey: spec.secretKey, audit, signer }).fetch;
   } else if (spec.mode === "mcp_sdk") handler = mcpSdkHandler(sql, log);
   else handler = await bareHandler(spec, sql);
-  const { promise, resolve } = Promise.withResolvers<void>();
-  const server = Deno.serve({ port: spec.port, hostname: "127.0.0.1", onListen: () => resolve() }, handler);
-  await promise;
-  return server;
+  await listen(spec, handler);
 }
 
 if (import.meta.main) {

@@ -114,6 +114,19 @@ async function startPeer(connections: number): Promise<Running & { chains: strin
 
 async function seedPortico(sql: Sql, chains: number): Promise<{ clientId: string; tokens: string[] }> {
   const f = await buildFixture(sql);
+  return await seedRefreshChains(sql, f.users.owner, chains, SECRET);
+}
+
+/**
+ * A public client and `chains` refresh-token families of `userId` (openid profile offline_access), each with its
+ * starting token, and a signing key under `secret`: what a refresh load needs (also bench/serve_front.ts).
+ */
+export async function seedRefreshChains(
+  sql: Sql,
+  userId: string,
+  chains: number,
+  secret: string,
+): Promise<{ clientId: string; tokens: string[] }> {
   const client = await createClient(sql, {
     name: "Bench public client",
     redirectUris: ["http://127.0.0.1:8976/callback"],
@@ -127,15 +140,15 @@ async function seedPortico(sql: Sql, chains: number): Promise<{ clientId: string
   for (let i = 0; i < chains; i++) {
     const [grant] = await sql<{ id: string }[]>`
       insert into oauth_grants (client_id, user_id, scopes)
-      values (${client.clientId}, ${f.users.owner}, ${scopes}) returning id`;
+      values (${client.clientId}, ${userId}, ${scopes}) returning id`;
     const token = randomToken("prt_");
     await sql`
       insert into oauth_refresh_tokens (token_hash, family_id, client_id, user_id, scopes, auth_time, expires_at)
-      values (${sha256Hex(token)}, ${grant.id}, ${client.clientId}, ${f.users.owner}, ${scopes}, now(),
+      values (${sha256Hex(token)}, ${grant.id}, ${client.clientId}, ${userId}, ${scopes}, now(),
               now() + interval '30 days')`;
     tokens.push(token);
   }
-  await ensureSigningKey(sql, SECRET);
+  await ensureSigningKey(sql, secret);
   return { clientId: client.clientId, tokens };
 }
 

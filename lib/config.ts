@@ -39,12 +39,14 @@ export interface Config {
   statementTimeoutMs: number;
   /** how long a request's body may take to arrive in full (408 after); 0: no limit */
   httpRequestTimeoutMs: number;
-  /** `deno` (Deno.serve, fastest; slow clients bounded by the proxy in front) or `node` (enforces the next two) */
+  /** `deno` (Deno.serve's machinery, fastest) or `node` (node:http; also enforces the idle timeout) */
   httpFrontEnd: "deno" | "node";
-  /** node front end: request headers must arrive within this many ms; 0: no limit */
+  /** request headers must arrive within this many ms of the connection opening or the previous answer; 0: no limit */
   httpHeadersTimeoutMs: number;
   /** node front end: a silent connection is closed after this many ms; 0: no limit */
   httpIdleTimeoutMs: number;
+  /** DENO_SERVE_ADDRESS, set by the platform (Deno Deploy): Deno.serve listens there, not at HOST/PORT */
+  denoServeAddress?: string;
   /** REFRESH_REUSE_GRACE_SECONDS: how long a just-rotated refresh token may be presented again (0: never) */
   refreshReuseGraceSeconds: number;
   /** REFRESH_FAMILY_MAX_DAYS: the absolute life of a refresh token family, from the code exchange */
@@ -191,6 +193,7 @@ const schema = z.object({
   HTTP_FRONT_END: z.enum(["deno", "node"], { error: "must be deno or node" }).default("deno"),
   HTTP_HEADERS_TIMEOUT_MS: millis.default(10_000),
   HTTP_IDLE_TIMEOUT_MS: millis.default(60_000),
+  DENO_SERVE_ADDRESS: z.string().optional(),
   REFRESH_REUSE_GRACE_SECONDS: whole(0, 600).default(60),
   REFRESH_FAMILY_MAX_DAYS: whole(1, 3650).default(90),
   SWEEP_INTERVAL_SECONDS: whole(0, 86400).refine((n) => n === 0 || n >= 60, "must be 0 (off) or at least 60")
@@ -252,6 +255,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     httpFrontEnd: e.HTTP_FRONT_END,
     httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
     httpIdleTimeoutMs: e.HTTP_IDLE_TIMEOUT_MS,
+    denoServeAddress: e.DENO_SERVE_ADDRESS,
     refreshReuseGraceSeconds: e.REFRESH_REUSE_GRACE_SECONDS,
     refreshFamilyMaxDays: e.REFRESH_FAMILY_MAX_DAYS,
     sweepIntervalSeconds: e.SWEEP_INTERVAL_SECONDS,

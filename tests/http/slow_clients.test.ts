@@ -1,8 +1,9 @@
 // Slow and vanishing clients over real TCP: a body slower than HTTP_REQUEST_TIMEOUT_MS gets 408 and
-// `Connection: close`; a client that hangs up mid-body is logged at info as 499 "client aborted", never as an error or a 500.
+// `Connection: close`; a client that hangs up mid-body is logged at info as 499 "client aborted", never as an error or a 500;
+// request headers that do not arrive within HTTP_HEADERS_TIMEOUT_MS end the connection, on either front end.
 import assert from "node:assert/strict";
 import { parseConfig } from "../../lib/config.ts";
-import { serve, serveOptions } from "../../lib/http/serve.ts";
+import { frontEndWarning, serve, serveOnConnection, serveOptions } from "../../lib/http/serve.ts";
 import { createLogger } from "../../lib/log.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
@@ -35,7 +36,8 @@ async function served(extra: Record<string, string> = {}) {
 
 /**
  * The server's whole answer (head and Content-Length body), or a failed test after 60 s (a hang). Deno.serve keeps
- * the socket itself open after a 408 while the client still owes body bytes; see docs/operations.md "Timeouts".
+ * the socket itself open after a 408 while the client still owes body bytes (until the header deadline closes it,
+ * below); see docs/operations.md "Timeouts".
  */
 async function readAnswer(conn: Deno.Conn, what: string): Promise<string> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -139,8 +141,8 @@ Deno.test("slow clients (node front end): headers that never finish are cut, eve
       clearInterval(timer);
     }
 
-    // The Deno.serve front end, by contrast, keeps such a connection (the proxy in front must bound it).
-    const d = await served();
+    // The deno front end without a deadline (HTTP_HEADERS_TIMEOUT_MS=0: plain Deno.serve) keeps such a connection.
+    const d = await served({ HTTP_HEADERS_TIMEOUT_MS: "0" });
     try {
       const held = await Deno.connect({ hostname: "127.0.0.1", port: d.port });
       await held.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: localhost\r\n"));
@@ -184,6 +186,120 @@ Deno.test("slow clients (node front end): answers like Deno.serve, keeps alive, 
   }
 });
 
+/** The connection's reader: what the server sent so far, and `ended` resolving to "closed" on EOF or reset. */
+function reader(conn: Deno.Conn): { text(): string; ended: Promise<"closed"> } {
+  let text = "";
+  const buf = new Uint8Array(16 * 1024);
+  const ended = (async (): Promise<"closed"> => {
+    try {
+      for (let n; (n = await conn.read(buf)) !== null;) text += new TextDecoder().decode(buf.subarray(0, n));
+    } catch {
+      // reset, or closed by this side
+    }
+    return "closed";
+  })();
+  return { text: () => text, ended };
+}
+
+/** `ended`, or "open" when it has not resolved within `ms`. */
+async function within(ended: Promise<"closed">, ms: number): Promise<"closed" | "open"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const open = new Promise<"open">((resolve) => timer = setTimeout(() => resolve("open"), ms));
+  try {
+    return await Promise.race([ended, open]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const DEADLINE = { HTTP_HEADERS_TIMEOUT_MS: "300" };
+
+Deno.test("slow clients (default front end): a request line and one header, silence past HTTP_HEADERS_TIMEOUT_MS, then the final CRLF: closed, no answer", async () => {
+  const s = await served(DEADLINE); // HTTP_FRONT_END unset: the default
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
+    const r = reader(conn);
+    await conn.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: localhost\r\n"));
+    // Silence until the server ends the connection, or for 20 s (the issue's 12 s and more; far past 300 ms).
+    await within(r.ended, 20_000);
+    // Then the final CRLF (refused when the connection is gone), and the server's answer if there is one.
+    await conn.write(encoder.encode("\r\n")).catch(() => {});
+    const ended = await within(r.ended, 10_000);
+    conn.close();
+    await r.ended;
+    assert.deepEqual({ ended, answer: r.text() }, { ended: "closed", answer: "" });
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("slow clients (default front end): headers dripped byte by byte are cut at the deadline all the same", async () => {
+  const s = await served(DEADLINE);
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
+    const r = reader(conn);
+    await conn.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: "));
+    const timer = setInterval(() => conn.write(encoder.encode("a")).catch(() => {}), 50);
+    let ended: "closed" | "open";
+    try {
+      ended = await within(r.ended, 20_000);
+    } finally {
+      clearInterval(timer);
+    }
+    conn.close();
+    await r.ended;
+    assert.deepEqual({ ended, answer: r.text() }, { ended: "closed", answer: "" });
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("slow clients (default front end): a handler slower than the deadline is answered, so is the request queued behind it, then the silent connection is closed", async () => {
+  const seen: Deno.NetAddr[] = [];
+  const server = await serve(async (req, info) => {
+    seen.push(info.remoteAddr as Deno.NetAddr);
+    const path = new URL(req.url).pathname;
+    if (path === "/slow") await new Promise((resolve) => setTimeout(resolve, 1000)); // > 300 ms deadline
+    return new Response(`${path}.`);
+  }, { hostname: "127.0.0.1", port: 0, requestTimeoutMs: 0, frontEnd: "deno", headersTimeoutMs: 300 });
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+    const r = reader(conn);
+    // Two requests at once on one connection: the second's head waits in the buffer while the first runs.
+    await conn.write(encoder.encode(
+      "GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\nGET /next HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    ));
+    const ended = await within(r.ended, 20_000);
+    const answer = /HTTP\/1\.1 (\d+) [^]*?\r\n\r\n(\/\w+)\./g; // status, and the body: the path and a dot
+    const answers = Array.from(r.text().matchAll(answer), (m) => [m[1], m[2]]);
+    assert.deepEqual({ ended, answers }, { ended: "closed", answers: [["200", "/slow"], ["200", "/next"]] });
+    // The handler sees the client's own address, as with Deno.serve (rate limits and logs read it).
+    const client = conn.localAddr as Deno.NetAddr;
+    assert.deepEqual(seen.map((a) => [a.transport, a.hostname, a.port]), [
+      ["tcp", "127.0.0.1", client.port],
+      ["tcp", "127.0.0.1", client.port],
+    ]);
+    conn.close();
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("slow clients (default front end): after a 408 the connection a client keeps owing body bytes on is closed", async () => {
+  const s = await served(DEADLINE);
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
+    const r = reader(conn);
+    await conn.write(encoder.encode(`${HEAD}{"client_name":`)); // and then nothing more
+    const ended = await within(r.ended, 20_000);
+    conn.close();
+    await r.ended;
+    assert.deepEqual([ended, r.text().slice(0, 13)], ["closed", "HTTP/1.1 408 "]);
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("HTTP_FRONT_END and its timeouts are validated", () => {
   assert.throws(() => parseConfig({ HTTP_FRONT_END: "nginx" }), /HTTP_FRONT_END must be deno or node/);
   const c = parseConfig({
@@ -195,13 +311,36 @@ Deno.test("HTTP_FRONT_END and its timeouts are validated", () => {
   assert.deepEqual([parseConfig({}).httpFrontEnd, parseConfig({}).httpHeadersTimeoutMs], ["deno", 10_000]);
 });
 
-Deno.test("a Deno.serve front end beyond loopback without a proxy is warned about at start", async () => {
-  const { frontEndWarning } = await import("../../lib/http/serve.ts");
+Deno.test("a deno front end beyond loopback without a proxy or a header deadline is warned about at start", () => {
   assert.match(
-    frontEndWarning(parseConfig({ HOST: "0.0.0.0" })) ?? "",
-    /put a proxy in front or set HTTP_FRONT_END=node/,
+    frontEndWarning(parseConfig({ HOST: "0.0.0.0", HTTP_HEADERS_TIMEOUT_MS: "0" })) ?? "",
+    /HTTP_HEADERS_TIMEOUT_MS=0: slow request headers are not timed out; put a proxy in front/,
   );
-  assert.equal(frontEndWarning(parseConfig({})), undefined);
-  assert.equal(frontEndWarning(parseConfig({ HOST: "0.0.0.0", TRUSTED_PROXIES: "10.0.0.1" })), undefined);
-  assert.equal(frontEndWarning(parseConfig({ HOST: "0.0.0.0", HTTP_FRONT_END: "node" })), undefined);
+  // The default has its deadline; a proxy, loopback, the node front end or the platform's listener need none.
+  assert.equal(frontEndWarning(parseConfig({ HOST: "0.0.0.0" })), undefined);
+  assert.equal(frontEndWarning(parseConfig({ HTTP_HEADERS_TIMEOUT_MS: "0" })), undefined);
+  assert.equal(
+    frontEndWarning(
+      parseConfig({ HOST: "0.0.0.0", HTTP_HEADERS_TIMEOUT_MS: "0", TRUSTED_PROXIES: "10.0.0.1" }),
+    ),
+    undefined,
+  );
+  assert.equal(
+    frontEndWarning(parseConfig({ HOST: "0.0.0.0", HTTP_HEADERS_TIMEOUT_MS: "0", HTTP_FRONT_END: "node" })),
+    undefined,
+  );
+  assert.equal(
+    frontEndWarning(parseConfig({ HOST: "0.0.0.0", DENO_SERVE_ADDRESS: "tcp:0.0.0.0:8080" })),
+    undefined,
+  );
+});
+
+Deno.test("the default front end has Deno's per-connection server; a platform-chosen address serves plain Deno.serve", () => {
+  // Deno 2.9.6 has it; a Deno without it falls back to plain Deno.serve (and the warning above).
+  assert.equal(typeof serveOnConnection(), "function");
+  assert.deepEqual(
+    [serveOptions(parseConfig({})).platformAddress, serveOptions(parseConfig({})).headersTimeoutMs],
+    [false, 10_000],
+  );
+  assert.equal(serveOptions(parseConfig({ DENO_SERVE_ADDRESS: "tcp:0.0.0.0:8080" })).platformAddress, true);
 });
