@@ -38,14 +38,35 @@ function fetcher(base: string): (input: string | Request, init?: RequestInit) =>
 export interface ServedApp extends HttpTarget {
   /** the most requests the handler had in flight at once since the last call (which resets it) */
   takePeak(): number;
+  /**
+   * Holds the next requests at the door and lets them in together once `ready(held)` says so (it is asked at
+   * each arrival and whenever `recheck()` is called): requests that overlap for certain, however the host
+   * schedules them.
+   */
+  gate(ready: (held: number) => boolean): { recheck(): void };
 }
 
 /** Serves `app` on 127.0.0.1 at a free port, counting requests in flight to show that they overlapped. */
 export function serveApp(app: Hono<AppEnv>): ServedApp {
   let inFlight = 0, peak = 0;
+  let door: { ready: (held: number) => boolean; held: Array<() => void> } | undefined;
+  const recheck = () => {
+    if (door && door.ready(door.held.length)) {
+      const { held } = door;
+      door = undefined;
+      for (const go of held) go();
+    }
+  };
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req, info) => {
     peak = Math.max(peak, ++inFlight);
     try {
+      if (door) {
+        const d = door;
+        await new Promise<void>((go) => {
+          d.held.push(go);
+          recheck();
+        });
+      }
       return await app.fetch(req, info);
     } finally {
       inFlight--;
@@ -60,6 +81,10 @@ export function serveApp(app: Hono<AppEnv>): ServedApp {
       const p = peak;
       peak = inFlight;
       return p;
+    },
+    gate(ready) {
+      door = { ready, held: [] };
+      return { recheck };
     },
   };
 }

@@ -117,7 +117,12 @@ Deno.test("JWKS and key rotation", async (t) => {
     );
 
     await t.step("an instance meeting an unknown kid reloads the keys from the database", async () => {
-      const b = createKeyStore(sql, TEST_SECRET, { refreshSeconds: 3600, unknownKidReloadMs: 50 });
+      let bAhead = 0; // b's clock: moved past its unknown-kid reload pause instead of sleeping through it
+      const b = createKeyStore(sql, TEST_SECRET, {
+        refreshSeconds: 3600,
+        unknownKidReloadMs: 50,
+        now: () => Date.now() + bAhead,
+      });
       await b.signing(); // b caches the current key set
       const { kid } = await rotateSigningKey(sql, TEST_SECRET);
       const c = createKeyStore(sql, TEST_SECRET, { now: afterActivation });
@@ -132,7 +137,7 @@ Deno.test("JWKS and key rotation", async (t) => {
         authTime: new Date(),
       });
       // b's cache is fresh (refresh interval 1 h) but the kid is unknown to it, so it reloads once
-      await new Promise((r) => setTimeout(r, 60));
+      bAhead += 51;
       const claims = await verifyAccessToken(b, "http://localhost:8000", token);
       assert.equal(claims.sub, ctx.user.id);
     });

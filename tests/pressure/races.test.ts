@@ -27,10 +27,20 @@ function times<T>(n: number, f: (i: number) => Promise<T>): Promise<T[]> {
   return Promise.all(Array.from({ length: n }, (_, i) => f(i)));
 }
 
-/** `n` requests at once; asserts the server really had many of them in flight together. */
+/**
+ * `n` requests at once; asserts the server really had many of them in flight together. They are held at the
+ * server's door until all have arrived (or every other call has ended without a request), then let in together:
+ * sent "at once" alone, a loaded host may have served the first before the last arrived.
+ */
 async function burst<T>(http: ServedApp, n: number, f: (i: number) => Promise<T>): Promise<T[]> {
   http.takePeak();
-  const out = await times(n, f);
+  let settled = 0;
+  const door = http.gate((held) => held + settled >= n);
+  const out = await times(n, (i) =>
+    f(i).finally(() => {
+      settled++;
+      door.recheck();
+    }));
   const peak = http.takePeak();
   assert.ok(peak >= n / 2, `only ${peak} of ${n} requests were in flight together`);
   return out;
