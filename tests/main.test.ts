@@ -1,5 +1,6 @@
 // Start-up as an operator sees it: one clear line for each failure, and data that survives a restart.
 import assert from "node:assert/strict";
+import { HANG_MS } from "./helpers/wait.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -99,9 +100,10 @@ async function startServer(env: Record<string, string>) {
     for await (const chunk of child.stdout) stdout += decoder.decode(chunk);
   })();
   const stderrText = new Response(child.stderr).text();
-  const deadline = Date.now() + 60_000;
+  // a first start runs the migrations and seeds the demo data on PGlite: seconds idle, minutes on a busy host
+  const deadline = Date.now() + HANG_MS;
   while (!stdout.includes('"msg":"listening"')) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${stdout}`);
+    if (Date.now() > deadline) throw new Error(`server did not start within ${HANG_MS / 1000} s: ${stdout}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
