@@ -6,10 +6,11 @@
 //   indefinitely), so Portico accepts connections itself (Deno.listen) and hands each to Deno's per-connection
 //   server (`serveHttpOnConnection`; internal, looked up at start) under a watch: a connection is closed when no
 //   request has arrived within HTTP_HEADERS_TIMEOUT_MS of it opening or of its previous answer. No byte passes
-//   through JavaScript: a kept-alive request costs what it costs under Deno.serve, a new connection some tens of
-//   µs more (BENCHMARKS.md, "A header deadline for the default front end"). Plain Deno.serve (no deadline) when
-//   HTTP_HEADERS_TIMEOUT_MS=0, when the platform chooses where Deno.serve listens (DENO_SERVE_ADDRESS, as on Deno
-//   Deploy, whose edge bounds slow clients), or when this Deno lacks the function (frontEndWarning says so).
+//   through JavaScript: a kept-alive request costs about 2 µs of CPU more than under Deno.serve, a new
+//   connection some tens of µs more (BENCHMARKS.md, "A header deadline for the default front end"). Plain
+//   Deno.serve (no deadline) when HTTP_HEADERS_TIMEOUT_MS=0, when the platform chooses where Deno.serve listens
+//   (DENO_SERVE_ADDRESS, as on Deno Deploy, whose edge bounds slow clients), or when this Deno lacks the
+//   function (frontEndWarning says so).
 // - `node`: node:http, request headers bounded the same way and a silent connection closed after
 //   HTTP_IDLE_TIMEOUT_MS (including a client that reads its answer too slowly). Deno's node:http ignores its own
 //   headersTimeout and requestTimeout options (measured), so the header deadline is a timer per connection here;
@@ -29,11 +30,11 @@ export interface ServeOptions {
   requestTimeoutMs: number;
   /** which front end; see the module comment */
   frontEnd?: "deno" | "node";
-  /** request headers must arrive within this many ms of the connection opening or the previous answer (0: no limit) */
+  /** a request must arrive within this many ms of the connection opening or of its last answer (0: no limit) */
   headersTimeoutMs?: number;
   /** node front end: a connection silent this long is closed (0: no limit) */
   idleTimeoutMs?: number;
-  /** Deno.serve listens where the platform says (DENO_SERVE_ADDRESS), not at port/hostname: serve it plainly */
+  /** Deno.serve listens where the platform says (DENO_SERVE_ADDRESS), not at port/hostname: plain Deno.serve */
   platformAddress?: boolean;
   onListen?: (addr: Deno.NetAddr) => void;
 }
