@@ -1,5 +1,6 @@
 // Start-up as an operator sees it: one clear line for each failure, and data that survives a restart.
 import assert from "node:assert/strict";
+import { HANG_MS } from "./helpers/wait.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -99,9 +100,16 @@ async function startServer(env: Record<string, string>) {
     for await (const chunk of child.stdout) stdout += decoder.decode(chunk);
   })();
   const stderrText = new Response(child.stderr).text();
-  const deadline = Date.now() + 60_000;
+  let exited = false;
+  child.status.then(() => exited = true);
+  // the first start runs initdb for PGlite: 60 s was not always enough on a loaded host
+  const deadline = Date.now() + HANG_MS;
   while (!stdout.includes('"msg":"listening"')) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${stdout}`);
+    if (exited || Date.now() > deadline) {
+      if (!exited) child.kill("SIGKILL");
+      await child.status;
+      throw new Error(`server did not start: ${stdout}\n${await stderrText}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

@@ -8,6 +8,7 @@ import { silentLogger } from "../../lib/log.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SECRET } from "./app.ts";
 import type { RequestTarget } from "./mcp.ts";
+import { HANG_MS } from "./wait.ts";
 
 /** A server reachable over HTTP; `request` takes a path (or a URL whose path is used) like app.request. */
 export interface HttpTarget extends RequestTarget {
@@ -130,7 +131,7 @@ export async function spawnServer(env: Record<string, string>): Promise<HttpTarg
     await status;
     await stderr;
   };
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + HANG_MS; // a hang: a loaded host may need more than the 30 s this was
   while (true) {
     if (exited) throw new Error(`main.ts exited at start-up: ${await stderr}`);
     try {
@@ -140,7 +141,7 @@ export async function spawnServer(env: Record<string, string>): Promise<HttpTarg
     }
     if (Date.now() > deadline) {
       await close();
-      throw new Error(`main.ts did not answer /healthz within 30 s: ${await stderr}`);
+      throw new Error(`main.ts did not answer /healthz within ${HANG_MS / 1000} s: ${await stderr}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
