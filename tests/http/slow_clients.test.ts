@@ -25,7 +25,7 @@ async function served(extra: Record<string, string> = {}) {
   });
   const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
   const app = createApp({ config, sql: db.sql, log, secretKey: TEST_SECRET, scrypt: TEST_SCRYPT });
-  let arrivals: Array<() => void> = [];
+  const arrivals: Array<() => void> = [];
   const server = await serve((req, info) => {
     for (const arrived of arrivals.splice(0)) arrived();
     return app.fetch(req, info);
