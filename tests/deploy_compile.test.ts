@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { emptyDatabase } from "./helpers/db.ts";
 import { moduleGraph, ROOT } from "./helpers/module_graph.ts";
+import { eventually } from "./helpers/wait.ts";
 
 function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -74,17 +75,20 @@ Deno.test({
       stderr: "piped",
     }).spawn();
     const base = `http://127.0.0.1:${port}`;
+    let exited = false;
+    child.status.then(() => exited = true);
     try {
-      let ready = false;
-      for (let i = 0; i < 300 && !ready; i++) {
+      // started when /healthz answers 200 (it was "within 300 tries": a loaded host may need longer); an exit
+      // before that fails the test at once
+      await eventually("the server answered /healthz 200", async () => {
+        if (exited) throw new Error("main.ts exited at start-up");
         try {
-          ready =
-            (await fetch(`${base}/healthz`).then(async (r) => (await r.body?.cancel(), r.status))) === 200;
+          return (await fetch(`${base}/healthz`).then(async (r) => (await r.body?.cancel(), r.status))) ===
+            200;
         } catch {
-          await new Promise((r) => setTimeout(r, 100));
+          return false; // not listening yet
         }
-      }
-      assert.ok(ready, "the server answered /healthz 200");
+      }, 100);
 
       const meta = await fetch(`${base}/.well-known/openid-configuration`);
       assert.equal(meta.status, 200);

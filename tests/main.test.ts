@@ -100,10 +100,16 @@ async function startServer(env: Record<string, string>) {
     for await (const chunk of child.stdout) stdout += decoder.decode(chunk);
   })();
   const stderrText = new Response(child.stderr).text();
-  // a first start runs the migrations and seeds the demo data on PGlite: seconds idle, minutes on a busy host
+  let exited = false;
+  child.status.then(() => exited = true);
+  // the first start runs initdb for PGlite: 60 s was not always enough on a loaded host
   const deadline = Date.now() + HANG_MS;
   while (!stdout.includes('"msg":"listening"')) {
-    if (Date.now() > deadline) throw new Error(`server did not start within ${HANG_MS / 1000} s: ${stdout}`);
+    if (exited || Date.now() > deadline) {
+      if (!exited) child.kill("SIGKILL");
+      await child.status;
+      throw new Error(`server did not start: ${stdout}\n${await stderrText}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

@@ -3,15 +3,9 @@
 // libcrypto stops start-up with one line.
 import assert from "node:assert/strict";
 import { emptyDatabase } from "./helpers/db.ts";
+import { freePort, startTask } from "./helpers/tasks.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = l.addr.port;
-  l.close();
-  return port;
-}
 
 function env(extra: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = { ...extra };
@@ -29,40 +23,34 @@ Deno.test({
   async fn() {
     const db = await emptyDatabase();
     try {
+      // the real task in its own process group (tests/helpers/tasks.ts): started once its log says "listening"
+      // (this polled /oauth/jwks at most 300 times: a loaded host may need longer), stopped as a service is
       const port = freePort();
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["task", "start"],
-        cwd: ROOT,
-        clearEnv: true,
-        env: env({ DATABASE_URL: db.url, SECRET_KEY: "s".repeat(40), PORT: String(port) }),
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
+      const task = await startTask("start", {
+        DATABASE_URL: db.url,
+        SECRET_KEY: "s".repeat(40),
+        PORT: String(port),
+      });
       let ready = false;
-      for (let i = 0; i < 300 && !ready; i++) {
-        try {
-          const r = await fetch(`http://127.0.0.1:${port}/oauth/jwks`);
-          ready = r.status === 200;
-          await r.body?.cancel();
-        } catch {
-          await new Promise((r) => setTimeout(r, 100));
-        }
+      let reg: Response | undefined;
+      try {
+        const jwks = await fetch(`http://127.0.0.1:${port}/oauth/jwks`);
+        ready = jwks.status === 200;
+        await jwks.body?.cancel();
+        // An upload goes through the body deadline (lib/http/body_guard.ts) without Deno's request.signal warning.
+        reg = await fetch(`http://127.0.0.1:${port}/oauth/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ client_name: "Start test", redirect_uris: ["http://127.0.0.1:9/cb"] }),
+        }).catch(() => undefined);
+        await reg?.body?.cancel();
+      } finally {
+        await task.stop("SIGTERM");
       }
-      // An upload goes through the body deadline (lib/http/body_guard.ts) without Deno's request.signal warning.
-      const reg = await fetch(`http://127.0.0.1:${port}/oauth/register`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ client_name: "Start test", redirect_uris: ["http://127.0.0.1:9/cb"] }),
-      }).catch(() => undefined);
-      await reg?.body?.cancel();
-      child.kill("SIGTERM");
-      const out = await child.output();
-      assert.ok(ready, new TextDecoder().decode(out.stderr));
+      assert.ok(ready, task.stderr);
       assert.equal(reg?.status, 201);
-      assert.doesNotMatch(new TextDecoder().decode(out.stderr), /request\.signal/);
-      const lines = new TextDecoder().decode(out.stdout).split("\n").filter((l) => l.startsWith("{"))
-        .map((l) => JSON.parse(l));
+      assert.doesNotMatch(task.stderr, /request\.signal/);
+      const lines = task.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
       const signer = lines.find((l) => l.msg === "signer");
       assert.deepEqual([signer?.signer, signer?.reason], ["openssl", "FFI granted and libcrypto loaded"]);
 

@@ -221,7 +221,7 @@ Deno.test({
       const before = arrivals.length;
       await page.goto(url.href);
       await act();
-      await page.waitForURL((u) => u.href.startsWith(redirectUri), { timeout: 15_000 });
+      await page.waitForURL((u) => u.href.startsWith(redirectUri));
       assert.equal(arrivals.length, before + 1, "exactly one arrival at the client's redirect URI");
       return arrivals[arrivals.length - 1];
     }

@@ -54,7 +54,7 @@ Deno.test({
       const before = arrivals.length;
       await page.goto(oidc.buildAuthorizationUrl(config, params).href);
       await act();
-      await page.waitForURL((u) => u.href.startsWith(redirectUri), { timeout: 15_000 });
+      await page.waitForURL((u) => u.href.startsWith(redirectUri));
       assert.equal(arrivals.length, before + 1);
       return arrivals[arrivals.length - 1];
     }

@@ -1,5 +1,6 @@
 // Headless Debian Chromium for the e2e tests: whether it is installed, and one way to launch it.
 import { type Browser, chromium, type Page } from "playwright-core";
+import { HANG_MS } from "./wait.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -16,9 +17,17 @@ export function warnIfMissing(file: string): void {
   if (!haveChromium) console.warn(`${file} skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
 }
 
+/**
+ * Playwright gives each launch, navigation, wait and click 30 s by default — a deadline a loaded host can miss
+ * (one of these tests took 80 s in all on a loaded host). What a browser test waits for is an event (a heading, a
+ * URL); only a hang may fail it: every context and page of this browser gets HANG_MS.
+ */
+export const BROWSER_TIMEOUT_MS = HANG_MS;
+
 /** The flags this closed network needs: no background connections that would be refused at every start. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({
+    timeout: BROWSER_TIMEOUT_MS,
     executablePath: CHROMIUM,
     args: [
       "--headless",
@@ -30,6 +39,21 @@ export function launchChromium(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args);
+    context.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+    context.setDefaultNavigationTimeout(BROWSER_TIMEOUT_MS);
+    return context;
+  };
+  const newPage = browser.newPage.bind(browser);
+  browser.newPage = async (...args) => {
+    const page = await newPage(...args);
+    page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+    page.setDefaultNavigationTimeout(BROWSER_TIMEOUT_MS);
+    return page;
+  };
+  return browser;
 }
 
 /** The two screens every page is checked on: a laptop and a phone (iPhone 12-15 class). */

@@ -131,7 +131,7 @@ export async function spawnServer(env: Record<string, string>): Promise<HttpTarg
     await status;
     await stderr;
   };
-  const deadline = Date.now() + HANG_MS;
+  const deadline = Date.now() + HANG_MS; // a hang: a loaded host may need more than the 30 s this was
   while (true) {
     if (exited) throw new Error(`main.ts exited at start-up: ${await stderr}`);
     try {
@@ -141,7 +141,7 @@ export async function spawnServer(env: Record<string, string>): Promise<HttpTarg
     }
     if (Date.now() > deadline) {
       await close();
-      throw new Error(`main.ts did not answer /healthz within ${HANG_MS / 1000} s (a hang): ${await stderr}`);
+      throw new Error(`main.ts did not answer /healthz within ${HANG_MS / 1000} s: ${await stderr}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

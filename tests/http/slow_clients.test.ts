@@ -8,8 +8,11 @@ import { createLogger } from "../../lib/log.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
+import { eventually, HANG_MS, settles } from "../helpers/wait.ts";
 
+/** Small, to provoke the 408 quickly; tests whose requests must succeed set generous ones (SUCCESS_DEADLINES). */
 const REQUEST_TIMEOUT_MS = 300;
+const SUCCESS_DEADLINES = { HTTP_REQUEST_TIMEOUT_MS: "60000", HTTP_HEADERS_TIMEOUT_MS: "60000" };
 const encoder = new TextEncoder();
 
 async function served(extra: Record<string, string> = {}) {
@@ -23,10 +26,16 @@ async function served(extra: Record<string, string> = {}) {
   });
   const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
   const app = createApp({ config, sql: db.sql, log, secretKey: TEST_SECRET, scrypt: TEST_SCRYPT });
-  const server = await serve(app.fetch, { ...serveOptions(config), hostname: "127.0.0.1", port: 0 });
+  const arrivals: Array<() => void> = [];
+  const server = await serve((req, info) => {
+    for (const arrived of arrivals.splice(0)) arrived();
+    return app.fetch(req, info);
+  }, { ...serveOptions(config), hostname: "127.0.0.1", port: 0 });
   return {
     port: server.addr.port,
     lines,
+    /** resolves when the next request reaches the app (its headers are read, its body is being read) */
+    nextRequest: () => new Promise<void>((resolve) => arrivals.push(resolve)),
     async close() {
       await server.shutdown();
       await db.close();
@@ -42,7 +51,7 @@ async function served(extra: Record<string, string> = {}) {
 async function readAnswer(conn: Deno.Conn, what: string): Promise<string> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer (a hang)`)), 60_000);
+    timer = setTimeout(() => reject(new Error(`${what}: no answer (a hang)`)), HANG_MS);
   });
   let text = "";
   const buf = new Uint8Array(16 * 1024);
@@ -81,15 +90,15 @@ Deno.test("slow clients: a body that does not arrive within HTTP_REQUEST_TIMEOUT
 });
 
 Deno.test("slow clients: a client hanging up mid-body is an info line with 499, not an error or a 500", async () => {
-  const s = await served();
+  // this test is about the hang-up: no body deadline may come first (it did, on a loaded host, as 300 ms)
+  const s = await served(SUCCESS_DEADLINES);
   try {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
+    const arrived = s.nextRequest();
     await conn.write(encoder.encode(`${HEAD}{"client_name":`));
-    await new Promise((r) => setTimeout(r, 50)); // the handler is reading the body
+    await settles(arrived, "the request reaches the app"); // was a 50 ms sleep: now it is reading the body
     conn.close();
-    for (let i = 0; i < 600 && !s.lines.some((l) => l.msg === "request"); i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await eventually("the request's log line", () => s.lines.some((l) => l.msg === "request"));
     const request = s.lines.find((l) => l.msg === "request");
     assert.equal(request?.status, 499);
     assert.equal(request?.level, "info");
@@ -130,13 +139,13 @@ Deno.test("slow clients (node front end): headers that never finish are cut, eve
   try {
     const partial = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
     await partial.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: localhost\r\n"));
-    assert.equal(await closedWithin(partial, 10_000), "closed");
+    assert.equal(await closedWithin(partial, HANG_MS), "closed");
 
     const drip = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
     await drip.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: "));
     const timer = setInterval(() => drip.write(encoder.encode("a")).catch(() => {}), 100);
     try {
-      assert.equal(await closedWithin(drip, 10_000), "closed");
+      assert.equal(await closedWithin(drip, HANG_MS), "closed");
     } finally {
       clearInterval(timer);
     }
@@ -156,7 +165,8 @@ Deno.test("slow clients (node front end): headers that never finish are cut, eve
 });
 
 Deno.test("slow clients (node front end): answers like Deno.serve, keeps alive, then closes an idle connection", async () => {
-  const s = await served(NODE);
+  // the request must be answered (no 400 ms header or 300 ms body deadline racing it); the idle one must close
+  const s = await served({ ...NODE, ...SUCCESS_DEADLINES });
   try {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
     const body = JSON.stringify({ client_name: "Front end", redirect_uris: ["http://127.0.0.1:9/cb"] });
@@ -176,7 +186,7 @@ Deno.test("slow clients (node front end): answers like Deno.serve, keeps alive, 
     assert.match(text, /\r\ncache-control: no-store\r\n/i);
     assert.match(text.slice(text.indexOf("\r\n\r\n") + 4), /"client_id":"pcl_[^"]+"/);
     // A kept-alive connection that then says nothing is closed by the idle / next-header deadline.
-    assert.equal(await closedWithin(conn, 10_000), "closed");
+    assert.equal(await closedWithin(conn, HANG_MS), "closed");
 
     const res = await fetch(`http://127.0.0.1:${s.port}/healthz`);
     assert.equal(res.status, 200);

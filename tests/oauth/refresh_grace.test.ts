@@ -236,10 +236,12 @@ Deno.test("refresh grace window", async (t) => {
       const short = { ...ctx, app: testApp(sql, { REFRESH_REUSE_GRACE_SECONDS: "30" }) };
       const { first, grantId } = await start(ctx, pub);
       await (await refresh(short, pub, first.refresh_token)).body?.cancel();
-      await sql`update oauth_refresh_tokens set rotated_at = rotated_at - interval '29 seconds'
+      // 20 s in: well inside (29 s assumed the retry came within a second of this update; a loaded host need
+      // not); 31 s in (past 30, short of the default 60): reuse
+      await sql`update oauth_refresh_tokens set rotated_at = rotated_at - interval '20 seconds'
         where token_hash = ${sha256Hex(first.refresh_token)}`;
       assert.equal((await refresh(short, pub, first.refresh_token)).status, 200);
-      await sql`update oauth_refresh_tokens set rotated_at = rotated_at - interval '2 seconds'
+      await sql`update oauth_refresh_tokens set rotated_at = rotated_at - interval '11 seconds'
         where token_hash = ${sha256Hex(first.refresh_token)}`;
       assert.equal((await refresh(short, pub, first.refresh_token)).status, 400);
       assert.equal((await family(sql, grantId)).revoked, true);
