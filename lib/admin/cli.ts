@@ -6,6 +6,7 @@ import { addMember, createCompany, createWorkspace } from "../workspace/workspac
 import { MODULES } from "../workspace/modules.ts";
 import { type ApiKeyKind, createApiKey, revokeApiKey } from "../api_keys.ts";
 import { type AuthMethod, createClient, setClientTrusted } from "../oauth/clients.ts";
+import { GRANT_TYPES } from "../oauth/grants/names.ts";
 import { setUserDisabled } from "../accounts.ts";
 import { listSigningKeys, rotateSigningKey } from "../oauth/keys.ts";
 import { isKnownScope } from "../oauth/scope_names.ts";
@@ -152,7 +153,7 @@ const COMMANDS: Record<string, Command> = {
         confidential: v.confidential === true,
         authMethod: method as AuthMethod | undefined,
         scopes,
-        grantTypes: grants === undefined ? ["authorization_code", "refresh_token"] : list(grants),
+        grantTypes: grants === undefined ? [...GRANT_TYPES] : list(grants),
         selfRegistered: false,
       });
       return created.clientSecret === undefined

@@ -3,9 +3,9 @@ import type { Db } from "../db/client.ts";
 import { randomToken, safeEqual, sha256Hex } from "../crypto.ts";
 import { invalidInput } from "../errors.ts";
 import { OAuthError } from "./errors.ts";
+import { GRANT_TYPES, isGrantType, REQUIRED_GRANT } from "./grants/names.ts";
 
 export type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
-export const GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
 
 /** RFC 8252 loopback hosts, whose port may differ at authorization time. */
 const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
@@ -57,12 +57,10 @@ export async function createClient(
     if (problem) throw invalidInput(`redirect_uri ${uri} ${problem}`);
   }
   for (const g of input.grantTypes) {
-    if (!(GRANT_TYPES as readonly string[]).includes(g)) {
-      throw invalidInput(`grant type ${g} is not supported (authorization_code, refresh_token)`);
-    }
+    if (!isGrantType(g)) throw invalidInput(`grant type ${g} is not supported (${GRANT_TYPES.join(", ")})`);
   }
-  if (!input.grantTypes.includes("authorization_code")) {
-    throw invalidInput("grant_types must include authorization_code");
+  if (!input.grantTypes.includes(REQUIRED_GRANT)) {
+    throw invalidInput(`grant_types must include ${REQUIRED_GRANT}`);
   }
   const method: AuthMethod = input.confidential ? (input.authMethod ?? "client_secret_basic") : "none";
   const clientId = randomToken("pcl_", 16);

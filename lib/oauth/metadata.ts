@@ -1,4 +1,5 @@
 // Discovery metadata (RFC 8414 and OpenID Connect Discovery; RFC 9728 for /mcp), built once from the issuer.
+import { GRANT_TYPES } from "./grants/names.ts";
 import { SCOPES_SUPPORTED } from "./scopes.ts";
 
 /** The tool server's resource identifier: the `aud` of tokens it accepts (RFC 8707 / RFC 9728). */
@@ -35,7 +36,7 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
     scopes_supported: SCOPES_SUPPORTED,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    grant_types_supported: ["authorization_code", "refresh_token"],
+    grant_types_supported: [...GRANT_TYPES],
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
     revocation_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
