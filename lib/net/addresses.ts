@@ -35,11 +35,13 @@ export function parseIPv6(input: string): number[] | null {
 /**
  * The address a limit counts: IPv4 as it is, IPv6 by its /64 (one subscriber's prefix; counting single IPv6
  * addresses would let one host take 2^64 buckets). IPv4-mapped IPv6 written `::ffff:a.b.c.d` counts as IPv4.
- * Brackets and a zone id are ignored; text that is not an address stays as it is (lowercased when it has a colon).
+ * Brackets, a zone id and a bracketed address's port are ignored; other text that is not an address stays as it
+ * is (lowercased when it has a colon).
  */
 export function addressKey(ip: string): string {
   if (!ip.includes(":")) return ip;
-  const bare = ip.replace(/^\[|\]$/g, "").split("%")[0].toLowerCase();
+  // Brackets, a zone id and a port after the bracket (`[::1]:8080`) are not part of the address.
+  const bare = ip.replace(/^\[|\]$/g, "").split("%")[0].split("]")[0].toLowerCase();
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
   if (mapped) return mapped[1];
   const groups = parseIPv6(bare);

@@ -41,6 +41,10 @@ Deno.test("addressKey: IPv4 as it is, IPv6 by its /64, ::ffff:a.b.c.d as IPv4, a
   assert.equal(addressKey("2001:0DB8:00aa:0001:ffff::beef"), "2001:db8:aa:1::/64");
   assert.equal(addressKey("[2001:DB8::1]"), "2001:db8:0:0::/64");
   assert.equal(addressKey("fe80::1%eth0"), "fe80:0:0:0::/64");
+  assert.equal(addressKey("[fe80::1%eth0]"), "fe80:0:0:0::/64");
+  assert.equal(addressKey("[2001:db8:aa:1::1]:443"), "2001:db8:aa:1::/64");
+  // A dotted tail is two groups: here it shifts 8:0 into the network half.
+  assert.equal(addressKey("::8:0:0:0:1.2.3.4"), "0:0:8:0::/64");
   assert.equal(addressKey("::ffff:192.0.2.9"), "192.0.2.9");
   assert.equal(addressKey("::1"), "0:0:0:0::/64");
   assert.equal(addressKey("::1.2.3.4"), "0:0:0:0::/64");
