@@ -1,5 +1,6 @@
-// Dynamic client registration (RFC 7591): validate metadata with the shared schema, drop operator-only scopes, create — or,
-// for a public client registered again with identical metadata from the same source, answer the existing one.
+// Dynamic client registration (RFC 7591): validate metadata with the shared schema (./client_metadata_schema.ts),
+// drop operator-only scopes, create — or, for a public client registered again with identical metadata from the
+// same source, answer the existing one.
 import { z } from "zod";
 import { sha256Hex } from "../crypto.ts";
 import type { Sql } from "../db/client.ts";
