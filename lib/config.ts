@@ -1,5 +1,6 @@
 // The one place that reads the environment: a zod schema that fails fast with a clear message.
 import { z } from "zod";
+import { isLoopbackHttpPrefix } from "./net/loopback.ts";
 
 export type McpVariant = "A" | "B";
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -163,10 +164,7 @@ const schema = z.object({
   TRUSTED_CLIENT_ID_PREFIXES: z.string().default("").transform((s) =>
     s.split(",").map((p) => p.trim()).filter((p) => p.length > 0)
   ).refine(
-    (list) =>
-      list.every((p) =>
-        /^https:\/\/[^/?#]+\//.test(p) || /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?\//.test(p)
-      ),
+    (list) => list.every((p) => /^https:\/\/[^/?#]+\//.test(p) || isLoopbackHttpPrefix(p)),
     "must be comma-separated https URL prefixes that include at least the host and a slash, e.g. https://claude.ai/",
   ),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })

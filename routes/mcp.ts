@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
+import { isLoopbackHostname, LOOPBACK_HOSTNAMES } from "../lib/net/loopback.ts";
 import { completeResponse } from "../lib/http/middleware.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../lib/db/errors.ts";
@@ -61,14 +62,12 @@ export interface McpRouteOptions {
   tools?: readonly AnyTool[];
 }
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
 /** Origins allowed to call from a browser: the issuer's, and its loopback aliases when it is loopback. */
 function allowedOrigins(issuer: string): Set<string> {
   const u = new URL(issuer);
   const out = new Set([u.origin]);
-  if (LOOPBACK.has(u.hostname)) {
-    for (const h of LOOPBACK) out.add(`${u.protocol}//${h}${u.port ? `:${u.port}` : ""}`);
+  if (isLoopbackHostname(u.hostname)) {
+    for (const h of LOOPBACK_HOSTNAMES) out.add(`${u.protocol}//${h}${u.port ? `:${u.port}` : ""}`);
   }
   return out;
 }
@@ -89,7 +88,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
   const registry = registryFor(opts.tools ?? TOOLS, variant);
   const origins = allowedOrigins(deps.config.issuer);
   // A loopback issuer means a local server: then only loopback Host names are served (DNS rebinding).
-  const loopbackOnly = LOOPBACK.has(new URL(deps.config.issuer).hostname);
+  const loopbackOnly = isLoopbackHostname(new URL(deps.config.issuer).hostname);
   const resource = mcpResourceUrl(deps.config.issuer);
   const bearerDeps = {
     db: deps.sql,
@@ -187,7 +186,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       );
     }
     const host = c.req.header("host");
-    if (loopbackOnly && host !== undefined && !LOOPBACK.has(hostName(host.toLowerCase()))) {
+    if (loopbackOnly && host !== undefined && !isLoopbackHostname(hostName(host.toLowerCase()))) {
       return json(c, 403, rpcErrorBody(null, RPC.FORBIDDEN, `Forbidden: host ${host} is not served`));
     }
     return null;

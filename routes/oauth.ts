@@ -2,7 +2,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../lib/http/types.ts";
 import { createClientDirectory, type DocumentSource } from "../lib/oauth/client_directory.ts";
-import { createMetadataDocumentFetcher, isMetadataDocumentUrl } from "../lib/oauth/client_metadata.ts";
+import { isMetadataDocumentUrl } from "../lib/oauth/client_id_url.ts";
+import { createMetadataDocumentFetcher } from "../lib/oauth/client_metadata.ts";
 import type { OAuthDeps, OAuthRouteDeps } from "./oauth_deps.ts";
 import { createAccountRoutes } from "./account.ts";
 import { createOAuthApiRoutes } from "./oauth_api.ts";

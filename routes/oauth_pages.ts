@@ -6,6 +6,7 @@ import { isDatabaseUnavailable } from "../lib/db/errors.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { readForm } from "../lib/http/form.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
+import { isLoopbackHttpUri } from "../lib/net/loopback.ts";
 import { render } from "../lib/http/render.ts";
 import { redirectMismatch } from "../lib/page_errors.ts";
 import type { AppEnv } from "../lib/http/types.ts";
@@ -264,7 +265,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
         // MCP 2025-11-25 security considerations: anyone can publish a document whose redirects go to
         // the person's own machine, so such an app gets a warning to check it was started there.
         loopbackOnly: client.metadataDocument &&
-          client.redirectUris.every((u) => /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])[:/]/.test(u)),
+          client.redirectUris.every(isLoopbackHttpUri),
         account,
         scopes: await describeScopes(sql, ticket.req.scopes, "consent"),
         places: asksWorkspace ? await placeOptions(sql, account.userId) : undefined,

@@ -16,6 +16,7 @@
 //   headersTimeout and requestTimeout options (measured), so the header deadline is a timer per connection here;
 //   its socket `timeout` does work. Costs throughput (BENCHMARKS.md, "HTTP front ends" and the section after).
 import type { Config } from "../config.ts";
+import { isLoopbackListenHost } from "../net/loopback.ts";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { Readable } from "node:stream";
@@ -283,7 +284,7 @@ async function serveNode(fetch: FetchHandler, opts: ServeOptions): Promise<Runni
  * unbounded (the operator should front it, give it a deadline or choose HTTP_FRONT_END=node).
  */
 export function frontEndWarning(config: Config): string | undefined {
-  const loopback = /^(127\.|localhost$|::1$|\[::1\]$)/.test(config.host);
+  const loopback = isLoopbackListenHost(config.host);
   if (config.httpFrontEnd !== "deno" || loopback || config.trustedProxies.length > 0) return undefined;
   if (config.denoServeAddress !== undefined) return undefined; // the platform listens and bounds slow clients
   const why = config.httpHeadersTimeoutMs === 0

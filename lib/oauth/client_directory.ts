@@ -11,11 +11,11 @@ import {
   toClient,
 } from "./clients.ts";
 import { OAuthError } from "./errors.ts";
-import type { MetadataDocument } from "./client_metadata.ts";
+import type { MetadataDocument } from "./metadata_document.ts";
 import { DEFAULT_REGISTERED_SCOPES } from "./scopes.ts";
 import { OPERATOR_ONLY_SCOPES } from "./scope_names.ts";
 
-/** What Portico needs of a validated metadata document (lib/oauth/client_metadata.ts produces it). */
+/** What Portico needs of a validated metadata document (lib/oauth/metadata_document.ts produces it). */
 export type DocumentClient = Pick<
   MetadataDocument,
   "clientId" | "name" | "redirectUris" | "grantTypes" | "scopes" | "clientUri" | "logoUri"

@@ -4,11 +4,9 @@ import { randomToken, safeEqual, sha256Hex } from "../crypto.ts";
 import { invalidInput } from "../errors.ts";
 import { OAuthError } from "./errors.ts";
 import { GRANT_TYPES, isGrantType, REQUIRED_GRANT } from "./grants/names.ts";
+import { isLoopbackHostname } from "../net/loopback.ts";
 
 export type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
-
-/** RFC 8252 loopback hosts, whose port may differ at authorization time. */
-const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 /** Why a redirect URI cannot be registered, or null when it can. */
 export function redirectUriProblem(uri: string): string | null {
@@ -21,7 +19,9 @@ export function redirectUriProblem(uri: string): string | null {
   if (uri.includes("#")) return "must not contain a fragment";
   if (uri.includes("*")) return "must not contain wildcards";
   if (u.protocol === "https:") return u.hostname ? null : "needs a host";
-  if (u.protocol === "http:") return LOOPBACK.has(u.hostname) ? null : "may use http only for loopback hosts";
+  if (u.protocol === "http:") {
+    return isLoopbackHostname(u.hostname) ? null : "may use http only for loopback hosts";
+  }
   // Private-use scheme for native apps (RFC 8252 §7.1): reverse-domain style, e.g. com.example.app:/callback.
   if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(u.protocol)) return null;
   if (u.protocol === "javascript:" || u.protocol === "data:" || u.protocol === "file:") {
@@ -187,7 +187,7 @@ export function redirectUriAllowed(registered: readonly string[], requested: str
   } catch {
     return false;
   }
-  if (req.protocol !== "http:" || !LOOPBACK.has(req.hostname) || requested.includes("#")) return false;
+  if (req.protocol !== "http:" || !isLoopbackHostname(req.hostname) || requested.includes("#")) return false;
   return registered.some((r) => {
     const reg = new URL(r);
     return reg.protocol === "http:" && reg.hostname === req.hostname && reg.pathname === req.pathname &&

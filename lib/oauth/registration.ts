@@ -1,42 +1,89 @@
-// Dynamic client registration (RFC 7591): validate metadata with zod, drop operator-only scopes, create — or,
-// for a public client registered again with identical metadata from the same source, answer the existing one.
+// Dynamic client registration (RFC 7591): validate metadata with the shared schema (./client_metadata_schema.ts),
+// drop operator-only scopes, create — or, for a public client registered again with identical metadata from the
+// same source, answer the existing one.
 import { z } from "zod";
 import { sha256Hex } from "../crypto.ts";
 import type { Sql } from "../db/client.ts";
+import { withTx } from "../db/tx.ts";
 import { AppError } from "../errors.ts";
-import { type AuthMethod, createClient, redirectUriProblem } from "./clients.ts";
+import { type AuthMethod, createClient } from "./clients.ts";
+import {
+  CLIENT_NAME_MAX,
+  clientMetadataFields,
+  firstIssue,
+  isLate,
+  orList,
+  REDIRECT_URIS_MAX,
+  type Rule,
+  URI_MAX_LENGTH,
+} from "./client_metadata_schema.ts";
 import { GRANT_TYPES } from "./grants/names.ts";
 import { OAuthError } from "./errors.ts";
 import { isKnownScope, OPERATOR_ONLY_SCOPES } from "./scope_names.ts";
 import { DEFAULT_REGISTERED_SCOPES, DEFAULT_SCOPES, splitScope } from "./scopes.ts";
 
-const httpUrl = z.string().max(2000).refine((s) => {
-  try {
-    const u = new URL(s);
-    return u.protocol === "https:" || u.protocol === "http:";
-  } catch {
-    return false;
-  }
-}, "must be an http(s) URL");
+// How registration words the shared rules: after the field's path (`redirect_uris.0 must be …`), zod's own words
+// for a value of the wrong type. Rules of meaning carry their whole sentence (the schema's).
+const WORDS: Partial<Record<Rule, string>> = {
+  "client_name.empty": "must not be empty",
+  "client_name.length": `must be at most ${CLIENT_NAME_MAX} characters`,
+  "redirect_uris.empty": "must hold at least one URI",
+  "redirect_uris.many": `must hold at most ${REDIRECT_URIS_MAX} URIs`,
+  "redirect_uris.entry_length": `must be at most ${URI_MAX_LENGTH} characters`,
+  "grant_types.empty": "must not be empty",
+  "grant_types.unsupported": `must be ${orList(GRANT_TYPES)}`,
+  "response_types.entry": "only code is supported",
+  "scope.length": "is too long",
+  "client_uri.absolute": "must be an http(s) URL",
+  "client_uri.scheme": "must be an http(s) URL",
+  "logo_uri.absolute": "must be an http(s) URL",
+  "logo_uri.scheme": "must be an http(s) URL",
+};
 
+const AUTH_METHODS = ["none", "client_secret_post", "client_secret_basic"] as const satisfies AuthMethod[];
+
+/** The shared schema, plus what only registration has: a choice of client authentication, and contacts. */
 const Metadata = z.object({
-  client_name: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters")
-    .optional(),
-  redirect_uris: z.array(z.string().max(2000, "must be at most 2000 characters")).min(
-    1,
-    "must hold at least one URI",
-  ).max(20, "must hold at most 20 URIs"),
-  token_endpoint_auth_method: z.enum(["none", "client_secret_post", "client_secret_basic"], {
-    error: "must be none, client_secret_post or client_secret_basic",
-  }).default("none"),
-  grant_types: z.array(z.enum(GRANT_TYPES, { error: "must be authorization_code or refresh_token" }))
-    .min(1, "must not be empty").default(["authorization_code"]),
-  response_types: z.array(z.literal("code", { error: "only code is supported" })).optional(),
-  scope: z.string().max(2000, "is too long").optional(),
-  client_uri: httpUrl.optional(),
-  logo_uri: httpUrl.optional(),
+  ...clientMetadataFields((rule) => WORDS[rule]),
+  token_endpoint_auth_method: z.enum(AUTH_METHODS, { error: `must be ${orList(AUTH_METHODS)}` }).default(
+    "none",
+  ),
   contacts: z.array(z.string().max(320)).max(20).optional(),
 });
+
+/** The order fields are judged in: the first broken one is the one reported. */
+const FIELD_ORDER = [
+  "client_name",
+  "redirect_uris",
+  "token_endpoint_auth_method",
+  "grant_types",
+  "response_types",
+  "scope",
+  "client_uri",
+  "logo_uri",
+  "contacts",
+];
+
+export type RegistrationMetadata = z.infer<typeof Metadata>;
+
+/**
+ * The request body as metadata (defaults applied), or OAuthError naming the first problem: invalid_redirect_uri
+ * for redirect_uris, invalid_client_metadata for anything else. Scopes are judged by registerClient.
+ */
+export function parseRegistrationMetadata(body: unknown): RegistrationMetadata {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new OAuthError("invalid_client_metadata", "the body must be a JSON object");
+  }
+  const parsed = Metadata.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = firstIssue(parsed.error.issues, FIELD_ORDER, true);
+  const field = issue.path.length ? String(issue.path[0]) : "body";
+  const code = field === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata";
+  throw new OAuthError(
+    code,
+    isLate(issue) ? issue.message : `${issue.path.join(".") || field} ${issue.message}`,
+  );
+}
 
 /**
  * How long an identical public registration from the same source is answered with the client registered first
@@ -58,24 +105,7 @@ export async function registerClient(
   body: unknown,
   options: { source: string },
 ): Promise<RegistrationResult> {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new OAuthError("invalid_client_metadata", "the body must be a JSON object");
-  }
-  const parsed = Metadata.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue.path.length ? String(issue.path[0]) : "body";
-    const code = field === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata";
-    throw new OAuthError(code, `${issue.path.join(".") || field} ${issue.message}`);
-  }
-  const m = parsed.data;
-  for (const uri of m.redirect_uris) {
-    const problem = redirectUriProblem(uri);
-    if (problem) throw new OAuthError("invalid_redirect_uri", `redirect_uris: ${uri} ${problem}`);
-  }
-  if (!m.grant_types.includes("authorization_code")) {
-    throw new OAuthError("invalid_client_metadata", "grant_types must include authorization_code");
-  }
+  const m = parseRegistrationMetadata(body);
   let scopes = m.scope === undefined ? DEFAULT_REGISTERED_SCOPES : splitScope(m.scope);
   const unknown = scopes.find((s) => !isKnownScope(s));
   if (unknown) throw new OAuthError("invalid_client_metadata", `scope: unknown scope ${unknown}`);
@@ -124,17 +154,17 @@ export async function registerClient(
         m.logo_uri ?? null,
         sorted(m.contacts),
       ]));
-      created = await sql.begin(async (tx) => {
+      created = await withTx(sql, async (tx) => {
         // Serialises identical registrations, so two at once still yield one client.
         await tx`select pg_advisory_xact_lock(hashtextextended(${"register:" + fingerprint}, 0))`;
-        const [existing] = await tx<{ client_id: string; issued_at: number }[]>`
-          select c.client_id, extract(epoch from c.created_at)::int as issued_at
+        const [existing] = await tx<{ clientId: string; issuedAt: number }[]>`
+          select c.client_id as "clientId", extract(epoch from c.created_at)::int as "issuedAt"
           from oauth_client_registrations r join oauth_clients c on c.client_id = r.client_id
           where r.fingerprint = ${fingerprint}
             and r.created_at > now() - make_interval(secs => ${REGISTRATION_DEDUPE_SECONDS})
           order by r.created_at desc
           limit 1`;
-        if (existing) return { clientId: existing.client_id, issuedAt: existing.issued_at };
+        if (existing) return { clientId: existing.clientId, issuedAt: existing.issuedAt };
         // Fingerprints past the window serve nothing; sweep them now and then.
         if (Math.random() < 0.02) {
           await tx`delete from oauth_client_registrations

@@ -1,7 +1,6 @@
 // RFC 8707 resource indicators: which `resource` values are acceptable as an access token audience.
+import { isLoopbackHostname } from "../net/loopback.ts";
 import { OAuthError } from "./errors.ts";
-
-const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 /**
  * Several `resource` values (RFC 8707 §2 allows them) are refused: an access token here has exactly one
@@ -32,7 +31,7 @@ export function parseResource(values: string[], issuer: string): string | undefi
   if (value.includes("#")) throw new OAuthError("invalid_target", "resource must not contain a fragment");
   if (value.length > 2000) throw new OAuthError("invalid_target", "resource is too long");
   const ok = u.protocol === "https:" ||
-    (u.protocol === "http:" && (LOOPBACK.has(u.hostname) || u.origin === new URL(issuer).origin));
+    (u.protocol === "http:" && (isLoopbackHostname(u.hostname) || u.origin === new URL(issuer).origin));
   if (!ok) throw new OAuthError("invalid_target", "resource must be an https URI (or loopback http)");
   return value;
 }

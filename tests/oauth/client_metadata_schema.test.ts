@@ -1,0 +1,137 @@
+// The one client-metadata schema: both surfaces (registration, metadata documents) apply the same rules, each in
+// its own words and order; where they differ, the difference is a rule of one surface, pinned here.
+import assert from "node:assert/strict";
+import { GRANT_TYPES, REQUIRED_GRANT } from "../../lib/oauth/grants/names.ts";
+import { orList } from "../../lib/oauth/client_metadata_schema.ts";
+import { OAuthError } from "../../lib/oauth/errors.ts";
+import { DocumentRefusal, validateMetadataDocument } from "../../lib/oauth/metadata_document.ts";
+import { parseRegistrationMetadata } from "../../lib/oauth/registration.ts";
+
+const URL_ID = "https://app.example.com/oauth/client.json";
+const REDIRECT = "http://127.0.0.1:33418/callback";
+
+/** null when registration accepts the body, else [error code, description]. */
+function register(body: Record<string, unknown>): [string, string] | null {
+  try {
+    parseRegistrationMetadata(body);
+    return null;
+  } catch (e) {
+    if (e instanceof OAuthError) return [e.error, e.description];
+    throw e;
+  }
+}
+
+/** null when a document with these fields is accepted, else the refusal. */
+function document(body: Record<string, unknown>): string | null {
+  try {
+    validateMetadataDocument(URL_ID, { client_id: URL_ID, ...body });
+    return null;
+  } catch (e) {
+    if (e instanceof DocumentRefusal) return e.message;
+    throw e;
+  }
+}
+
+Deno.test("shared rules: what one surface refuses, the other refuses too (each in its words)", () => {
+  const refusedByBoth: Record<string, unknown>[] = [
+    { redirect_uris: [] },
+    { redirect_uris: Array(21).fill(REDIRECT) },
+    { redirect_uris: ["http://app.example.com/cb"] },
+    { redirect_uris: ["https://app.example.com/cb#x"] },
+    { redirect_uris: [`https://app.example.com/${"a".repeat(2000)}`] },
+    { redirect_uris: [REDIRECT], grant_types: [] },
+    { redirect_uris: [REDIRECT], grant_types: ["client_credentials"] },
+    { redirect_uris: [REDIRECT], grant_types: GRANT_TYPES.filter((g) => g !== REQUIRED_GRANT) },
+    { redirect_uris: [REDIRECT], response_types: ["token"] },
+    { redirect_uris: [REDIRECT], scope: "s".repeat(2001) },
+    { redirect_uris: [REDIRECT], client_name: "   " },
+    { redirect_uris: [REDIRECT], client_name: "n".repeat(201) },
+    { redirect_uris: [REDIRECT], client_uri: "javascript:alert(1)" },
+    { redirect_uris: [REDIRECT], client_uri: "not a url" },
+    { redirect_uris: [REDIRECT], logo_uri: "ftp://app.example.com/l.png" },
+  ];
+  for (const body of refusedByBoth) {
+    assert.notEqual(register(body), null, JSON.stringify(body).slice(0, 120));
+    assert.notEqual(document(body), null, JSON.stringify(body).slice(0, 120));
+  }
+  const acceptedByBoth: Record<string, unknown>[] = [
+    { redirect_uris: [REDIRECT] },
+    { redirect_uris: [REDIRECT, "https://app.example.com/cb", "com.example.app:/cb"], client_name: "App" },
+    { redirect_uris: [REDIRECT], grant_types: [...GRANT_TYPES], response_types: ["code"], scope: "openid" },
+    {
+      redirect_uris: [REDIRECT],
+      client_uri: "http://app.example.com",
+      logo_uri: "https://app.example.com/l",
+    },
+  ];
+  for (const body of acceptedByBoth) {
+    assert.equal(register(body), null, JSON.stringify(body));
+    assert.equal(document(body), null, JSON.stringify(body));
+  }
+});
+
+Deno.test("grant types are the registry's: every one is accepted, and the messages list them", () => {
+  for (const g of GRANT_TYPES) {
+    const grants = [...new Set([REQUIRED_GRANT, g])];
+    assert.equal(register({ redirect_uris: [REDIRECT], grant_types: grants }), null, g);
+    assert.equal(document({ redirect_uris: [REDIRECT], grant_types: grants }), null, g);
+  }
+  assert.deepEqual(register({ redirect_uris: [REDIRECT], grant_types: ["password"] }), [
+    "invalid_client_metadata",
+    `grant_types.0 must be ${orList(GRANT_TYPES)}`,
+  ]);
+  assert.equal(
+    document({ redirect_uris: [REDIRECT], grant_types: ["password"] }),
+    `grant type password is not supported (${GRANT_TYPES.join(", ")})`,
+  );
+  const withoutRequired = GRANT_TYPES.filter((g) => g !== REQUIRED_GRANT);
+  assert.deepEqual(register({ redirect_uris: [REDIRECT], grant_types: withoutRequired }), [
+    "invalid_client_metadata",
+    `grant_types must include ${REQUIRED_GRANT}`,
+  ]);
+  assert.equal(
+    document({ redirect_uris: [REDIRECT], grant_types: withoutRequired }),
+    `grant_types must include ${REQUIRED_GRANT}`,
+  );
+});
+
+Deno.test("each surface reports its first problem in its own order", () => {
+  // Registration: a field of the wrong shape before a refused redirect URI; documents: field by field.
+  const body = { redirect_uris: ["http://app.example.com/cb"], scope: 5 };
+  assert.deepEqual(register(body), [
+    "invalid_client_metadata",
+    "scope Invalid input: expected string, received number",
+  ]);
+  assert.equal(
+    document(body),
+    "redirect_uris: http://app.example.com/cb may use http only for loopback hosts",
+  );
+  // A refused redirect URI is invalid_redirect_uri, named without its index.
+  assert.deepEqual(register({ redirect_uris: [REDIRECT, "http://app.example.com/cb"] }), [
+    "invalid_redirect_uri",
+    "redirect_uris: http://app.example.com/cb may use http only for loopback hosts",
+  ]);
+  // Documents judge client_name after scope; registration before redirect_uris.
+  const both = { redirect_uris: [], client_name: "" };
+  assert.deepEqual(register(both), ["invalid_client_metadata", "client_name must not be empty"]);
+  assert.equal(document(both), "redirect_uris must list at least one URI");
+});
+
+Deno.test("rules of one surface: documents are public clients with an https logo and a plain name", () => {
+  const differs: [Record<string, unknown>, string][] = [
+    [{ token_endpoint_auth_method: "client_secret_basic" }, "token_endpoint_auth_method client_secret_basic"],
+    [{ logo_uri: "http://app.example.com/l.png" }, "logo_uri must be an https URL"],
+    [{ client_name: "Good\u202eevil" }, "client_name must not contain control or text-direction characters"],
+    // The 200 counts the name as written in a document, the trimmed name in a registration.
+    [{ client_name: `${"n".repeat(200)} ` }, "client_name must be 1-200 characters"],
+  ];
+  for (const [extra, refusal] of differs) {
+    const body = { redirect_uris: [REDIRECT], ...extra };
+    assert.equal(register(body), null, JSON.stringify(extra));
+    assert.ok(document(body)?.startsWith(refusal), `${document(body)}`);
+  }
+  assert.equal(
+    document({ redirect_uris: [REDIRECT], client_secret: "x" }),
+    "the document must not contain client_secret (a shared secret cannot be published)",
+  );
+});
