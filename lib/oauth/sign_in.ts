@@ -30,7 +30,7 @@ import {
 } from "../crypto.ts";
 import { addressKey, networkKey } from "../http/client_ip.ts";
 import type { Logger } from "../log.ts";
-import { type Brake, release, reserve } from "./rate_limit.ts";
+import { type Brake, release, reserve } from "../rate_limit/mod.ts";
 import { cookieOptions, isHttps } from "./sessions.ts";
 
 /**
