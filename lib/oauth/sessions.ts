@@ -14,6 +14,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Db, Sql } from "../db/client.ts";
 import { randomToken, sha256Hex } from "../crypto.ts";
 import { isUuid } from "../errors.ts";
+import { cookieOptions, isHttps } from "../http/cookies.ts";
 
 export const SESSION_COOKIE = "portico_session";
 export const SECURE_SESSION_COOKIE = "__Host-portico_session";
@@ -34,23 +35,8 @@ export interface BrowserSession {
   accounts: SessionAccount[];
 }
 
-export function isHttps(issuer: string): boolean {
-  return issuer.startsWith("https:");
-}
-
 export function sessionCookieName(issuer: string): string {
   return isHttps(issuer) ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
-}
-
-/** Cookie options every Portico cookie uses: HttpOnly, SameSite=Lax, path /, Secure on https. */
-export function cookieOptions(issuer: string, maxAge?: number) {
-  return {
-    path: "/",
-    httpOnly: true,
-    sameSite: "Lax" as const,
-    secure: isHttps(issuer),
-    ...(maxAge === undefined ? {} : { maxAge }),
-  };
 }
 
 function readSessionToken(c: Context, issuer?: string): string | undefined {

@@ -29,9 +29,9 @@ import {
   verifyPassword,
 } from "../crypto.ts";
 import { addressKey, networkKey } from "../http/client_ip.ts";
+import { cookieOptions, isHttps } from "../http/cookies.ts";
 import type { Logger } from "../log.ts";
 import { type Brake, release, reserve } from "../rate_limit/mod.ts";
-import { cookieOptions, isHttps } from "./sessions.ts";
 
 /**
  * Attempts per bucket that pass before any wait, within a sliding day; then 1 min, 2, 4, 8 and at most 15 min
