@@ -38,18 +38,18 @@ export function shortClientId(clientId: string): string {
 }
 
 interface Row {
-  client_id: string;
+  clientId: string;
   name: string;
-  redirect_uris: string[];
-  self_registered: boolean;
+  redirectUris: string[];
+  selfRegistered: boolean;
   scopes: string[];
-  registered_at: Date;
-  granted_at: Date;
-  last_used_at: Date | null;
-  workspace_name: string | null;
-  company_name: string | null;
+  registeredAt: Date;
+  grantedAt: Date;
+  lastUsedAt: Date | null;
+  workspaceName: string | null;
+  companyName: string | null;
   toolsets: string[] | null;
-  read_only: boolean;
+  readOnly: boolean;
 }
 
 /** The person's connected apps, newest approval first; `clientId` narrows to one (the confirmation page). */
@@ -59,9 +59,10 @@ export async function listConnectedAppDetails(
   clientId?: string,
 ): Promise<ConnectedAppDetail[]> {
   const rows = await db<Row[]>`
-    select c.client_id, c.name, c.redirect_uris, c.self_registered, k.scopes, c.created_at as registered_at,
-           k.granted_at, u.last_used_at, w.name as workspace_name, co.name as company_name, k.toolsets,
-           k.read_only
+    select c.client_id as "clientId", c.name, c.redirect_uris as "redirectUris",
+           c.self_registered as "selfRegistered", k.scopes, c.created_at as "registeredAt",
+           k.granted_at as "grantedAt", u.last_used_at as "lastUsedAt", w.name as "workspaceName",
+           co.name as "companyName", k.toolsets, k.read_only as "readOnly"
       from oauth_consents k
       join oauth_clients c on c.client_id = k.client_id
       left join lateral (
@@ -75,23 +76,23 @@ export async function listConnectedAppDetails(
      order by k.granted_at desc, c.client_id
      limit ${MAX_CONNECTED_APPS}`;
   return rows.map((r) => ({
-    clientId: r.client_id,
-    shortId: shortClientId(r.client_id),
+    clientId: r.clientId,
+    shortId: shortClientId(r.clientId),
     name: r.name,
-    redirectHost: redirectHost(r.redirect_uris[0] ?? ""),
-    registeredBy: !r.client_id.startsWith("pcl_")
+    redirectHost: redirectHost(r.redirectUris[0] ?? ""),
+    registeredBy: !r.clientId.startsWith("pcl_")
       ? "metadata_document"
-      : r.self_registered
+      : r.selfRegistered
       ? "itself"
       : "operator",
     scopes: r.scopes,
-    registeredAt: new Date(r.registered_at),
-    grantedAt: new Date(r.granted_at),
-    lastUsedAt: r.last_used_at === null ? null : new Date(r.last_used_at),
-    workspaceName: r.workspace_name,
-    companyName: r.company_name,
+    registeredAt: r.registeredAt,
+    grantedAt: r.grantedAt,
+    lastUsedAt: r.lastUsedAt,
+    workspaceName: r.workspaceName,
+    companyName: r.companyName,
     toolsets: r.toolsets,
-    readOnly: r.read_only,
+    readOnly: r.readOnly,
   }));
 }
 

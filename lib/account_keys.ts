@@ -1,6 +1,7 @@
 // The API keys page's data: a person's keys per workspace (every key for owners and admins), creating and revoking.
 import { createApiKey } from "./api_keys.ts";
 import type { Db } from "./db/client.ts";
+import { minuteColumn } from "./db/sql.ts";
 import { accessDenied, invalidInput, isUuid, notFound } from "./errors.ts";
 
 /** Roles that see and revoke every key of their workspace. */
@@ -38,37 +39,39 @@ export interface KeyWorkspace {
 
 interface KeyRow {
   id: string;
-  workspace_id: string;
+  workspaceId: string;
   name: string;
-  key_prefix: string;
+  keyPrefix: string;
   kind: string;
-  company_name: string | null;
-  user_id: string | null;
+  companyName: string | null;
+  userId: string | null;
   email: string | null;
-  created_at: string;
-  last_used_at: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
   revoked: boolean;
   toolsets: string[] | null;
-  read_only: boolean;
+  readOnly: boolean;
 }
 
 /** Everything the page shows for `userId`, in two queries for memberships and companies plus one for keys. */
 export async function keysPageData(db: Db, userId: string): Promise<KeyWorkspace[]> {
-  const memberships = await db<{ id: string; name: string; role: string; company_ids: string[] | null }[]>`
-    select w.id, w.name, m.role, m.company_ids
+  const memberships = await db<{ id: string; name: string; role: string; companyIds: string[] | null }[]>`
+    select w.id, w.name, m.role, m.company_ids as "companyIds"
       from workspace_members m join workspaces w on w.id = m.workspace_id
      where m.user_id = ${userId}
      order by w.name, w.id`;
   if (memberships.length === 0) return [];
   const wsIds = memberships.map((m) => m.id);
   const adminWs = memberships.filter((m) => KEY_ADMIN_ROLES.includes(m.role)).map((m) => m.id);
-  const companies = await db<{ id: string; name: string; workspace_id: string }[]>`
-    select id, name, workspace_id from companies where workspace_id = any(${wsIds}::uuid[]) order by name, id`;
+  const companies = await db<{ id: string; name: string; workspaceId: string }[]>`
+    select id, name, workspace_id as "workspaceId" from companies where workspace_id = any(${wsIds}::uuid[]) order by name, id`;
   const keys = await db<KeyRow[]>`
-    select k.id, k.workspace_id, k.name, k.key_prefix, k.kind, c.name as company_name, k.user_id, u.email,
-           to_char(k.created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI') as created_at,
-           to_char(k.last_used_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI') as last_used_at,
-           k.revoked_at is not null as revoked, k.toolsets, k.read_only
+    select k.id, k.workspace_id as "workspaceId", k.name, k.key_prefix as "keyPrefix", k.kind,
+           c.name as "companyName", k.user_id as "userId", u.email,
+           ${minuteColumn(db, "k.created_at")} as "createdAt", ${
+    minuteColumn(db, "k.last_used_at")
+  } as "lastUsedAt",
+           k.revoked_at is not null as revoked, k.toolsets, k.read_only as "readOnly"
       from api_keys k
       left join companies c on c.workspace_id = k.workspace_id and c.id = k.company_id
       left join users u on u.id = k.user_id
@@ -78,25 +81,25 @@ export async function keysPageData(db: Db, userId: string): Promise<KeyWorkspace
   const listing = (k: KeyRow): KeyListing => ({
     id: k.id,
     name: k.name,
-    prefix: k.key_prefix,
+    prefix: k.keyPrefix,
     kind: k.kind,
-    companyName: k.company_name,
+    companyName: k.companyName,
     userEmail: k.email,
-    mine: k.user_id === userId,
-    createdAt: k.created_at,
-    lastUsedAt: k.last_used_at,
+    mine: k.userId === userId,
+    createdAt: k.createdAt,
+    lastUsedAt: k.lastUsedAt,
     revoked: k.revoked,
     toolsets: k.toolsets,
-    readOnly: k.read_only,
+    readOnly: k.readOnly,
   });
   return memberships.map((m) => {
-    const inWs = keys.filter((k) => k.workspace_id === m.id);
+    const inWs = keys.filter((k) => k.workspaceId === m.id);
     return {
       id: m.id,
       name: m.name,
       role: m.role,
       companies: companies
-        .filter((c) => c.workspace_id === m.id && (m.company_ids === null || m.company_ids.includes(c.id)))
+        .filter((c) => c.workspaceId === m.id && (m.companyIds === null || m.companyIds.includes(c.id)))
         .map((c) => ({ id: c.id, name: c.name })),
       // The query already returns only own keys outside admin workspaces; one list, so nothing shows twice.
       keys: inWs.map(listing),
@@ -130,8 +133,8 @@ export async function createOwnKey(
   const name = input.name.trim();
   if (name.length < 1 || name.length > 200) throw invalidInput("name must be 1-200 characters");
   if (!isUuid(input.workspaceId)) throw notFound("no such workspace");
-  const [member] = await db<{ role: string; company_ids: string[] | null }[]>`
-    select role, company_ids from workspace_members
+  const [member] = await db<{ role: string; companyIds: string[] | null }[]>`
+    select role, company_ids as "companyIds" from workspace_members
      where workspace_id = ${input.workspaceId} and user_id = ${userId}`;
   if (!member) throw notFound("no such workspace");
   if (input.forWorkspace && !KEY_ADMIN_ROLES.includes(member.role)) {
@@ -139,7 +142,7 @@ export async function createOwnKey(
   }
   if (input.companyId) {
     if (!isUuid(input.companyId)) throw notFound("no such company");
-    if (member.company_ids !== null && !member.company_ids.includes(input.companyId)) {
+    if (member.companyIds !== null && !member.companyIds.includes(input.companyId)) {
       throw notFound("no such company");
     }
   }
@@ -175,13 +178,14 @@ export async function keyToRevoke(db: Db, userId: string, keyId: string): Promis
     {
       id: string;
       name: string;
-      key_prefix: string;
-      workspace_name: string;
+      keyPrefix: string;
+      workspaceName: string;
       email: string | null;
       mine: boolean;
     }[]
   >`
-    select k.id, k.name, k.key_prefix, w.name as workspace_name, u.email, k.user_id is not distinct from ${userId} as mine
+    select k.id, k.name, k.key_prefix as "keyPrefix", w.name as "workspaceName", u.email,
+           k.user_id is not distinct from ${userId} as mine
       from api_keys k
       join workspaces w on w.id = k.workspace_id
       left join users u on u.id = k.user_id
@@ -194,8 +198,8 @@ export async function keyToRevoke(db: Db, userId: string, keyId: string): Promis
   return {
     id: row.id,
     name: row.name,
-    prefix: row.key_prefix,
-    workspaceName: row.workspace_name,
+    prefix: row.keyPrefix,
+    workspaceName: row.workspaceName,
     userEmail: row.email,
     mine: row.mine,
   };

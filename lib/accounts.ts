@@ -53,11 +53,11 @@ export async function createAgent(db: Db, name: string): Promise<{ id: string }>
 async function requireUserAndAgent(db: Db, userId: string, agentId: string): Promise<void> {
   requireUuid(userId, "user");
   requireUuid(agentId, "agent");
-  const [row] = await db<{ user_ok: boolean; agent_ok: boolean }[]>`
-    select exists (select 1 from users where id = ${userId}) as user_ok,
-           exists (select 1 from agents where id = ${agentId}) as agent_ok`;
-  if (!row.user_ok) throw notFound(`no user ${userId}`);
-  if (!row.agent_ok) throw notFound(`no agent ${agentId}`);
+  const [row] = await db<{ userOk: boolean; agentOk: boolean }[]>`
+    select exists (select 1 from users where id = ${userId}) as "userOk",
+           exists (select 1 from agents where id = ${agentId}) as "agentOk"`;
+  if (!row.userOk) throw notFound(`no user ${userId}`);
+  if (!row.agentOk) throw notFound(`no agent ${agentId}`);
 }
 
 export async function unlockAgent(db: Db, userId: string, agentId: string): Promise<void> {

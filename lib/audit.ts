@@ -1,5 +1,6 @@
 // The tool server's audit trail: a bounded in-memory buffer written in batches, off the response path.
 import type { Sql } from "./db/client.ts";
+import { isoMillisColumn } from "./db/sql.ts";
 import { errorFields, type Logger } from "./log.ts";
 
 export type AuditOutcome = "ok" | "error" | "denied" | "unavailable" | "invalid" | "crash";
@@ -264,6 +265,7 @@ export function createAuditLog(sql: Sql, log: Logger, opts: AuditOptions = {}): 
   };
 }
 
+/** An audit entry as `admin audit` prints it: its JSON keys are the table's column names. */
 export interface AuditRow {
   at: string;
   workspace_id: string | null;
@@ -281,7 +283,7 @@ export async function recentAudit(
   opts: { workspaceId?: string; limit: number },
 ): Promise<AuditRow[]> {
   const rows = await sql<AuditRow[]>`
-    select to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, workspace_id, key_id, user_id,
+    select ${isoMillisColumn(sql, "at")} as at, workspace_id, key_id, user_id,
            tool, outcome, duration_ms::float8 as duration_ms, request_id
       from audit_log
      where ${opts.workspaceId ? sql`workspace_id = ${opts.workspaceId}` : sql`true`}

@@ -1,5 +1,6 @@
 // Demo data for the first `deno task dev` on an empty embedded database: people, agents, a workspace, a key.
 import type { Db, Sql } from "./db/client.ts";
+import { withTx } from "./db/tx.ts";
 import { randomToken } from "./crypto.ts";
 import { createAgent, createUser, subscribeAgent, unlockAgent } from "./accounts.ts";
 import { addMember, createCompany, createWorkspace } from "./workspace/workspaces.ts";
@@ -37,7 +38,7 @@ export async function isEmpty(sql: Sql): Promise<boolean> {
 export async function seedDemo(sql: Sql): Promise<DemoResult> {
   const password = randomToken("", 12);
   const email = DEMO_EMAIL;
-  return await sql.begin(async (tx) => {
+  return await withTx(sql, async (tx) => {
     const owner =
       (await createUser(tx, { email, password, name: "Dana Demo", plan: "pro", credits: 500 })).id;
     const other = async (name: string, mail: string) =>

@@ -15,15 +15,15 @@ export interface DemoAccount {
 
 /** The demo person, if the demo data is still there (a later start's banner names it; its password is unknown). */
 export async function findDemoAccount(db: Db): Promise<DemoAccount | undefined> {
-  const [row] = await db<{ id: string; email: string; workspace_id: string | null }[]>`
+  const [row] = await db<{ id: string; email: string; workspaceId: string | null }[]>`
     select u.id, u.email,
            (select m.workspace_id
               from workspace_members m
               join workspaces w on w.id = m.workspace_id
              where m.user_id = u.id and w.name = ${DEMO_WORKSPACE_NAME}
              order by w.created_at
-             limit 1) as workspace_id
+             limit 1) as "workspaceId"
       from users u
      where lower(u.email) = ${DEMO_EMAIL}`;
-  return row ? { email: row.email, userId: row.id, workspaceId: row.workspace_id } : undefined;
+  return row ? { email: row.email, userId: row.id, workspaceId: row.workspaceId } : undefined;
 }

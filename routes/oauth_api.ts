@@ -11,8 +11,7 @@ import { RefreshHints } from "../lib/oauth/refresh_hints.ts";
 import { exchangeCode, grantActive, refreshGrant, revokeToken, type TokenDeps } from "../lib/oauth/grants.ts";
 import { JWKS_MAX_AGE_SECONDS } from "../lib/oauth/keys.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../lib/oauth/metadata.ts";
-import { take } from "../lib/oauth/rate_limit.ts";
-import { createMemoryLimiter } from "../lib/mcp/rate_limit.ts";
+import { createMemoryLimiter, take } from "../lib/rate_limit/mod.ts";
 import { registerClient } from "../lib/oauth/registration.ts";
 
 import { introspectToken, requireIntrospector } from "../lib/oauth/introspection.ts";

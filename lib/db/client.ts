@@ -245,8 +245,9 @@ export function createDb(url: string, opts: DbOptions = {}): Sql {
     // every request waits with it before its 503. At most 1 s keeps outage answers quick and recovery prompt.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
-    // timestamptz and date come back as strings of their own; the app formats them at the edge.
-    types: {},
+    // No custom types: postgres.js's own parsers apply, so timestamptz, timestamp and date come back as `Date`
+    // (time as text). A time on the wire is formatted once: in SQL by lib/db/sql.ts (isoColumn …) for workspace
+    // answers, or by toISOString / epoch seconds where a protocol says how.
     connection: {
       application_name: "portico",
       // A transaction left open by a vanished client would hold its locks until TCP notices; the server ends it.

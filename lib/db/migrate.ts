@@ -1,6 +1,7 @@
 // Applies migrations/ in order, once, under an advisory lock, refusing edited, missing or reordered files.
 import { createHash } from "node:crypto";
 import type { Sql } from "./client.ts";
+import { withTx } from "./tx.ts";
 import { type Migration, MIGRATIONS } from "../../migrations/mod.ts";
 
 export class MigrationError extends Error {
@@ -29,7 +30,9 @@ function validateList(list: readonly Migration[]): void {
 /** Runs pending migrations in one transaction; returns the names applied now. */
 export async function migrate(sql: Sql, list: readonly Migration[] = MIGRATIONS): Promise<string[]> {
   validateList(list);
-  return await sql.begin(async (tx) => {
+  // One transaction for all pending migrations, never run again on a deadlock: a migration is not assumed safe
+  // to repeat, and a failed start-up says so rather than trying twice.
+  return await withTx(sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(${LOCK_ID})`;
     await tx`
       create table if not exists schema_migrations (
@@ -61,5 +64,5 @@ export async function migrate(sql: Sql, list: readonly Migration[] = MIGRATIONS)
       applied.push(m.name);
     }
     return applied;
-  });
+  }, { retries: 0 });
 }

@@ -9,6 +9,16 @@ export function isoColumn(db: Db, column: string) {
   return db`to_char(${db(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 }
 
+/** A timestamptz column as ISO 8601 UTC text with milliseconds (`2026-01-31T09:30:00.123Z`), as JS prints it. */
+export function isoMillisColumn(db: Db, column: string) {
+  return db`to_char(${db(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/** A timestamptz column as a UTC minute for pages (`2026-01-31 09:30`). */
+export function minuteColumn(db: Db, column: string) {
+  return db`to_char(${db(column)} at time zone 'UTC', 'YYYY-MM-DD HH24:MI')`;
+}
+
 /**
  * A timestamptz column as UTC text with microseconds (`2026-01-31T09:30:00.123456`): for ordering in code, where
  * two rows of one second must still compare in the database's order. Not an answer format.

@@ -13,7 +13,7 @@ import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { createHmac } from "node:crypto";
 import { randomToken, safeEqual } from "../crypto.ts";
-import { cookieOptions, isHttps } from "../oauth/sessions.ts";
+import { cookieOptions, isHttps } from "./cookies.ts";
 
 export const CSRF_FIELD = "csrf";
 export const CSRF_COOKIE = "portico_csrf";

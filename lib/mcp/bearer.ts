@@ -72,20 +72,20 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_TOKEN_LENGTH = 8_000;
 
 interface GrantRow {
-  user_id: string;
-  client_id: string;
+  userId: string;
+  clientId: string;
   live: boolean;
-  workspace_id: string | null;
-  company_id: string | null;
+  workspaceId: string | null;
+  companyId: string | null;
   disabled: boolean;
   stale: boolean;
   modules: string[] | null;
-  is_member: boolean;
+  isMember: boolean;
   role: string | null;
-  company_ids: string[] | null;
+  companyIds: string[] | null;
   overrides: Record<string, string[]> | null;
   toolsets: string[] | null;
-  read_only: boolean;
+  readOnly: boolean;
 }
 
 /** Loads the caller for a raw Bearer token value. */
@@ -137,13 +137,13 @@ export async function loadGrantCaller(
   // One round trip: the grant (with the workspace and tool limits chosen on consent), the person, the member row
   // and overrides.
   const [row] = await deps.db<GrantRow[]>`
-    select g.user_id, g.client_id, g.revoked_at is null as live, g.workspace_id, g.company_id,
-           g.toolsets, g.read_only,
+    select g.user_id as "userId", g.client_id as "clientId", g.revoked_at is null as live,
+           g.workspace_id as "workspaceId", g.company_id as "companyId", g.toolsets, g.read_only as "readOnly",
            u.disabled_at is not null as disabled,
            (g.last_used_at is null
              or g.last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS})) as stale,
            w.modules,
-           m.user_id is not null as is_member, m.role, m.company_ids,
+           m.user_id is not null as "isMember", m.role, m.company_ids as "companyIds",
            (select json_object_agg(rp.area, rp.roles) from role_permissions rp
              where rp.workspace_id = g.workspace_id) as overrides
       from oauth_grants g
@@ -151,30 +151,30 @@ export async function loadGrantCaller(
       left join workspaces w on w.id = g.workspace_id
       left join workspace_members m on m.workspace_id = g.workspace_id and m.user_id = g.user_id
      where g.id = ${grantId}`;
-  if (!row || row.user_id !== claims.sub || row.client_id !== claims.client_id) {
+  if (!row || row.userId !== claims.sub || row.clientId !== claims.client_id) {
     return invalid("the access token's grant does not exist");
   }
   if (!row.live) return invalid("the access token was revoked");
   if (row.disabled) return invalid("the account is disabled");
-  if (!row.workspace_id || !row.modules) return invalid("the grant is not bound to a workspace");
-  if (!row.is_member) return invalid("the person is no longer a member of the workspace chosen on consent");
+  if (!row.workspaceId || !row.modules) return invalid("the grant is not bound to a workspace");
+  if (!row.isMember) return invalid("the person is no longer a member of the workspace chosen on consent");
   if (row.stale) touchLastUsed(deps.db, "oauth_grants", grantId, deps.log);
   return {
     ok: true,
     caller: callerFrom({
-      workspaceId: row.workspace_id,
+      workspaceId: row.workspaceId,
       keyId: null,
       keyKind: "user",
-      userId: row.user_id,
+      userId: row.userId,
       role: row.role,
       modules: row.modules,
-      companyIds: row.company_ids,
-      companyScope: row.company_id,
+      companyIds: row.companyIds,
+      companyScope: row.companyId,
       overrides: row.overrides,
-      clientId: row.client_id,
+      clientId: row.clientId,
       grantId,
       toolsets: row.toolsets,
-      readOnly: row.read_only,
+      readOnly: row.readOnly,
     }),
   };
 }

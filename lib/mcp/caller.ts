@@ -51,20 +51,20 @@ export const LAST_USED_RESOLUTION_SECONDS = 60;
 
 interface KeyRow {
   id: string;
-  workspace_id: string;
+  workspaceId: string;
   kind: ApiKeyKind;
-  user_id: string | null;
-  company_id: string | null;
+  userId: string | null;
+  companyId: string | null;
   revoked: boolean;
   stale: boolean;
   modules: string[];
-  is_member: boolean;
+  isMember: boolean;
   role: string | null;
-  company_ids: string[] | null;
+  companyIds: string[] | null;
   overrides: Record<string, string[]> | null;
-  user_disabled: boolean;
+  userDisabled: boolean;
   toolsets: string[] | null;
-  read_only: boolean;
+  readOnly: boolean;
 }
 
 /** Loads the caller for a raw x-api-key value; a stale last_used_at is refreshed in the background. */
@@ -108,14 +108,15 @@ async function keyCaller(
 ): Promise<CallerResult> {
   // One round trip: the key, its workspace, the member row of its user and the workspace's role overrides.
   const [row] = await db<KeyRow[]>`
-    select k.id, k.workspace_id, k.kind, k.user_id, k.company_id, k.toolsets, k.read_only,
+    select k.id, k.workspace_id as "workspaceId", k.kind, k.user_id as "userId", k.company_id as "companyId",
+           k.toolsets, k.read_only as "readOnly",
            k.revoked_at is not null as revoked,
            (k.last_used_at is null
              or k.last_used_at < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS})) as stale,
            w.modules,
-           m.user_id is not null as is_member, m.role, m.company_ids,
+           m.user_id is not null as "isMember", m.role, m.company_ids as "companyIds",
            coalesce((select u.disabled_at is not null from users u where u.id = k.user_id), false)
-             as user_disabled,
+             as "userDisabled",
            (select json_object_agg(rp.area, rp.roles) from role_permissions rp
              where rp.workspace_id = k.workspace_id) as overrides
       from api_keys k
@@ -128,25 +129,25 @@ async function keyCaller(
     return { ok: false, status: 403, message: "legacy key: create a new key in your profile" };
   }
   // Rule 1: a key bound to a person reaches no more than that person could; a person who left reaches nothing.
-  if (row.user_id && !row.is_member) {
+  if (row.userId && !row.isMember) {
     return { ok: false, status: 401, message: "the key's user is no longer a member of its workspace" };
   }
-  if (row.user_disabled) return { ok: false, status: 401, message: "the key's user is disabled" };
+  if (row.userDisabled) return { ok: false, status: 401, message: "the key's user is disabled" };
   if (row.stale) touchLastUsed(db, "api_keys", row.id, log);
   return {
     ok: true,
     caller: callerFrom({
-      workspaceId: row.workspace_id,
+      workspaceId: row.workspaceId,
       keyId: row.id,
       keyKind: row.kind,
-      userId: row.user_id,
+      userId: row.userId,
       role: row.role,
       modules: row.modules,
-      companyIds: row.company_ids,
-      companyScope: row.company_id,
+      companyIds: row.companyIds,
+      companyScope: row.companyId,
       overrides: row.overrides,
       toolsets: row.toolsets,
-      readOnly: row.read_only,
+      readOnly: row.readOnly,
     }),
   };
 }

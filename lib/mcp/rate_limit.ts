@@ -1,92 +1,30 @@
 // Rate limits on /mcp, in memory per instance: per API key, per OAuth grant, and per client address for requests
-// without an accepted credential. The same GCRA as lib/oauth/rate_limit.ts `take` (a burst of MAX, then one every
-// SECONDS / MAX), kept in a Map instead of rate_buckets: /mcp does exactly one SQL query per request.
+// without an accepted credential. The kit's in-memory GCRA (lib/rate_limit/memory.ts: a burst of MAX, then one
+// every SECONDS / MAX), not its PostgreSQL one: /mcp does exactly one SQL query per request.
 import type { RateLimit } from "../config.ts";
 import { sha256Hex } from "../crypto.ts";
 import { addressKey } from "../http/client_ip.ts";
 import type { Logger } from "../log.ts";
+import {
+  createMemoryLimiter,
+  type MemoryLimiter,
+  RATE_LIMIT_MAX_TRACKED,
+  type Refused,
+} from "../rate_limit/mod.ts";
 import { decodeUtf8 } from "../unsafe_input.ts";
 import type { Caller } from "./caller.ts";
 
 /** JSON-RPC code of a 429 (implementation-defined server error range; next to -32001 for 401 and -32003 for 403). */
 export const RATE_LIMITED_CODE = -32029;
-/** Buckets (and remembered credentials) one limiter keeps at most; past it the least recently used goes first. */
-export const RATE_LIMIT_MAX_TRACKED = 50_000;
 /** How long a credential that was accepted is remembered without being used (an access token lives 1 h). */
 export const KNOWN_CREDENTIAL_TTL_MS = 60 * 60 * 1000;
 const LOG_EVERY_MS = 60_000;
 
-export type Taken = { ok: true } | { ok: false; retryAfter: number };
-
-/** One GCRA per bucket name, in memory. */
-export interface MemoryLimiter {
-  readonly limit: RateLimit;
-  /** Takes `cost` units from `bucket`, or says in how many whole seconds they will be there; a refusal takes none. */
-  take(bucket: string, cost?: number): Taken;
-  /** Gives back units taken earlier (an attempt that turned out not to be one this limit is about). */
-  give(bucket: string, cost?: number): void;
-  /** Buckets held now (idle ones are dropped as they are met). */
-  size(): number;
-}
-
-/**
- * A bucket holds one time, `tat` (ms): every allowed unit moves it SECONDS / MAX further; units are allowed while
- * that leaves `tat` at most SECONDS ahead of now. A bucket whose `tat` has passed is full, the same as no bucket,
- * so it is dropped. The Map is kept in last-use order: idle buckets are swept from its front as requests come,
- * and when it is full the least recently used bucket goes (it starts full again: the bound wins over precision).
- */
-export function createMemoryLimiter(
-  limit: RateLimit,
-  opts: { now?: () => number; maxTracked?: number } = {},
-): MemoryLimiter {
-  const now = opts.now ?? Date.now;
-  const max = opts.maxTracked ?? RATE_LIMIT_MAX_TRACKED;
-  const windowMs = limit.windowSeconds * 1000;
-  const step = windowMs / limit.max;
-  const tats = new Map<string, number>();
-
-  function sweep(t: number): void {
-    // A few per call keep the cost per request constant; the front is the least recently used.
-    for (let i = 0; i < 4; i++) {
-      const first = tats.entries().next();
-      if (first.done || first.value[1] > t) return;
-      tats.delete(first.value[0]);
-    }
-  }
-
-  return {
-    limit,
-    take(bucket, cost = 1) {
-      const t = now();
-      sweep(t);
-      const tat = Math.max(tats.get(bucket) ?? t, t) + cost * step;
-      if (tat - t > windowMs) {
-        // Waiting this long brings tat back to within the window (a refused attempt changed nothing).
-        return { ok: false, retryAfter: Math.max(1, Math.ceil((tat - windowMs - t) / 1000)) };
-      }
-      tats.delete(bucket);
-      if (tats.size >= max) tats.delete(tats.keys().next().value!);
-      tats.set(bucket, tat);
-      return { ok: true };
-    },
-    give(bucket, cost = 1) {
-      const tat = tats.get(bucket);
-      if (tat === undefined) return;
-      const back = tat - cost * step;
-      if (back <= now()) tats.delete(bucket);
-      else tats.set(bucket, back);
-    },
-    size: () => tats.size,
-  };
-}
-
 /** Which limit refused a request. */
 export type LimitScope = "api_key" | "grant" | "address";
 
-export interface Limited {
-  ok: false;
+export interface Limited extends Refused {
   scope: LimitScope;
-  retryAfter: number;
   limit: RateLimit;
 }
 
@@ -141,6 +79,7 @@ export function createMcpRateLimits(opts: McpRateLimitOptions): McpRateLimits {
   const limiter = (l: RateLimit | null) => l && createMemoryLimiter(l, { now, maxTracked: opts.maxTracked });
   const credentials = limiter(opts.perCredential);
   const addresses = limiter(opts.unauthenticated);
+  // Remembered credentials and logged buckets are bounded like the limiters' buckets.
   const maxKnown = opts.maxTracked ?? RATE_LIMIT_MAX_TRACKED;
   /** credential fingerprint → its bucket and when it was last accepted, in last-use order */
   const known = new Map<string, { bucket: string; scope: LimitScope; seen: number }>();
@@ -150,7 +89,7 @@ export function createMcpRateLimits(opts: McpRateLimitOptions): McpRateLimits {
   function refused(
     bucket: string,
     scope: LimitScope,
-    taken: Taken & { ok: false },
+    taken: Refused,
     limit: RateLimit,
   ): Limited {
     const t = now();

@@ -22,7 +22,7 @@ export interface ToolAnnotations {
 
 /** What a tool's `run` receives besides its validated input. Nothing about HTTP or JSON-RPC. */
 export interface ToolContext {
-  /** the pool; open a transaction with `ctx.db.begin` only when a change spans several rows */
+  /** the pool; a change that spans several rows runs in `withTx(ctx.db, …)` (lib/db/tx.ts) */
   db: Db;
   /** who is calling: pass it to lib/workspace/* functions, which enforce workspace and company scope */
   caller: Caller;

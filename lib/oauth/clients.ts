@@ -65,15 +65,15 @@ export async function createClient(
   const method: AuthMethod = input.confidential ? (input.authMethod ?? "client_secret_basic") : "none";
   const clientId = randomToken("pcl_", 16);
   const clientSecret = input.confidential ? randomToken("pcs_") : undefined;
-  const [row] = await db<{ issued_at: number }[]>`
+  const [row] = await db<{ issuedAt: number }[]>`
     insert into oauth_clients (client_id, secret_hash, name, redirect_uris, grant_types, scopes,
                                token_endpoint_auth_method, client_uri, logo_uri, contacts, self_registered)
     values (${clientId}, ${clientSecret ? sha256Hex(clientSecret) : null}, ${name}, ${input.redirectUris},
             ${[...new Set(input.grantTypes)]}, ${[...new Set(input.scopes)]}, ${method},
             ${input.clientUri ?? null}, ${input.logoUri ?? null}, ${input.contacts ?? []},
             ${input.selfRegistered})
-    returning extract(epoch from created_at)::int as issued_at`;
-  return { clientId, clientSecret, issuedAt: row.issued_at };
+    returning extract(epoch from created_at)::int as "issuedAt"`;
+  return { clientId, clientSecret, issuedAt: row.issuedAt };
 }
 
 export interface Client {
@@ -95,6 +95,11 @@ export interface Client {
   metadataDocument: boolean;
 }
 
+/**
+ * A client as oauth_clients stores it, with the table's column names: `clientColumns` selects it and the refresh
+ * statement (lib/oauth/grants.ts) reads these names in SQL and gets the row back inside JSON (so `created_at` is
+ * then ISO text, not a Date). `toClient` is where it becomes camelCase.
+ */
 export interface ClientRow {
   client_id: string;
   secret_hash: string | null;

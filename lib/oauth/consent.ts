@@ -24,19 +24,19 @@ export async function rememberedConsent(
   const [row] = await db<
     {
       scopes: string[];
-      workspace_id: string | null;
-      company_id: string | null;
+      workspaceId: string | null;
+      companyId: string | null;
       toolsets: string[] | null;
-      read_only: boolean;
+      readOnly: boolean;
     }[]
   >`
-    select scopes, workspace_id, company_id, toolsets, read_only
+    select scopes, workspace_id as "workspaceId", company_id as "companyId", toolsets, read_only as "readOnly"
       from oauth_consents where user_id = ${userId} and client_id = ${clientId}`;
   if (!row || !scopes.every((s) => row.scopes.includes(s))) return { covers: false };
   if (!scopes.includes("workspace")) return { covers: true, place: null, limits: NO_TOOL_LIMITS };
-  if (!row.workspace_id) return { covers: false };
-  const place = { workspaceId: row.workspace_id, companyId: row.company_id };
-  const limits = { toolsets: row.toolsets, readOnly: row.read_only };
+  if (!row.workspaceId) return { covers: false };
+  const place = { workspaceId: row.workspaceId, companyId: row.companyId };
+  const limits = { toolsets: row.toolsets, readOnly: row.readOnly };
   return (await placeAllowed(db, userId, place)) ? { covers: true, place, limits } : { covers: false };
 }
 
@@ -45,10 +45,10 @@ export async function rememberedConsent(
  * approving again without looking never widens what the app had.
  */
 export async function rememberedToolLimits(db: Db, userId: string, clientId: string): Promise<ToolLimits> {
-  const [row] = await db<{ toolsets: string[] | null; read_only: boolean }[]>`
-    select toolsets, read_only from oauth_consents
+  const [row] = await db<ToolLimits[]>`
+    select toolsets, read_only as "readOnly" from oauth_consents
      where user_id = ${userId} and client_id = ${clientId} and workspace_id is not null`;
-  return row ? { toolsets: row.toolsets, readOnly: row.read_only } : NO_TOOL_LIMITS;
+  return row ? { toolsets: row.toolsets, readOnly: row.readOnly } : NO_TOOL_LIMITS;
 }
 
 /**
@@ -119,27 +119,20 @@ export interface ConnectedApp {
 }
 
 export async function listConnectedApps(db: Db, userId: string): Promise<ConnectedApp[]> {
-  const rows = await db<{
-    client_id: string;
-    name: string;
-    client_uri: string | null;
-    redirect_uris: string[];
-    self_registered: boolean;
-    scopes: string[];
-    granted_at: Date | string;
-  }[]>`
-    select c.client_id, c.name, c.client_uri, c.redirect_uris, c.self_registered, k.scopes, k.granted_at
+  const rows = await db<(Omit<ConnectedApp, "redirectHost"> & { redirectUris: string[] })[]>`
+    select c.client_id as "clientId", c.name, c.client_uri as "clientUri", c.redirect_uris as "redirectUris",
+           c.self_registered as "selfRegistered", k.scopes, k.granted_at as "grantedAt"
     from oauth_consents k join oauth_clients c on c.client_id = k.client_id
     where k.user_id = ${userId}
     order by k.granted_at desc`;
   return rows.map((r) => ({
-    clientId: r.client_id,
+    clientId: r.clientId,
     name: r.name,
-    clientUri: r.client_uri,
-    redirectHost: redirectHost(r.redirect_uris[0] ?? ""),
-    selfRegistered: r.self_registered,
+    clientUri: r.clientUri,
+    redirectHost: redirectHost(r.redirectUris[0] ?? ""),
+    selfRegistered: r.selfRegistered,
     scopes: r.scopes,
-    grantedAt: new Date(r.granted_at),
+    grantedAt: r.grantedAt,
   }));
 }
 
@@ -155,7 +148,7 @@ export function redirectHost(uri: string): string {
 
 /** Disconnects an app: forgets the consent and ends every grant (refresh tokens included) it holds for the person. */
 export async function disconnectApp(sql: Sql, userId: string, clientId: string): Promise<boolean> {
-  return await sql.begin(async (tx) => {
+  return await withTx(sql, async (tx) => {
     const deleted = await tx`
       delete from oauth_consents where user_id = ${userId} and client_id = ${clientId} returning client_id`;
     await tx`

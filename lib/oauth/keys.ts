@@ -3,6 +3,7 @@
 // by time from the database's state, so every instance switches at the same moment.
 import { exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import type { Db, Sql } from "../db/client.ts";
+import { withTx } from "../db/tx.ts";
 import { randomToken } from "../crypto.ts";
 import { open, seal } from "../secret_box.ts";
 import { createSigner, type RsaSigner, type SigningKey } from "./signer.ts";
@@ -63,7 +64,7 @@ export async function rotateSigningKey(
   secretKey: string,
   now: Clock = Date.now,
 ): Promise<{ kid: string; activates_at: string }> {
-  return await sql.begin(async (tx) => {
+  return await withTx(sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(${KEY_LOCK_ID})`;
     return await insertNextKey(tx, secretKey, now());
   });
@@ -94,7 +95,7 @@ export async function ensureSigningKey(
   sql: Sql,
   secretKey: string,
 ): Promise<{ kid: string; created: boolean }> {
-  return await sql.begin(async (tx) => {
+  return await withTx(sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(${KEY_LOCK_ID})`;
     const [row] = await tx<{ kid: string }[]>`
       select kid from signing_keys where retired_at is null order by activates_at desc limit 1`;
@@ -114,7 +115,7 @@ export async function rotateIfDue(
   days: number,
   now: Clock = Date.now,
 ): Promise<{ kid: string; activates_at: string } | undefined> {
-  return await sql.begin(async (tx) => {
+  return await withTx(sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(${KEY_LOCK_ID})`;
     const t = now();
     const [fresh] = await tx`
@@ -125,15 +126,16 @@ export async function rotateIfDue(
 
 interface KeyRow {
   kid: string;
-  public_jwk: JWK | string;
-  private_jwk_encrypted: string;
-  created_at: Date;
-  activates_at: Date;
-  retired_at: Date | null;
+  publicJwk: JWK | string;
+  privateJwkEncrypted: string;
+  createdAt: Date;
+  activatesAt: Date;
+  retiredAt: Date | null;
 }
 
 export type KeyState = "next" | "signing" | "retiring";
 
+/** A key as `admin keys list` prints it (its JSON keys are the table's column names). */
 export interface KeyInfo {
   kid: string;
   state: KeyState;
@@ -144,26 +146,27 @@ export interface KeyInfo {
   unpublished_at: string | null;
 }
 
-function publishedUntil(r: { retired_at: Date | null }): number {
-  return r.retired_at === null ? Infinity : r.retired_at.getTime() + RETIRED_KEY_GRACE_SECONDS * 1000;
+function publishedUntil(r: { retiredAt: Date | null }): number {
+  return r.retiredAt === null ? Infinity : r.retiredAt.getTime() + RETIRED_KEY_GRACE_SECONDS * 1000;
 }
 
 /**
  * The key that signs at time `t`: the latest activated one not yet retired at `t`; if there is none (no key has
  * activated yet), the first to come.
  */
-function signingRow<R extends { activates_at: Date; retired_at: Date | null }>(rows: R[], t: number): R {
+function signingRow<R extends { activatesAt: Date; retiredAt: Date | null }>(rows: R[], t: number): R {
   let best: R | undefined;
   for (const r of rows) {
-    const live = r.activates_at.getTime() <= t && (r.retired_at === null || r.retired_at.getTime() > t);
-    if (live && (!best || r.activates_at > best.activates_at)) best = r;
+    const live = r.activatesAt.getTime() <= t && (r.retiredAt === null || r.retiredAt.getTime() > t);
+    if (live && (!best || r.activatesAt > best.activatesAt)) best = r;
   }
-  return best ?? rows.reduce((a, b) => (b.activates_at < a.activates_at ? b : a));
+  return best ?? rows.reduce((a, b) => (b.activatesAt < a.activatesAt ? b : a));
 }
 
 async function publishedRows(sql: Sql, t: number): Promise<KeyRow[]> {
   return await sql<KeyRow[]>`
-    select kid, public_jwk, private_jwk_encrypted, created_at, activates_at, retired_at
+    select kid, public_jwk as "publicJwk", private_jwk_encrypted as "privateJwkEncrypted",
+           created_at as "createdAt", activates_at as "activatesAt", retired_at as "retiredAt"
       from signing_keys
      where retired_at is null or retired_at > ${new Date(t - RETIRED_KEY_GRACE_SECONDS * 1000)}
      order by activates_at desc`;
@@ -179,13 +182,13 @@ export async function listSigningKeys(sql: Sql, now: Clock = Date.now): Promise<
     kid: r.kid,
     state: r === signing
       ? "signing"
-      : r.activates_at.getTime() > t && (r.retired_at === null || r.retired_at > r.activates_at)
+      : r.activatesAt.getTime() > t && (r.retiredAt === null || r.retiredAt > r.activatesAt)
       ? "next"
       : "retiring",
-    created_at: r.created_at.toISOString(),
-    activates_at: r.activates_at.toISOString(),
-    retired_at: r.retired_at?.toISOString() ?? null,
-    unpublished_at: r.retired_at ? new Date(publishedUntil(r)).toISOString() : null,
+    created_at: r.createdAt.toISOString(),
+    activates_at: r.activatesAt.toISOString(),
+    retired_at: r.retiredAt?.toISOString() ?? null,
+    unpublished_at: r.retiredAt ? new Date(publishedUntil(r)).toISOString() : null,
   }));
 }
 
@@ -194,8 +197,8 @@ interface LoadedKey {
   publicJwk: JWK;
   publicKey: CryptoKey;
   privateSealed: string;
-  activates_at: Date;
-  retired_at: Date | null;
+  activatesAt: Date;
+  retiredAt: Date | null;
 }
 
 interface KeySet {
@@ -249,7 +252,7 @@ export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOption
     const t = now();
     if (opts.rotateAfterDays) await rotateIfDue(sql, secretKey, opts.rotateAfterDays, now);
     const rows = await publishedRows(sql, t);
-    if (!rows.some((r) => r.retired_at === null)) {
+    if (!rows.some((r) => r.retiredAt === null)) {
       await ensureSigningKey(sql, secretKey);
       return await load();
     }
@@ -257,19 +260,19 @@ export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOption
     for (const r of rows) {
       let k = imported.get(r.kid);
       if (!k) {
-        const jwk = typeof r.public_jwk === "string" ? JSON.parse(r.public_jwk) as JWK : r.public_jwk;
+        const jwk = typeof r.publicJwk === "string" ? JSON.parse(r.publicJwk) as JWK : r.publicJwk;
         k = {
           kid: r.kid,
           publicJwk: jwk,
           publicKey: await importJWK(jwk, "RS256") as CryptoKey,
-          privateSealed: r.private_jwk_encrypted,
-          activates_at: r.activates_at,
-          retired_at: r.retired_at,
+          privateSealed: r.privateJwkEncrypted,
+          activatesAt: r.activatesAt,
+          retiredAt: r.retiredAt,
         };
         imported.set(r.kid, k);
       }
       // Times come from the row each time: a later rotation sets retirement (and an operator may move them).
-      keys.push({ ...k, activates_at: r.activates_at, retired_at: r.retired_at });
+      keys.push({ ...k, activatesAt: r.activatesAt, retiredAt: r.retiredAt });
     }
     return { loadedAt: t, keys };
   }

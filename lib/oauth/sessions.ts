@@ -14,6 +14,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Db, Sql } from "../db/client.ts";
 import { randomToken, sha256Hex } from "../crypto.ts";
 import { isUuid } from "../errors.ts";
+import { cookieOptions, isHttps } from "../http/cookies.ts";
 
 export const SESSION_COOKIE = "portico_session";
 export const SECURE_SESSION_COOKIE = "__Host-portico_session";
@@ -34,23 +35,8 @@ export interface BrowserSession {
   accounts: SessionAccount[];
 }
 
-export function isHttps(issuer: string): boolean {
-  return issuer.startsWith("https:");
-}
-
 export function sessionCookieName(issuer: string): string {
   return isHttps(issuer) ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
-}
-
-/** Cookie options every Portico cookie uses: HttpOnly, SameSite=Lax, path /, Secure on https. */
-export function cookieOptions(issuer: string, maxAge?: number) {
-  return {
-    path: "/",
-    httpOnly: true,
-    sameSite: "Lax" as const,
-    secure: isHttps(issuer),
-    ...(maxAge === undefined ? {} : { maxAge }),
-  };
 }
 
 function readSessionToken(c: Context, issuer?: string): string | undefined {
@@ -61,12 +47,12 @@ function readSessionToken(c: Context, issuer?: string): string | undefined {
 }
 
 interface AccountRow {
-  session_id: string;
-  user_id: string | null;
+  sessionId: string;
+  userId: string | null;
   email: string | null;
   name: string | null;
-  auth_time: Date | string | null;
-  last_used_at: Date | string | null;
+  authTime: Date | null;
+  lastUsedAt: Date | null;
 }
 
 /** The browser's session and its accounts (most recently used first), or null without a live session. */
@@ -78,7 +64,8 @@ export async function readBrowserSession(
   const token = readSessionToken(c, issuer);
   if (!token || token.length > 200) return null;
   const rows = await sql<AccountRow[]>`
-    select s.id as session_id, u.id as user_id, u.email, u.name, a.auth_time, a.last_used_at
+    select s.id as "sessionId", u.id as "userId", u.email, u.name, a.auth_time as "authTime",
+           a.last_used_at as "lastUsedAt"
     from browser_sessions s
     left join browser_session_accounts a on a.session_id = s.id
     left join users u on u.id = a.user_id
@@ -87,16 +74,17 @@ export async function readBrowserSession(
   if (rows.length === 0) return null;
   const accounts: SessionAccount[] = [];
   for (const r of rows) {
-    if (r.user_id === null || r.email === null) continue;
+    // An account row always has both times (not null columns); the left join makes them nullable here.
+    if (r.userId === null || r.email === null) continue;
     accounts.push({
-      userId: r.user_id,
+      userId: r.userId,
       email: r.email,
       name: r.name ?? "",
-      authTime: new Date(r.auth_time as string),
-      lastUsedAt: new Date(r.last_used_at as string),
+      authTime: r.authTime!,
+      lastUsedAt: r.lastUsedAt!,
     });
   }
-  return { sessionId: rows[0].session_id, accounts };
+  return { sessionId: rows[0].sessionId, accounts };
 }
 
 /** The account /account/* pages act for: the one used most recently in this browser. */

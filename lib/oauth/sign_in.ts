@@ -29,9 +29,9 @@ import {
   verifyPassword,
 } from "../crypto.ts";
 import { addressKey, networkKey } from "../http/client_ip.ts";
+import { cookieOptions, isHttps } from "../http/cookies.ts";
 import type { Logger } from "../log.ts";
-import { type Brake, release, reserve } from "./rate_limit.ts";
-import { cookieOptions, isHttps } from "./sessions.ts";
+import { type Brake, release, reserve } from "../rate_limit/mod.ts";
 
 /**
  * Attempts per bucket that pass before any wait, within a sliding day; then 1 min, 2, 4, 8 and at most 15 min
@@ -204,7 +204,7 @@ export async function signIn(db: Db, input: SignInInput, options: SignInOptions 
 
   const [user] = await findUser(db, email);
   const password = input.password.slice(0, 1024);
-  const valid = await verifyPassword(password, user?.password_hash, params);
+  const valid = await verifyPassword(password, user?.passwordHash, params);
   const failed = (reason: "invalid_credentials" | "disabled"): SignInResult => {
     options.log?.info("sign-in failed", { ...refusalFields(input, user?.id, trusted), reason });
     return { ok: false, reason };
@@ -214,19 +214,20 @@ export async function signIn(db: Db, input: SignInInput, options: SignInOptions 
   if (user.disabled) return failed("disabled");
 
   for (const t of taken) await release(db, t);
-  if (needsRehash(user.password_hash, params)) {
+  if (needsRehash(user.passwordHash, params)) {
     // Verified with its own (older) parameters above; now replaced, unless the password changed meanwhile.
     const fresh = await hashPassword(password, params);
     await db`update users set password_hash = ${fresh}
-             where id = ${user.id} and password_hash = ${user.password_hash}`;
+             where id = ${user.id} and password_hash = ${user.passwordHash}`;
   }
   return { ok: true, userId: user.id };
 }
 
 function findUser(db: Db, email: string) {
   if (email.length > 320) return Promise.resolve([]);
-  return db<{ id: string; password_hash: string; disabled: boolean }[]>`
-    select id, password_hash, disabled_at is not null as disabled from users where lower(email) = ${email}`;
+  return db<{ id: string; passwordHash: string; disabled: boolean }[]>`
+    select id, password_hash as "passwordHash", disabled_at is not null as disabled from users
+     where lower(email) = ${email}`;
 }
 
 /** What a refused attempt's log line says: ids only — the person if the email is theirs, never what was typed. */

@@ -24,41 +24,44 @@ export async function userInfoClaims(
   const [user] = await db<{
     id: string;
     email: string;
-    email_verified: boolean;
+    emailVerified: boolean;
     name: string;
     picture: string | null;
     plan: string;
     credits: number;
-  }[]>`select id, email, email_verified, name, picture, plan, credits from users where id = ${userId}`;
+  }[]>`
+    select id, email, email_verified as "emailVerified", name, picture, plan, credits from users
+     where id = ${userId}`;
   if (!user) return undefined;
   if (!scopes.includes("profile")) return { sub: user.id };
   const agents = await db<{ id: string; name: string }[]>`
     select a.id, a.name from user_agents ua join agents a on a.id = ua.agent_id
     where ua.user_id = ${userId} order by a.name`;
   const subs = await db<{
-    agent_id: string;
-    agent_name: string;
+    agentId: string;
+    agentName: string;
     plan: string;
     status: string;
-    current_period_end: Date | string;
+    currentPeriodEnd: Date;
   }[]>`
-    select s.agent_id, a.name as agent_name, s.plan, s.status, s.current_period_end
+    select s.agent_id as "agentId", a.name as "agentName", s.plan, s.status,
+           s.current_period_end as "currentPeriodEnd"
     from agent_subscriptions s join agents a on a.id = s.agent_id
     where s.user_id = ${userId} order by a.name`;
   const claims: Record<string, unknown> = {
     sub: user.id,
     email: user.email,
-    email_verified: user.email_verified,
+    email_verified: user.emailVerified,
     name: user.name,
     plan: user.plan,
     credits: user.credits,
     unlocked_agents: agents.map((a) => ({ id: a.id, name: a.name })),
     agent_subscriptions: subs.map((s) => ({
-      agent_id: s.agent_id,
-      agent_name: s.agent_name,
+      agent_id: s.agentId,
+      agent_name: s.agentName,
       plan: s.plan,
       status: s.status,
-      current_period_end: new Date(s.current_period_end).toISOString(),
+      current_period_end: s.currentPeriodEnd.toISOString(),
     })),
   };
   // OIDC Core §5.3.2: a claim without a value is omitted, never sent as null.

@@ -50,13 +50,13 @@ export function parsePlace(value: string | undefined): Place | null {
 export async function placeOptions(db: Db, userId: string): Promise<PlaceOption[]> {
   const rows = await db<
     {
-      workspace_id: string;
-      workspace_name: string;
+      workspaceId: string;
+      workspaceName: string;
       role: string;
       companies: { id: string; name: string }[];
     }[]
   >`
-    select w.id as workspace_id, w.name as workspace_name, m.role,
+    select w.id as "workspaceId", w.name as "workspaceName", m.role,
            coalesce((select json_agg(json_build_object('id', c.id, 'name', c.name) order by c.name, c.id)
                        from (select id, name from companies c
                               where c.workspace_id = w.id
@@ -68,16 +68,16 @@ export async function placeOptions(db: Db, userId: string): Promise<PlaceOption[
      limit 50`;
   const out: PlaceOption[] = [];
   for (const r of rows) {
-    const base = { workspaceName: r.workspace_name, role: r.role };
+    const base = { workspaceName: r.workspaceName, role: r.role };
     out.push({
       ...base,
-      workspaceId: r.workspace_id,
+      workspaceId: r.workspaceId,
       companyId: null,
       companyName: null,
-      value: r.workspace_id,
+      value: r.workspaceId,
     });
     for (const c of r.companies) {
-      const place = { workspaceId: r.workspace_id, companyId: c.id };
+      const place = { workspaceId: r.workspaceId, companyId: c.id };
       out.push({ ...base, ...place, companyName: c.name, value: placeValue(place) });
     }
   }

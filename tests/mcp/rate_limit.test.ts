@@ -10,12 +10,8 @@ import { addressKey } from "../../lib/http/client_ip.ts";
 import type { AppEnv } from "../../lib/http/types.ts";
 import { createLogger, silentLogger } from "../../lib/log.ts";
 import type { Caller } from "../../lib/mcp/caller.ts";
-import {
-  createMcpRateLimits,
-  createMemoryLimiter,
-  KNOWN_CREDENTIAL_TTL_MS,
-  RATE_LIMITED_CODE,
-} from "../../lib/mcp/rate_limit.ts";
+import { createMcpRateLimits, KNOWN_CREDENTIAL_TTL_MS, RATE_LIMITED_CODE } from "../../lib/mcp/rate_limit.ts";
+import { createMemoryLimiter } from "../../lib/rate_limit/mod.ts";
 import { signAccessToken } from "../../lib/oauth/tokens.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SCRYPT, TEST_SECRET, testApp } from "../helpers/app.ts";

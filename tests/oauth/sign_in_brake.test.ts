@@ -12,7 +12,7 @@ import {
   verifyPassword,
 } from "../../lib/crypto.ts";
 import { createLogger, silentLogger } from "../../lib/log.ts";
-import { release, reserve } from "../../lib/oauth/rate_limit.ts";
+import { release, reserve } from "../../lib/rate_limit/mod.ts";
 import { accountKey, brakeBucket, DEVICE_COOKIE, SIGN_IN_BRAKE, signIn } from "../../lib/oauth/sign_in.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";

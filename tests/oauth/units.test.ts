@@ -114,7 +114,7 @@ Deno.test("scopes: workspace only for operator clients; agent.chat registered na
 });
 
 Deno.test("rate counters: a burst straddling a window boundary still counts (sliding estimate)", async () => {
-  const { hit, peek } = await import("../../lib/oauth/rate_limit.ts");
+  const { hit, peek } = await import("../../lib/rate_limit/mod.ts");
   const ctx = await setup();
   try {
     const w = 600;

@@ -1,4 +1,4 @@
-// The SQL habit check of `deno task check`: a raw to_char( or an inline "begin" in db in lib/workspace fails it.
+// The SQL habit check of `deno task check`: a raw to_char( or a transaction opened outside withTx in lib/ fails it.
 import assert from "node:assert/strict";
 import { findViolations } from "../../scripts/check_sql_habits.ts";
 
@@ -27,6 +27,17 @@ Deno.test("findViolations: raw to_char, inline begin/savepoint checks and .begin
   assert.match(found[0], /^f\.ts:2: .*to_char.*isoColumn/);
   assert.match(found[1], /^f\.ts:3: .*"begin" in db.*withTx/);
   assert.match(found[2], /^f\.ts:4: .*\.begin\(.*withTx/);
+});
+
+Deno.test("findViolations: a savepoint opened by hand is named; the helpers' own files (lib/db/tx.ts, sql.ts) are not", () => {
+  const text =
+    "await tx.savepoint((sp) => f(sp));\nconst x = db`to_char(now(), 'HH24')`;\nawait sql.begin(fn);";
+  const found = findViolations("lib/oauth/x.ts", text);
+  assert.equal(found.length, 3);
+  assert.match(found[0], /^lib\/oauth\/x\.ts:1: .*savepoint.*withTx/);
+  assert.deepEqual(findViolations("lib/db/tx.ts", text), []);
+  assert.deepEqual(findViolations("./lib/db/sql.ts", text), []);
+  assert.equal(findViolations("lib/workspace/db/tx.ts", text).length, 3);
 });
 
 Deno.test("check_sql_habits: lib/workspace passes; a folder with a raw to_char fails with exit code 1", async () => {
