@@ -1,28 +1,30 @@
 // /account/keys: the signed-in person's API keys for the MCP server — create (shown once), list, revoke (after a
 // confirmation page).
-import { Hono } from "hono";
-import type { Context } from "hono";
+import type { Context, Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
 import { createOwnKey, keysPageData, keyToRevoke, revokeKeyAs } from "../lib/account_keys.ts";
 import { clientConfigs } from "../lib/client_configs.ts";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
+import type { Logger } from "../lib/log.ts";
 import { AppError } from "../lib/errors.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
+import { createPageApp } from "../lib/http/pages.ts";
 import { readForm } from "../lib/http/form.ts";
 import { render } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { limitsFromForm, TOOLSET_LABELS, TOOLSETS } from "../lib/mcp/toolsets.ts";
 import { isHttps, requireAccount } from "../lib/oauth/sessions.ts";
 import { open, seal } from "../lib/secret_box.ts";
-import { ErrorPage } from "../views/error_page.tsx";
+import { formExpired } from "../lib/page_errors.ts";
 import { KeysPage, RevokeKeyConfirmPage } from "../views/keys.tsx";
 import { SCRIPT_CSP } from "../views/script.ts";
 
 export interface AccountKeysDeps {
   config: Config;
   sql: Sql;
+  log: Logger;
   secretKey: string;
 }
 
@@ -64,7 +66,7 @@ interface Sealed {
 }
 
 export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  const app = createPageApp(deps.log);
   const issuer = deps.config.issuer;
   const mcpUrl = `${issuer}/mcp`;
   const configs = clientConfigs(mcpUrl);
@@ -76,16 +78,8 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
     maxAge,
   });
 
-  function expired(c: Context<AppEnv>) {
-    return render(
-      c,
-      ErrorPage({
-        title: "Form expired",
-        message: "The form could not be verified. Reload the page and try again.",
-      }),
-      403,
-    );
-  }
+  // Account pages have no request to go back to.
+  const expired = (c: Context<AppEnv>) => formExpired(c, "Reload the page and try again.");
 
   async function takeNewKey(c: Context<AppEnv>, userId: string): Promise<Sealed | undefined> {
     const sealed = getCookie(c, NEW_KEY_COOKIE);
