@@ -1,7 +1,38 @@
-// Details for the authorize error page: when the redirect URI sent is not one the client registered, the
-// address sent and the registered ones, so the developer of the app sees the difference at a glance.
+// The pages' error answers: the plain error page, the refusals every page shares (an expired request, a form that
+// cannot be verified), and for the authorize error page, when the redirect URI sent is not one the client
+// registered, the address sent and the registered ones, so the developer of the app sees the difference at a glance.
+import type { Context } from "hono";
+import { ErrorPage, type ErrorPageProps } from "../views/error_page.tsx";
+import { render } from "./http/render.ts";
+import type { AppEnv } from "./http/types.ts";
 import type { ClientDirectory } from "./oauth/client_directory.ts";
 import { redirectUriAllowed } from "./oauth/clients.ts";
+
+/** An error page (views/error_page.tsx), 400 unless said otherwise. */
+export function errorPage(
+  c: Context<AppEnv>,
+  title: string,
+  message: string,
+  status = 400,
+  code?: string,
+  redirect?: ErrorPageProps["redirect"],
+): Response {
+  return render(c, ErrorPage({ title, message, code, redirect }), status);
+}
+
+/** An authorization request's ticket that is gone, spent or forged: the person starts again at the app. */
+export function requestExpired(c: Context<AppEnv>): Response {
+  return errorPage(
+    c,
+    "This page has expired",
+    "The sign-in request is no longer valid. Go back to the application and start again.",
+  );
+}
+
+/** A form whose CSRF token (or fields) could not be verified: 403, and `then`, what the person does next. */
+export function formExpired(c: Context<AppEnv>, then = "Go back, reload the page and try again."): Response {
+  return errorPage(c, "Form expired", `The form could not be verified. ${then}`, 403);
+}
 
 /** Bounds what the page repeats back: a query string may be long, a client may register many addresses. */
 export const MAX_SHOWN_URI_CHARS = 500;

@@ -1,23 +1,24 @@
 // /account/apps: the applications the current account approved, and disconnecting one (confirmation page, then
 // a POST with CSRF).
-import { type Context, Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { type ConnectedAppDetail, listConnectedAppDetails } from "../lib/account_apps.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
+import { createPageApp } from "../lib/http/pages.ts";
 import { render } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { disconnectApp } from "../lib/oauth/consent.ts";
 import { describeScopes } from "../lib/oauth/scopes.ts";
 import { requireAccount } from "../lib/oauth/sessions.ts";
 import { ConnectedAppsPage, type ConnectedAppView, DisconnectConfirmPage } from "../views/connected_apps.tsx";
-import { ErrorPage } from "../views/error_page.tsx";
+import { errorPage, formExpired } from "../lib/page_errors.ts";
 import type { OAuthRouteDeps } from "./oauth_deps.ts";
 
 const RevokeForm = z.object({ csrf: z.string().max(200), client_id: z.string().max(200) });
 const ClientQuery = z.string().min(1).max(2000);
 
 export function createAccountRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  const app = createPageApp(deps.log);
   const issuer = deps.config.issuer;
 
   const describe = async (a: ConnectedAppDetail): Promise<ConnectedAppView> => ({
@@ -26,14 +27,12 @@ export function createAccountRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   });
 
   const notConnected = (c: Context<AppEnv>) =>
-    render(
+    errorPage(
       c,
-      ErrorPage({
-        title: "Not connected",
-        code: "not_found",
-        message: "That application is not connected to your account (any more). Go back to Connected apps.",
-      }),
+      "Not connected",
+      "That application is not connected to your account (any more). Go back to Connected apps.",
       404,
+      "not_found",
     );
 
   app.get("/account/apps", async (c) => {
@@ -66,14 +65,7 @@ export function createAccountRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const body = await c.req.parseBody();
     const form = RevokeForm.safeParse(body);
     if (!form.success || !verifyCsrf(c, deps, form.data.csrf)) {
-      return render(
-        c,
-        ErrorPage({
-          title: "Form expired",
-          message: "The form could not be verified. Reload the page and try again.",
-        }),
-        403,
-      );
+      return formExpired(c, "Reload the page and try again.");
     }
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;

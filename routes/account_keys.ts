@@ -1,38 +1,34 @@
 // /account/keys: the signed-in person's API keys for the MCP server — create (shown once), list, revoke (after a
 // confirmation page).
-import { Hono } from "hono";
-import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { createOwnKey, keysPageData, keyToRevoke, revokeKeyAs } from "../lib/account_keys.ts";
+import { keepNewKey, takeNewKey } from "../lib/account/new_key.ts";
 import { clientConfigs } from "../lib/client_configs.ts";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
+import type { Logger } from "../lib/log.ts";
 import { AppError } from "../lib/errors.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
+import { createPageApp } from "../lib/http/pages.ts";
 import { readForm } from "../lib/http/form.ts";
 import { render } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { limitsFromForm, TOOLSET_LABELS, TOOLSETS } from "../lib/mcp/toolsets.ts";
-import { isHttps } from "../lib/http/cookies.ts";
 import { requireAccount } from "../lib/oauth/sessions.ts";
-import { open, seal } from "../lib/secret_box.ts";
-import { ErrorPage } from "../views/error_page.tsx";
+import { workspaceName } from "../lib/workspace/workspaces.ts";
+import { formExpired } from "../lib/page_errors.ts";
 import { KeysPage, RevokeKeyConfirmPage } from "../views/keys.tsx";
 import { SCRIPT_CSP } from "../views/script.ts";
 
 export interface AccountKeysDeps {
   config: Config;
   sql: Sql;
+  log: Logger;
   secretKey: string;
 }
 
 const PATH = "/account/keys";
-// The new key travels from the POST to the page after the 303 in this cookie, sealed with SECRET_KEY and bound
-// to the person; the page deletes it when it shows the key, so the value is displayed once.
-const NEW_KEY_COOKIE = "portico_new_key";
-const NEW_KEY_SECONDS = 120;
-const SEAL_PURPOSE = "account-keys:new-key";
 
 const CreateForm = z.object({
   csrf: z.string().max(200),
@@ -57,53 +53,21 @@ const ERRORS: Record<string, string> = {
   invalid_read_only: "Read-only is either checked or not. No key was created.",
 };
 
-interface Sealed {
-  userId: string;
-  name: string;
-  value: string;
-  workspaceName: string;
-}
-
 export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  const app = createPageApp(deps.log);
   const issuer = deps.config.issuer;
   const mcpUrl = `${issuer}/mcp`;
   const configs = clientConfigs(mcpUrl);
-  const cookieOpts = (maxAge: number) => ({
-    path: PATH,
-    httpOnly: true,
-    sameSite: "Lax" as const,
-    secure: isHttps(issuer),
-    maxAge,
-  });
+  // The new key is shown once, through a sealed cookie of this page (lib/account/new_key.ts).
+  const newKeyCookie = { path: PATH, issuer, secretKey: deps.secretKey };
 
-  function expired(c: Context<AppEnv>) {
-    return render(
-      c,
-      ErrorPage({
-        title: "Form expired",
-        message: "The form could not be verified. Reload the page and try again.",
-      }),
-      403,
-    );
-  }
-
-  async function takeNewKey(c: Context<AppEnv>, userId: string): Promise<Sealed | undefined> {
-    const sealed = getCookie(c, NEW_KEY_COOKIE);
-    if (!sealed) return undefined;
-    deleteCookie(c, NEW_KEY_COOKIE, { path: PATH, secure: isHttps(issuer) });
-    try {
-      const data = JSON.parse(await open(deps.secretKey, SEAL_PURPOSE, sealed)) as Sealed;
-      return data.userId === userId ? data : undefined;
-    } catch {
-      return undefined;
-    }
-  }
+  // Account pages have no request to go back to.
+  const expired = (c: Context<AppEnv>) => formExpired(c, "Reload the page and try again.");
 
   app.get(PATH, async (c) => {
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;
-    const created = await takeNewKey(c, who.account.userId);
+    const created = await takeNewKey(c, newKeyCookie, who.account.userId);
     const notice = c.req.query("revoked") === "1"
       ? "The key was revoked. It stops working on the next request."
       : undefined;
@@ -145,20 +109,12 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
         toolsets: limits.toolsets,
         readOnly: limits.readOnly,
       });
-      const [ws] = await deps.sql<{ name: string }[]>`
-        select name from workspaces where id = ${form.data.workspace_id}`;
-      const payload: Sealed = {
+      await keepNewKey(c, newKeyCookie, {
         userId: who.account.userId,
         name: form.data.name.trim(),
         value: key,
-        workspaceName: ws?.name ?? "",
-      };
-      setCookie(
-        c,
-        NEW_KEY_COOKIE,
-        await seal(deps.secretKey, SEAL_PURPOSE, JSON.stringify(payload)),
-        cookieOpts(NEW_KEY_SECONDS),
-      );
+        workspaceName: await workspaceName(deps.sql, form.data.workspace_id),
+      });
       return c.redirect(PATH, 303);
     } catch (err) {
       if (err instanceof AppError) {

@@ -1,9 +1,10 @@
-// The pages' own assets besides the stylesheet: the operator's logo and accent stylesheet, the icon, and the one
-// small script (copy buttons); plus the middleware that hands the branding to every rendered page.
+// The pages' own assets: the stylesheet, the operator's logo and accent stylesheet, the icon, and the one small
+// script (copy buttons); plus the middleware that hands the branding to every rendered page.
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { BRAND_CSS_PATH, type Branding, FAVICON_ICO_PATH, FAVICON_PATH, LOGO_PATH } from "../lib/branding.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { PAGES_SCRIPT, PAGES_SCRIPT_PATH } from "../views/script.ts";
+import { STYLESHEET, STYLESHEET_PATH } from "../views/style.ts";
 
 // The paths are fixed and the pages link them with a content hash (`?v=`), so a year of caching is safe.
 const LONG_CACHE = "public, max-age=31536000, immutable";
@@ -22,6 +23,12 @@ export function brandingContext(branding: Branding): MiddlewareHandler<AppEnv> {
 
 export function createPageAssetRoutes(branding: Branding): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+
+  app.get(STYLESHEET_PATH, (c) => {
+    c.header("Cache-Control", SHORT_CACHE);
+    c.header("Content-Type", "text/css; charset=utf-8");
+    return c.body(STYLESHEET);
+  });
 
   app.get(LOGO_PATH, (c) => {
     const logo = branding.logo;

@@ -1,5 +1,5 @@
 // Request id + access log, security headers, the 1 MiB body limit, refusal of text Postgres cannot store, and
-// error answers without internals (503 temporarily_unavailable while the database is away).
+// error answers without internals (503 temporarily_unavailable while the database is away; pages: pages.ts).
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../db/errors.ts";
@@ -7,8 +7,6 @@ import { BodyTimeoutError, CLIENT_CLOSED_REQUEST, isClientAbort } from "./body_g
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
 import { decodeUtf8, unsafeInputProblem } from "../unsafe_input.ts";
-import { ErrorPage } from "../../views/error_page.tsx";
-import { render } from "./render.ts";
 import type { AppEnv } from "./types.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -189,10 +187,24 @@ export function refuseUnsafeText(): MiddlewareHandler<AppEnv> {
   };
 }
 
-// The browser pages: a database outage is shown as a page there, and as JSON everywhere else.
-const PAGE_PATHS = /^\/(oauth\/authorize(\/|$)|signin$|signout$|account\/)/;
+/**
+ * Answers a database outage: RFC 6749 temporarily_unavailable as JSON here; page sub-apps (lib/http/pages.ts)
+ * pass one that shows a page.
+ */
+export type OutageAnswer = (c: Context<AppEnv>) => Response;
 
-export function onError(log: Logger): ErrorHandler<AppEnv> {
+function outageJson(c: Context<AppEnv>): Response {
+  return c.json({
+    error: "temporarily_unavailable",
+    error_description: `the service is temporarily unavailable; retry in ${UNAVAILABLE_RETRY_AFTER} s`,
+  }, 503);
+}
+
+/**
+ * The app's error handler, and (with `outage`) a page sub-app's: Hono runs a sub-app's own handler for the errors
+ * of that sub-app's routes, so which answers are pages is decided where the routes are declared, not by path here.
+ */
+export function onError(log: Logger, outage: OutageAnswer = outageJson): ErrorHandler<AppEnv> {
   return (err, c: Context<AppEnv>) => {
     const requestId = c.get("requestId") ?? "unknown";
     // The sender's doing, not ours: never an error line or a 500 (lib/http/body_guard.ts).
@@ -211,20 +223,7 @@ export function onError(log: Logger): ErrorHandler<AppEnv> {
       log.warn("database unavailable", { request_id: requestId, path: c.req.path, ...errorFields(err) });
       c.header("Retry-After", String(UNAVAILABLE_RETRY_AFTER));
       c.header("Cache-Control", "no-store");
-      if (PAGE_PATHS.test(c.req.path)) {
-        return render(
-          c,
-          ErrorPage({
-            title: "Temporarily unavailable",
-            message: `Portico cannot reach its database right now. Wait a few seconds and try again.`,
-          }),
-          503,
-        );
-      }
-      return c.json({
-        error: "temporarily_unavailable",
-        error_description: `the service is temporarily unavailable; retry in ${UNAVAILABLE_RETRY_AFTER} s`,
-      }, 503);
+      return outage(c);
     }
     log.error("unhandled error", { request_id: requestId, path: c.req.path, ...errorFields(err) });
     return c.json(

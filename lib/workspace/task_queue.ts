@@ -2,7 +2,7 @@
 import { withTx } from "../db/tx.ts";
 import type { Db } from "../db/client.ts";
 import { type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
-import { readBack } from "./tasks.ts";
+import { readBack } from "./task_reads.ts";
 import {
   checkAssignees,
   lockTask,

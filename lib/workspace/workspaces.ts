@@ -24,6 +24,13 @@ export async function createWorkspace(
   return row;
 }
 
+/** A workspace's name; "" when there is no such workspace. */
+export async function workspaceName(db: Db, workspaceId: string): Promise<string> {
+  const [ws] = await db<{ name: string }[]>`
+    select name from workspaces where id = ${workspaceId}`;
+  return ws?.name ?? "";
+}
+
 async function requireWorkspace(db: Db, workspaceId: string): Promise<void> {
   requireUuid(workspaceId, "workspace");
   const [row] = await db`select 1 from workspaces where id = ${workspaceId}`;
