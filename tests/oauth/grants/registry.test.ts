@@ -13,6 +13,11 @@ const GRANTS_DIR = "lib/oauth/grants";
 /** Where a second list of grant types would be a second home for the fact (tests and docs may name grants). */
 const SCANNED = ["lib", "routes", "tools", "admin.ts", "main.ts"];
 
+/** A grant's file name: the name's last `:` segment, `-` as `_` (…:grant-type:jwt-bearer → jwt_bearer). */
+function fileOf(name: string): string {
+  return name.split(":").at(-1)!.replaceAll("-", "_");
+}
+
 async function exists(path: string): Promise<boolean> {
   try {
     await Deno.stat(`${ROOT}/${path}`);
@@ -36,13 +41,18 @@ function stringLiterals(text: string): string[] {
   return [...text.matchAll(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/g)].map((m) => m[0]);
 }
 
+/** `name` as a whole word (a URN's `:` and `-` are literal; `refresh_token` is not in `oauth_refresh_tokens`). */
+function wordPattern(name: string): RegExp {
+  return new RegExp(`(?<![\\w:-])${name.replace(/[.*+?^$()|[\]\\{}]/g, "\\$&")}(?![\\w:-])`);
+}
+
 /**
  * Why `text` holds a second list of grant types, or undefined: two grant names written as string literals of
  * their own (`["authorization_code", "refresh_token"]`), or one literal that names two (a message listing them).
  */
 function secondList(text: string): string | undefined {
   const literals = stringLiterals(text);
-  const named = (literal: string) => GRANT_TYPES.filter((g) => new RegExp(`\\b${g}\\b`).test(literal));
+  const named = (literal: string) => GRANT_TYPES.filter((g) => wordPattern(g).test(literal));
   const exact = new Set(
     literals.map((l) => l.slice(1, -1)).filter((l) => (GRANT_TYPES as readonly string[]).includes(l)),
   );
@@ -86,10 +96,11 @@ Deno.test("every grant type has its module, its registry line and its test file"
   assert.deepEqual(Object.keys(TOKEN_GRANTS), [...GRANT_TYPES], `the registry in ${GRANTS_DIR}/mod.ts`);
   for (const name of GRANT_TYPES) {
     assert.equal(typeof TOKEN_GRANTS[name], "function", `${name}: a handler in ${GRANTS_DIR}/mod.ts`);
-    assert.ok(await exists(`${GRANTS_DIR}/${name}.ts`), `${name}: add ${GRANTS_DIR}/${name}.ts (${RECIPE})`);
+    const file = fileOf(name);
+    assert.ok(await exists(`${GRANTS_DIR}/${file}.ts`), `${name}: add ${GRANTS_DIR}/${file}.ts (${RECIPE})`);
     assert.ok(
-      await exists(`tests/oauth/grants/${name}.test.ts`),
-      `${name}: add tests/oauth/grants/${name}.test.ts (${RECIPE})`,
+      await exists(`tests/oauth/grants/${file}.test.ts`),
+      `${name}: add tests/oauth/grants/${file}.test.ts (${RECIPE})`,
     );
   }
 });
