@@ -1,4 +1,4 @@
-// grant_type=refresh_token (docs/oauth.md "Refresh rotation, retries and theft detection"): every rule of a
+// grant_type=refresh_token (docs/oauth.md "Refresh retries and parallel refreshes"): every rule of a
 // refresh in one place — the one statement that checks and rotates in the common case, the checks that name a
 // refusal, the locked path taken after a concurrent change, and the signing that overlaps the statement.
 //
@@ -6,10 +6,11 @@
 // - who may refresh: the token's own client, authenticated, holding the refresh_token grant (statement `ok`;
 //   `authenticateClient` and `requireRefreshGrant` name the refusal);
 // - which tokens: live, unexpired, within the family's cap, of an enabled person; a rotated one only as a retry
-//   within the grace window (statement `t`/`ok`; `refusal`; the locked path re-checks under the family's lock);
+//   within the grace window (statement `t`/`ok`; `checkPresented`; `lockedRotation` re-checks under the family's lock);
 // - what is issued: access and ID token for the asked scope (a subset of the granted one) and the bound
 //   resource; a successor refresh token with the grant's FULL scope, a lifetime of its own, never past the cap
 //   (statement `issued`; `lockedRotation`'s `successor`; the hint noted for the successor in `refreshGrant`).
+// tests/oauth/grants/refresh_token.test.ts pins each of those three places for the successor's scope.
 import { withTx } from "../../db/tx.ts";
 import { randomToken, sha256Hex } from "../../crypto.ts";
 import {
