@@ -1,5 +1,5 @@
 // The OAuth/OIDC JSON endpoints: discovery, JWKS, registration, token, revocation, introspection and UserInfo.
-import { type Context, Hono } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { z } from "zod";
 import { isDatabaseUnavailable } from "../lib/db/errors.ts";
@@ -7,15 +7,17 @@ import { addressKey, clientIp } from "../lib/http/client_ip.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { authenticateClient, readClientCredentials, usedBasic } from "../lib/oauth/clients.ts";
 import { OAuthError } from "../lib/oauth/errors.ts";
-import { RefreshHints } from "../lib/oauth/refresh_hints.ts";
-import { exchangeCode, grantActive, refreshGrant, revokeToken, type TokenDeps } from "../lib/oauth/grants.ts";
+import { grantTokens } from "../lib/oauth/grants/mod.ts";
+import { RefreshHints } from "../lib/oauth/grants/refresh_hints.ts";
+import { grantActive, revokeToken } from "../lib/oauth/grants/revocation.ts";
+import { type TokenDeps, TokenParams } from "../lib/oauth/grants/shared.ts";
 import { JWKS_MAX_AGE_SECONDS } from "../lib/oauth/keys.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../lib/oauth/metadata.ts";
 import { createMemoryLimiter, take } from "../lib/rate_limit/mod.ts";
 import { registerClient } from "../lib/oauth/registration.ts";
 
 import { introspectToken, requireIntrospector } from "../lib/oauth/introspection.ts";
-import { parseResource, severalResources } from "../lib/oauth/resource.ts";
+import { severalResources } from "../lib/oauth/resource.ts";
 import { verifyAccessToken } from "../lib/oauth/tokens.ts";
 import { isForUserInfo, userInfoClaims } from "../lib/oauth/userinfo.ts";
 import type { OAuthRouteDeps } from "./oauth_deps.ts";
@@ -48,17 +50,6 @@ async function readForm(c: Context<AppEnv>): Promise<Record<string, string>> {
 }
 
 const opt = z.string().max(4000).optional();
-const TokenForm = z.object({
-  grant_type: opt,
-  code: opt,
-  redirect_uri: opt,
-  code_verifier: opt,
-  refresh_token: opt,
-  scope: opt,
-  resource: opt,
-  client_id: opt,
-  client_secret: opt,
-});
 const RevokeForm = z.object({ token: opt, token_type_hint: opt, client_id: opt, client_secret: opt });
 const IntrospectForm = RevokeForm;
 
@@ -70,207 +61,64 @@ function parseWith<T>(schema: z.ZodType<T>, form: Record<string, string>): T {
   return r.data;
 }
 
-export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  // One place maps an OAuthError to its JSON answer (status, error, description, and the Basic challenge);
-  // anything else goes on to the app's handler (a database outage becomes temporarily_unavailable there).
-  app.onError((err, c) => {
-    if (err instanceof OAuthError) return oauthErrorResponse(c, err);
-    throw err;
-  });
-  const issuer = deps.config.issuer;
-  const tokenDeps: TokenDeps = {
-    sql: deps.sql,
-    keys: deps.keys,
-    issuer,
-    refreshGraceSeconds: deps.config.refreshReuseGraceSeconds,
-    familyMaxDays: deps.config.refreshFamilyMaxDays,
-    findClient: deps.clients.find,
-    refreshHints: new RefreshHints(),
-  };
-  const metadata = authorizationServerMetadata(issuer);
-  const limit = deps.config.registrationRateLimit;
+/** The endpoints public JSON clients may call from a browser (MCP inspectors, SPAs); none uses cookies. */
+const OPEN_PATHS = [
+  "/.well-known/*",
+  "/oauth/jwks",
+  "/oauth/register",
+  "/oauth/token",
+  "/oauth/revoke",
+  "/oauth/userinfo",
+];
 
-  // Public JSON endpoints may be called from browser-based clients (MCP inspectors, SPAs); none uses cookies.
-  const open = cors({
+function publicCors(): MiddlewareHandler<AppEnv> {
+  return cors({
     origin: "*",
     allowMethods: ["GET", "POST"],
     // MCP clients send MCP-Protocol-Version on every discovery request, so browsers preflight it.
     allowHeaders: ["Authorization", "Content-Type", "MCP-Protocol-Version"],
     maxAge: 600,
   });
-  for (
-    const path of [
-      "/.well-known/*",
-      "/oauth/jwks",
-      "/oauth/register",
-      "/oauth/token",
-      "/oauth/revoke",
-      "/oauth/userinfo",
-    ]
-  ) app.use(path, open);
+}
 
-  // Refused token and revocation requests (a wrong client secret, a guessed code or token, malformed input) are
-  // bounded per client address, in memory per instance: each one costs a client lookup, a secret check or a token
-  // lookup. Every request takes a unit up front and a request that was answered without an OAuth error gives it
-  // back, so clients that refresh successfully from one address (a NAT, a benchmark) are never slowed.
+/**
+ * Refused token and revocation requests (a wrong client secret, a guessed code or token, malformed input) are
+ * bounded per client address, in memory per instance: each one costs a client lookup, a secret check or a token
+ * lookup. Every request takes a unit up front and a request that was answered without an OAuth error gives it
+ * back, so clients that refresh successfully from one address (a NAT, a benchmark) are never slowed.
+ */
+function refusalLimit(deps: OAuthRouteDeps): MiddlewareHandler<AppEnv> {
   const failures = createMemoryLimiter(deps.config.tokenFailureRateLimit);
-  for (const path of ["/oauth/token", "/oauth/revoke"]) {
-    app.use(path, async (c, next) => {
-      if (c.req.method !== "POST") return await next();
-      const bucket = addressKey(clientIp(c, deps.config.trustedProxies));
-      const taken = failures.take(bucket);
-      if (!taken.ok) {
-        c.header("Cache-Control", "no-store");
-        c.header("Retry-After", String(taken.retryAfter));
-        return c.json(
-          {
-            error: "too_many_requests",
-            error_description: "too many refused requests from this address, retry later",
-          },
-          429,
-        );
-      }
-      try {
-        await next();
-      } catch (err) {
-        // Not an OAuth refusal (the database, a bug): the app's handler answers it and the unit goes back.
-        failures.give(bucket);
-        throw err;
-      }
-      if (c.res.status < 400 || c.res.status >= 500) failures.give(bucket);
-    });
-  }
-
-  app.get("/.well-known/oauth-authorization-server", (c) => {
-    c.header("Cache-Control", "public, max-age=3600");
-    return c.json(metadata);
-  });
-  app.get("/.well-known/openid-configuration", (c) => {
-    c.header("Cache-Control", "public, max-age=3600");
-    return c.json(metadata);
-  });
-
-  // RFC 9728: the tool server's metadata, at the path-suffixed location and at the root (MCP clients try both).
-  const resourceMetadata = protectedResourceMetadata(issuer);
-  for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
-    app.get(path, (c) => {
-      c.header("Cache-Control", "public, max-age=3600");
-      return c.json(resourceMetadata);
-    });
-  }
-
-  app.get("/oauth/jwks", async (c) => {
-    // A new key is published KEY_PUBLISH_DELAY_SECONDS before it signs, which covers this cache lifetime.
-    c.header("Cache-Control", `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
-    return c.json(await deps.keys.jwks());
-  });
-
-  app.post("/oauth/register", async (c) => {
-    c.header("Cache-Control", "no-store");
-    const source = clientIp(c, deps.config.trustedProxies);
-    const taken = await take(deps.sql, `register:${source}`, limit);
+  return async (c, next) => {
+    if (c.req.method !== "POST") return await next();
+    const bucket = addressKey(clientIp(c, deps.config.trustedProxies));
+    const taken = failures.take(bucket);
     if (!taken.ok) {
+      c.header("Cache-Control", "no-store");
       c.header("Retry-After", String(taken.retryAfter));
       return c.json(
-        { error: "too_many_requests", error_description: "too many registrations, retry later" },
+        {
+          error: "too_many_requests",
+          error_description: "too many refused requests from this address, retry later",
+        },
         429,
       );
     }
-    let body: unknown;
     try {
-      body = await c.req.json();
-    } catch {
-      return c.json({ error: "invalid_client_metadata", error_description: "the body must be JSON" }, 400);
+      await next();
+    } catch (err) {
+      // Not an OAuth refusal (the database, a bug): the app's handler answers it and the unit goes back.
+      failures.give(bucket);
+      throw err;
     }
-    return c.json(await registerClient(deps.sql, body, { source }), 201);
-  });
-
-  app.post("/oauth/token", async (c) => {
-    c.header("Cache-Control", "no-store");
-    c.header("Pragma", "no-cache");
-    const form = parseWith(TokenForm, await readForm(c));
-    const creds = readClientCredentials(c.req.header("authorization"), form);
-    if (!form.grant_type) throw new OAuthError("invalid_request", "grant_type is required");
-    if (form.grant_type !== "authorization_code" && form.grant_type !== "refresh_token") {
-      throw new OAuthError("unsupported_grant_type", `grant_type ${form.grant_type} is not supported`);
-    }
-    if (form.grant_type === "refresh_token") {
-      // Authenticates the client itself (in the common case in the statement that rotates the token), so a
-      // malformed `resource` is handed over to be named after the client's own refusal, as for a code.
-      let resource: string | undefined;
-      let resourceProblem: OAuthError | undefined;
-      try {
-        resource = checkedResource(form.resource);
-      } catch (err) {
-        if (!(err instanceof OAuthError)) throw err;
-        resourceProblem = err;
-      }
-      return c.json(
-        await refreshGrant(tokenDeps, creds, {
-          refreshToken: form.refresh_token,
-          scope: form.scope,
-          resource,
-          resourceProblem,
-        }),
-      );
-    }
-    const client = await authenticateClient(deps.clients.find, creds);
-    return c.json(
-      await exchangeCode(tokenDeps, client, {
-        code: form.code,
-        redirectUri: form.redirect_uri,
-        codeVerifier: form.code_verifier,
-        resource: checkedResource(form.resource),
-      }),
-    );
-  });
-
-  function checkedResource(value: string | undefined): string | undefined {
-    return value === undefined ? undefined : parseResource([value], issuer);
-  }
-
-  app.post("/oauth/revoke", async (c) => {
-    c.header("Cache-Control", "no-store");
-    const form = parseWith(RevokeForm, await readForm(c));
-    const client = await authenticateClient(
-      deps.clients.find,
-      readClientCredentials(c.req.header("authorization"), form),
-    );
-    if (!form.token) throw new OAuthError("invalid_request", "token is required");
-    await revokeToken(tokenDeps, client, form.token, form.token_type_hint);
-    return c.body(null, 200);
-  });
-
-  // RFC 7662, server to server (no CORS: callers hold a client secret). See lib/oauth/introspection.ts.
-  const introspectionDeps = {
-    db: deps.sql,
-    keys: deps.keys,
-    issuer,
-    resourceServers: deps.config.resourceServers,
+    if (c.res.status < 400 || c.res.status >= 500) failures.give(bucket);
   };
-  // An open POST that costs a client lookup and a secret check: bounded per client address, in memory (the
-  // callers are a few resource servers; a flood from one address must not become database work).
-  const introspectLimiter = createMemoryLimiter(deps.config.introspectionRateLimit);
-  app.post("/oauth/introspect", async (c) => {
-    c.header("Cache-Control", "no-store");
-    const taken = introspectLimiter.take(addressKey(clientIp(c, deps.config.trustedProxies)));
-    if (!taken.ok) {
-      c.header("Retry-After", String(taken.retryAfter));
-      return c.json(
-        { error: "too_many_requests", error_description: "too many introspection requests, retry later" },
-        429,
-      );
-    }
-    const form = parseWith(IntrospectForm, await readForm(c));
-    const creds = readClientCredentials(c.req.header("authorization"), form);
-    const client = await authenticateClient(deps.clients.find, creds);
-    requireIntrospector(client, creds.via === "basic");
-    if (!form.token) throw new OAuthError("invalid_request", "token is required");
-    return c.json(await introspectToken(introspectionDeps, client, form.token));
-  });
+}
 
-  async function userinfo(c: Context<AppEnv>): Promise<Response> {
+/** OIDC UserInfo (GET and POST): a Bearer access token for this issuer, of a live grant, with `openid`. */
+function userinfoHandler(deps: OAuthRouteDeps): (c: Context<AppEnv>) => Promise<Response> {
+  const issuer = deps.config.issuer;
+  return async (c) => {
     c.header("Cache-Control", "no-store");
     const realm = `Bearer realm="portico"`;
     const auth = c.req.header("authorization");
@@ -318,7 +166,123 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const info = await userInfoClaims(deps.sql, claims.sub, scopes);
     if (!info) return invalid("the account no longer exists");
     return c.json(info);
+  };
+}
+
+export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  // One place maps an OAuthError to its JSON answer (status, error, description, and the Basic challenge);
+  // anything else goes on to the app's handler (a database outage becomes temporarily_unavailable there).
+  app.onError((err, c) => {
+    if (err instanceof OAuthError) return oauthErrorResponse(c, err);
+    throw err;
+  });
+  const issuer = deps.config.issuer;
+  const tokenDeps: TokenDeps = {
+    sql: deps.sql,
+    keys: deps.keys,
+    issuer,
+    refreshGraceSeconds: deps.config.refreshReuseGraceSeconds,
+    familyMaxDays: deps.config.refreshFamilyMaxDays,
+    findClient: deps.clients.find,
+    refreshHints: new RefreshHints(),
+  };
+  const open = publicCors();
+  for (const path of OPEN_PATHS) app.use(path, open);
+  const refusals = refusalLimit(deps);
+  for (const path of ["/oauth/token", "/oauth/revoke"]) app.use(path, refusals);
+
+  const metadata = authorizationServerMetadata(issuer);
+  // RFC 9728: the tool server's metadata, at the path-suffixed location and at the root (MCP clients try both).
+  const resourceMetadata = protectedResourceMetadata(issuer);
+  const documents: [string, unknown][] = [
+    ["/.well-known/oauth-authorization-server", metadata],
+    ["/.well-known/openid-configuration", metadata],
+    ["/.well-known/oauth-protected-resource/mcp", resourceMetadata],
+    ["/.well-known/oauth-protected-resource", resourceMetadata],
+  ];
+  for (const [path, document] of documents) {
+    app.get(path, (c) => {
+      c.header("Cache-Control", "public, max-age=3600");
+      return c.json(document);
+    });
   }
+
+  app.get("/oauth/jwks", async (c) => {
+    // A new key is published KEY_PUBLISH_DELAY_SECONDS before it signs, which covers this cache lifetime.
+    c.header("Cache-Control", `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
+    return c.json(await deps.keys.jwks());
+  });
+
+  app.post("/oauth/register", async (c) => {
+    c.header("Cache-Control", "no-store");
+    const source = clientIp(c, deps.config.trustedProxies);
+    const taken = await take(deps.sql, `register:${source}`, deps.config.registrationRateLimit);
+    if (!taken.ok) {
+      c.header("Retry-After", String(taken.retryAfter));
+      return c.json(
+        { error: "too_many_requests", error_description: "too many registrations, retry later" },
+        429,
+      );
+    }
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json({ error: "invalid_client_metadata", error_description: "the body must be JSON" }, 400);
+    }
+    return c.json(await registerClient(deps.sql, body, { source }), 201);
+  });
+
+  app.post("/oauth/token", async (c) => {
+    c.header("Cache-Control", "no-store");
+    c.header("Pragma", "no-cache");
+    const form = parseWith(TokenParams, await readForm(c));
+    const creds = readClientCredentials(c.req.header("authorization"), form);
+    return c.json(await grantTokens(tokenDeps, creds, form));
+  });
+
+  app.post("/oauth/revoke", async (c) => {
+    c.header("Cache-Control", "no-store");
+    const form = parseWith(RevokeForm, await readForm(c));
+    const client = await authenticateClient(
+      deps.clients.find,
+      readClientCredentials(c.req.header("authorization"), form),
+    );
+    if (!form.token) throw new OAuthError("invalid_request", "token is required");
+    await revokeToken(tokenDeps, client, form.token, form.token_type_hint);
+    return c.body(null, 200);
+  });
+
+  // RFC 7662, server to server (no CORS: callers hold a client secret). See lib/oauth/introspection.ts.
+  const introspectionDeps = {
+    db: deps.sql,
+    keys: deps.keys,
+    issuer,
+    resourceServers: deps.config.resourceServers,
+  };
+  // An open POST that costs a client lookup and a secret check: bounded per client address, in memory (the
+  // callers are a few resource servers; a flood from one address must not become database work).
+  const introspectLimiter = createMemoryLimiter(deps.config.introspectionRateLimit);
+  app.post("/oauth/introspect", async (c) => {
+    c.header("Cache-Control", "no-store");
+    const taken = introspectLimiter.take(addressKey(clientIp(c, deps.config.trustedProxies)));
+    if (!taken.ok) {
+      c.header("Retry-After", String(taken.retryAfter));
+      return c.json(
+        { error: "too_many_requests", error_description: "too many introspection requests, retry later" },
+        429,
+      );
+    }
+    const form = parseWith(IntrospectForm, await readForm(c));
+    const creds = readClientCredentials(c.req.header("authorization"), form);
+    const client = await authenticateClient(deps.clients.find, creds);
+    requireIntrospector(client, creds.via === "basic");
+    if (!form.token) throw new OAuthError("invalid_request", "token is required");
+    return c.json(await introspectToken(introspectionDeps, client, form.token));
+  });
+
+  const userinfo = userinfoHandler(deps);
   app.get("/oauth/userinfo", userinfo);
   app.post("/oauth/userinfo", userinfo);
 

@@ -126,7 +126,7 @@ const COMMANDS: Record<string, Command> = {
   "client create": {
     usage: "client create --name N --redirect-uri U [--redirect-uri U2 …] [--confidential] " +
       '[--auth-method client_secret_basic|client_secret_post] [--scope "S …"] ' +
-      "[--grant-types authorization_code,refresh_token]",
+      `[--grant-types ${GRANT_TYPES.join(",")}]`,
     options: {
       name: S,
       "redirect-uri": { type: "string", multiple: true },

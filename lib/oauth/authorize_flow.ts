@@ -11,7 +11,7 @@ import type { ClientDirectory } from "./client_directory.ts";
 import type { Client } from "./clients.ts";
 import { saveConsent } from "./consent.ts";
 import { OAuthError } from "./errors.ts";
-import { issueCode } from "./grants.ts";
+import { issueCode } from "./grants/authorization_code.ts";
 import { type BrowserSession, type SessionAccount, useAccount } from "./sessions.ts";
 import { NO_TOOL_LIMITS, parsePlace, type Place, placeAllowed, type ToolLimits } from "./workspace_choice.ts";
 

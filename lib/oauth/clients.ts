@@ -97,7 +97,7 @@ export interface Client {
 
 /**
  * A client as oauth_clients stores it, with the table's column names: `clientColumns` selects it and the refresh
- * statement (lib/oauth/grants.ts) reads these names in SQL and gets the row back inside JSON (so `created_at` is
+ * statement (grants/refresh_token.ts) reads these names in SQL and gets the row back inside JSON (so `created_at` is
  * then ISO text, not a Date). `toClient` is where it becomes camelCase.
  */
 export interface ClientRow {

@@ -84,7 +84,7 @@ export async function saveConsent(
     if (!place || (limits.toolsets === null && !limits.readOnly)) return;
     // Codes first: a code issued before and not yet exchanged would otherwise make a grant with the old, wider
     // limits. An exchange holding a code's row lock makes this wait until its grant is committed, which the
-    // grants statement below then sees (lib/oauth/grants.ts exchangeCode reads the limits under that lock).
+    // grants statement below then sees (grants/authorization_code.ts reads the limits under that lock).
     await tx`
       update oauth_codes t set ${narrowedLimits(tx, limits)}
        where t.user_id = ${userId} and t.client_id = ${clientId} and t.consumed_at is null

@@ -55,7 +55,7 @@ const LIBCRYPTO_SYMBOLS = {
   // to cost more than it saved: 0.389 against 0.279 ms of CPU per signature (the thread hand-off and wake-up),
   // on 2 cores that Postgres and the HTTP work already keep busy under load; and a non-blocking call reads its
   // buffers after the caller has yielded, so their lifetime becomes the caller's problem. A refresh signs once
-  // its SQL statement has been written (`statementWritten` in lib/oauth/grants.ts), so the signatures still
+  // its SQL statement has been written (`statementWritten`, grants/refresh_token.ts), so the signatures still
   // overlap the database's work. Figures: BENCHMARKS.md "Every benchmark in one sitting, second".
   EVP_DigestSign: {
     parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],

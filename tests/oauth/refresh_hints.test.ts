@@ -4,10 +4,11 @@
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import { createClientDirectory } from "../../lib/oauth/client_directory.ts";
-import { refreshGrant, revokeGrant, type TokenDeps } from "../../lib/oauth/grants.ts";
+import { refreshGrant } from "../../lib/oauth/grants/refresh_token.ts";
+import { revokeGrant, type TokenDeps } from "../../lib/oauth/grants/shared.ts";
 import { createKeyStore, type KeyStore } from "../../lib/oauth/keys.ts";
 import { OAuthError } from "../../lib/oauth/errors.ts";
-import { REFRESH_HINTS_MAX, RefreshHints } from "../../lib/oauth/refresh_hints.ts";
+import { REFRESH_HINTS_MAX, RefreshHints } from "../../lib/oauth/grants/refresh_hints.ts";
 import { atHash } from "../../lib/oauth/tokens.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
 import {

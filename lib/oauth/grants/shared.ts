@@ -1,0 +1,188 @@
+// What every grant of the token endpoint shares: its dependencies and parameters, the token response and its
+// signing, refresh-token issuance, client checks, and revoking a grant's family.
+import { z } from "zod";
+import type { Db, Sql } from "../../db/client.ts";
+import { withTx } from "../../db/tx.ts";
+import { randomToken, sha256Hex } from "../../crypto.ts";
+import type { Client, ClientCredentials, ClientFinder } from "../clients.ts";
+import type { KeyStore } from "../keys.ts";
+import { parseResource } from "../resource.ts";
+import type { RefreshHints } from "./refresh_hints.ts";
+import { ACCESS_TOKEN_TTL_SECONDS, signTokenPair } from "../tokens.ts";
+
+export const REFRESH_TTL_CONFIDENTIAL_SECONDS = 30 * 24 * 3600;
+export const REFRESH_TTL_PUBLIC_SECONDS = 7 * 24 * 3600;
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+  id_token?: string;
+}
+
+export interface TokenDeps {
+  sql: Sql;
+  keys: KeyStore;
+  issuer: string;
+  /** REFRESH_REUSE_GRACE_SECONDS: how long a just-rotated refresh token may be presented again (0: never) */
+  refreshGraceSeconds: number;
+  /** REFRESH_FAMILY_MAX_DAYS: the absolute life of a refresh token family, counted from the code exchange */
+  familyMaxDays: number;
+  /** finds clients for authentication (the client directory: registered ones and metadata documents) */
+  findClient: ClientFinder;
+  /** this instance's notes on the refresh tokens it issued, to sign a refresh's tokens during its statement */
+  refreshHints?: RefreshHints;
+}
+
+const param = z.string().max(4000).optional();
+
+/**
+ * The token endpoint's form (wire names), every grant's parameters in one schema: a grant that reads a new
+ * parameter adds it here. Client credentials come along for `readClientCredentials`.
+ */
+export const TokenParams = z.object({
+  grant_type: param,
+  code: param,
+  redirect_uri: param,
+  code_verifier: param,
+  refresh_token: param,
+  scope: param,
+  resource: param,
+  client_id: param,
+  client_secret: param,
+});
+export type TokenParams = z.infer<typeof TokenParams>;
+
+/**
+ * One grant of the token endpoint: authenticates the client (its own way), checks the request, changes what the
+ * grant changes and answers with tokens, or throws an OAuthError that names the refusal.
+ */
+export type TokenGrant = (
+  deps: TokenDeps,
+  creds: ClientCredentials,
+  params: TokenParams,
+) => Promise<TokenResponse>;
+
+/** A `resource` parameter as RFC 8707 allows it here (one absolute URI); invalid_target otherwise. */
+export function checkedResource(value: string | undefined, issuer: string): string | undefined {
+  return value === undefined ? undefined : parseResource([value], issuer);
+}
+
+/** The refresh-token lifetime a client gets, or undefined when it did not register the refresh_token grant. */
+export function refreshTtl(client: Client): number | undefined {
+  if (!client.grantTypes.includes("refresh_token")) return undefined;
+  return client.confidential ? REFRESH_TTL_CONFIDENTIAL_SECONDS : REFRESH_TTL_PUBLIC_SECONDS;
+}
+
+/**
+ * Adds a refresh token to a family: a full lifetime of its own, but never past the family's absolute end.
+ * With `onlyIfGraceFor` it is a sibling for a retry of that (rotated) parent, inserted only while the parent is
+ * within the grace window and none of its successors has been used — the check and the insert are one statement.
+ * Returns the token, or undefined when that condition did not hold.
+ */
+export async function insertRefreshToken(
+  db: Db,
+  input: {
+    familyId: string;
+    parentId: string | null;
+    client: Client;
+    userId: string;
+    scopes: string[];
+    resource: string | null;
+    authTime: Date;
+    codeHash: string | null;
+    ttl: number;
+    familyMaxDays: number;
+    onlyIfGraceFor?: { graceSeconds: number };
+  },
+): Promise<string | undefined> {
+  const token = randomToken("prt_");
+  const grace = input.onlyIfGraceFor
+    ? db`and exists (
+        select 1 from oauth_refresh_tokens p
+         where p.id = ${input.parentId} and p.revoked_at is null
+           and p.rotated_at > clock_timestamp() - make_interval(secs => ${input.onlyIfGraceFor.graceSeconds})
+           and not exists (select 1 from oauth_refresh_tokens c where c.parent_id = p.id and c.rotated_at is not null))`
+    : db``;
+  const rows = await db`
+    insert into oauth_refresh_tokens (token_hash, family_id, parent_id, client_id, user_id, scopes, resource,
+                                      auth_time, code_hash, expires_at)
+    select ${sha256Hex(token)}, g.id, ${input.parentId}, ${input.client.clientId}, ${input.userId},
+           ${input.scopes}, ${input.resource}, ${input.authTime}, ${input.codeHash},
+           least(now() + make_interval(secs => ${input.ttl}),
+                 g.created_at + make_interval(days => ${input.familyMaxDays}))
+      from oauth_grants g
+     where g.id = ${input.familyId} ${grace}
+    returning id`;
+  return rows.length === 1 ? token : undefined;
+}
+
+/** Revokes a grant and every refresh token of its family. */
+export async function revokeGrant(db: Db, grantId: string): Promise<void> {
+  await db`update oauth_grants set revoked_at = now() where id = ${grantId} and revoked_at is null`;
+  await db`update oauth_refresh_tokens set revoked_at = now() where family_id = ${grantId} and revoked_at is null`;
+}
+
+/**
+ * Revokes grants found by a failed exchange or refresh, in transactions of their own. Inside the failed one
+ * they could deadlock: an UPDATE that waited for a concurrent winner keeps the row lock it took to re-check the
+ * row, and revoking needs the grant row and then every token row — the opposite order of another loser.
+ */
+export async function revokeLater(sql: Sql, grantIds: string[] | undefined): Promise<void> {
+  for (const id of grantIds ?? []) await withTx(sql, (tx) => revokeGrant(tx, id));
+}
+
+/** Notes that the client obtained tokens, at most once an hour (the sweeper keeps clients in use). */
+export async function touchClient(db: Db, clientId: string): Promise<void> {
+  await db`
+    update oauth_clients set last_used_at = now()
+     where client_id = ${clientId} and (last_used_at is null or last_used_at < now() - interval '1 hour')`;
+}
+
+/** The claims of one token response. */
+export interface MintInput {
+  clientId: string;
+  userId: string;
+  scopes: string[];
+  resource: string | null;
+  grantId: string;
+  authTime: Date;
+  nonce?: string;
+}
+
+/** The JWTs of a token response: an access token, and an ID token when `openid` was granted. */
+export type SignedTokens = { accessToken: string; idToken?: string };
+
+export function signFor(deps: TokenDeps, input: MintInput): Promise<SignedTokens> {
+  return signTokenPair(deps.keys, {
+    issuer: deps.issuer,
+    userId: input.userId,
+    audience: input.resource ?? deps.issuer,
+    clientId: input.clientId,
+    scopes: input.scopes,
+    grantId: input.grantId,
+    authTime: input.authTime,
+    nonce: input.nonce,
+    idToken: input.scopes.includes("openid"),
+  });
+}
+
+/** The token response for `input`, signed now unless `signed` (for exactly these claims) is passed. */
+export async function tokenResponse(
+  deps: TokenDeps,
+  input: MintInput & { refreshToken?: string },
+  signed?: SignedTokens,
+): Promise<TokenResponse> {
+  const jwts = signed ?? await signFor(deps, input);
+  const out: TokenResponse = {
+    access_token: jwts.accessToken,
+    token_type: "Bearer",
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    scope: input.scopes.join(" "),
+  };
+  if (input.refreshToken) out.refresh_token = input.refreshToken;
+  if (jwts.idToken) out.id_token = jwts.idToken;
+  return out;
+}
