@@ -13,6 +13,7 @@ import postgres from "postgres";
 import { createDb, type Sql } from "../../lib/db/client.ts";
 import { startEmbedded } from "../../lib/db/embedded.ts";
 import { migrate } from "../../lib/db/migrate.ts";
+import { HANG_MS } from "./wait.ts";
 
 export interface TestDb {
   sql: Sql;
@@ -35,6 +36,12 @@ export const STALE_AFTER_HOURS = 3;
  * test is about it; tests that are set their own.
  */
 export const TEST_CONNECT_TIMEOUT_S = 60;
+/**
+ * A test client's statement_timeout (and so its silence watch): HANG_MS, not the server's 10 s default. A heavy
+ * test query on a loaded host may take longer; only a hang should fail a test. Tests of the timeouts themselves
+ * choose their own (tests/http/db_timeouts.test.ts, the embedded supervisor tests).
+ */
+export const TEST_STATEMENT_TIMEOUT_MS = HANG_MS;
 
 /** What a test database's comment says about who made it. */
 interface Creator {
@@ -116,7 +123,11 @@ export async function emptyDatabase(): Promise<TestDb> {
     const u = new URL(DATABASE_URL);
     u.pathname = `/${name}`;
     const url = u.toString();
-    const sql = createDb(url, { max: 10, connectTimeout: TEST_CONNECT_TIMEOUT_S }); // connects on first use
+    const sql = createDb(url, {
+      max: 10,
+      connectTimeout: TEST_CONNECT_TIMEOUT_S,
+      statementTimeoutMs: TEST_STATEMENT_TIMEOUT_MS,
+    });
     let closing: Promise<void> | undefined;
     const db: TestDb = {
       sql,
@@ -154,7 +165,11 @@ export async function emptyDatabase(): Promise<TestDb> {
     return db;
   }
   const embedded = await startEmbedded(undefined);
-  const sql = createDb(embedded.url, { max: 1, connectTimeout: TEST_CONNECT_TIMEOUT_S });
+  const sql = createDb(embedded.url, {
+    max: 1,
+    connectTimeout: TEST_CONNECT_TIMEOUT_S,
+    statementTimeoutMs: TEST_STATEMENT_TIMEOUT_MS,
+  });
   let closing: Promise<void> | undefined;
   const db: TestDb = {
     sql,

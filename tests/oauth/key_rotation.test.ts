@@ -20,7 +20,12 @@ import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS, signAccessToken } from 
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
 import { bearerFor, MCP_RESOURCE, TEST_ISSUER } from "../helpers/bearer.ts";
-import { DATABASE_URL, freshDatabase, TEST_CONNECT_TIMEOUT_S } from "../helpers/db.ts";
+import {
+  DATABASE_URL,
+  freshDatabase,
+  TEST_CONNECT_TIMEOUT_S,
+  TEST_STATEMENT_TIMEOUT_MS,
+} from "../helpers/db.ts";
 import { buildFixture, postMcp } from "../helpers/mcp.ts";
 
 const SECOND = 1000;
@@ -34,7 +39,13 @@ interface Instance {
 /** An app instance with its own key cache (and, on a Postgres server, its own pool) on the shared clock. */
 function instance(url: string, shared: Sql, now: () => number): Instance {
   // PGlite serves one connection: there the two instances share the pool but still have separate caches.
-  const sql = DATABASE_URL ? createDb(url, { max: 3, connectTimeout: TEST_CONNECT_TIMEOUT_S }) : shared;
+  const sql = DATABASE_URL
+    ? createDb(url, {
+      max: 3,
+      connectTimeout: TEST_CONNECT_TIMEOUT_S,
+      statementTimeoutMs: TEST_STATEMENT_TIMEOUT_MS,
+    })
+    : shared;
   const keys = createKeyStore(sql, TEST_SECRET, { now });
   const config = parseConfig({ ISSUER: TEST_ISSUER, SECRET_KEY: TEST_SECRET });
   return { app: createApp({ config, sql, log: silentLogger, secretKey: TEST_SECRET, keys }), keys, sql };

@@ -6,7 +6,7 @@ import { decodeJwt } from "jose";
 import { sha256Hex } from "../../lib/crypto.ts";
 import { createDb, type Sql } from "../../lib/db/client.ts";
 import { testApp } from "../helpers/app.ts";
-import { TEST_CONNECT_TIMEOUT_S } from "../helpers/db.ts";
+import { TEST_CONNECT_TIMEOUT_S, TEST_STATEMENT_TIMEOUT_MS } from "../helpers/db.ts";
 import {
   Browser,
   type Ctx,
@@ -87,7 +87,11 @@ Deno.test("refresh grace window", async (t) => {
   // Real Postgres: a pool of 40 so the 30 requests really run at once (PGlite has one connection: they queue,
   // and the outcome must be the same).
   const pool = ctx.db.server
-    ? createDb(ctx.db.url, { max: 40, connectTimeout: TEST_CONNECT_TIMEOUT_S })
+    ? createDb(ctx.db.url, {
+      max: 40,
+      connectTimeout: TEST_CONNECT_TIMEOUT_S,
+      statementTimeoutMs: TEST_STATEMENT_TIMEOUT_MS,
+    })
     : ctx.db.sql;
   const racing: Ctx = { ...ctx, app: testApp(pool) };
   const noGrace: Ctx = { ...ctx, app: testApp(pool, { REFRESH_REUSE_GRACE_SECONDS: "0" }) };

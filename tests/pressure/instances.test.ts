@@ -13,7 +13,12 @@ import {
 } from "../../lib/oauth/keys.ts";
 import { type AppDeps, createApp } from "../../routes/mod.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
-import { DATABASE_URL, freshDatabase, TEST_CONNECT_TIMEOUT_S } from "../helpers/db.ts";
+import {
+  DATABASE_URL,
+  freshDatabase,
+  TEST_CONNECT_TIMEOUT_S,
+  TEST_STATEMENT_TIMEOUT_MS,
+} from "../helpers/db.ts";
 import { asApp, type HttpTarget, serveApp, spawnServer } from "../helpers/serve.ts";
 import { eventually } from "../helpers/wait.ts";
 import {
@@ -227,7 +232,11 @@ function instance(
   url: string,
   keys: (sql: Sql) => KeyStore,
 ): { http: HttpTarget; sql: Sql; close(): Promise<void> } {
-  const sql = createDb(url, { max: 5, connectTimeout: TEST_CONNECT_TIMEOUT_S });
+  const sql = createDb(url, {
+    max: 5,
+    connectTimeout: TEST_CONNECT_TIMEOUT_S,
+    statementTimeoutMs: TEST_STATEMENT_TIMEOUT_MS,
+  });
   const config = parseConfig({ ISSUER, SECRET_KEY: TEST_SECRET });
   // createApp hands its dependencies to the OAuth routes, which use `keys` when given one.
   const deps: AppDeps & { keys: KeyStore } = {

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createDb } from "../../lib/db/client.ts";
 import { RPC } from "../../lib/mcp/errors.ts";
 import { testApp } from "../helpers/app.ts";
-import { freshDatabase, TEST_CONNECT_TIMEOUT_S } from "../helpers/db.ts";
+import { freshDatabase, TEST_CONNECT_TIMEOUT_S, TEST_STATEMENT_TIMEOUT_MS } from "../helpers/db.ts";
 import { buildFixture, callOk, rpc } from "../helpers/mcp.ts";
 import { Browser, field, signInOnPage } from "../oauth/helpers.ts";
 
@@ -14,8 +14,16 @@ const KEY = /pak_[A-Za-z0-9_-]{43}/g;
 Deno.test("an API key revoked on instance A is refused by instance B on its next request", async () => {
   const db = await freshDatabase();
   // Two instances: their own pools, rate limiters, key stores and registries' views; one database.
-  const sqlA = createDb(db.url, { max: 2, connectTimeout: TEST_CONNECT_TIMEOUT_S });
-  const sqlB = createDb(db.url, { max: 2, connectTimeout: TEST_CONNECT_TIMEOUT_S });
+  const sqlA = createDb(db.url, {
+    max: 2,
+    connectTimeout: TEST_CONNECT_TIMEOUT_S,
+    statementTimeoutMs: TEST_STATEMENT_TIMEOUT_MS,
+  });
+  const sqlB = createDb(db.url, {
+    max: 2,
+    connectTimeout: TEST_CONNECT_TIMEOUT_S,
+    statementTimeoutMs: TEST_STATEMENT_TIMEOUT_MS,
+  });
   try {
     const f = await buildFixture(db.sql);
     const A = testApp(sqlA);

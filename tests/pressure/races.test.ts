@@ -4,7 +4,7 @@ import { decodeJwt } from "jose";
 import { sha256Hex } from "../../lib/crypto.ts";
 import { createDb, type Sql } from "../../lib/db/client.ts";
 import { testApp } from "../helpers/app.ts";
-import { DATABASE_URL, TEST_CONNECT_TIMEOUT_S } from "../helpers/db.ts";
+import { DATABASE_URL, TEST_CONNECT_TIMEOUT_S, TEST_STATEMENT_TIMEOUT_MS } from "../helpers/db.ts";
 import { buildFixture, callOk, callTool, type ToolCall } from "../helpers/mcp.ts";
 import { asApp, type HttpTarget, serveApp, type ServedApp } from "../helpers/serve.ts";
 import {
@@ -89,7 +89,11 @@ Deno.test({
   ignore,
   async fn(t) {
     const ctx = await setup();
-    const pool = createDb(ctx.db.url, { max: POOL, connectTimeout: TEST_CONNECT_TIMEOUT_S });
+    const pool = createDb(ctx.db.url, {
+      max: POOL,
+      connectTimeout: TEST_CONNECT_TIMEOUT_S,
+      statementTimeoutMs: TEST_STATEMENT_TIMEOUT_MS,
+    });
     const http = serveApp(testApp(pool));
     const app = asApp(http);
     const hctx: Ctx = { ...ctx, app };
