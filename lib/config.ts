@@ -211,6 +211,9 @@ const schema = z.object({
   BRAND_LOGO: z.string().regex(/\.(png|svg)$/i, "must be the path of a .png or .svg file").optional(),
 });
 
+/** Every variable the schema reads; README's Configuration table lists exactly these (a test checks). */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(schema.shape));
+
 /** Parses a plain record of environment variables (empty strings count as unset). */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const cleaned: Record<string, string> = {};
