@@ -3,7 +3,8 @@ import { z } from "zod";
 import { decimalField, decimalMoneyField, percentField, rowsField } from "../lib/mcp/decimal_fields.ts";
 import { currencyField, dateField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { createInvoice as create, INVOICE_STATUSES } from "../lib/workspace/invoices.ts";
+import { createInvoice as create } from "../lib/workspace/invoices.ts";
+import { INVOICE_STATUSES } from "../lib/workspace/invoice_reads.ts";
 
 const common = {
   clientId: uuidField(

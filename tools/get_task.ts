@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { getTask as get } from "../lib/workspace/tasks.ts";
+import { getTask as get } from "../lib/workspace/task_reads.ts";
 
 const Input = z.strictObject({
   taskId: uuidField("The task's id."),

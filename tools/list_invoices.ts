@@ -3,7 +3,7 @@ import { z } from "zod";
 import { limitField, offsetField, uuidField } from "../lib/mcp/fields.ts";
 import { fullField, pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { INVOICE_STATUSES, INVOICE_TYPES, listInvoices as list } from "../lib/workspace/invoices.ts";
+import { INVOICE_STATUSES, INVOICE_TYPES, listInvoices as list } from "../lib/workspace/invoice_reads.ts";
 
 const Input = z.strictObject({
   status: z.enum(INVOICE_STATUSES).describe(

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { limitField, offsetField, uuidField } from "../lib/mcp/fields.ts";
 import { pageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { listSubtasks as list } from "../lib/workspace/tasks.ts";
+import { listSubtasks as list } from "../lib/workspace/task_reads.ts";
 
 const Input = z.strictObject({
   parentTaskId: uuidField("The parent task's id."),

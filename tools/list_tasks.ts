@@ -3,7 +3,7 @@ import { z } from "zod";
 import { cursorField, limitField, offsetField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { cursorPageOutput } from "../lib/mcp/output.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
-import { listTasks as list } from "../lib/workspace/tasks.ts";
+import { listTasks as list } from "../lib/workspace/task_reads.ts";
 import { TASK_SCOPES } from "../lib/workspace/task_rows.ts";
 
 const InputA = z.strictObject({

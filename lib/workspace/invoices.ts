@@ -30,21 +30,6 @@ import {
 } from "./scope.ts";
 import { fetchInvoice, type Invoice, type InvoiceStatus, type InvoiceType } from "./invoice_reads.ts";
 
-export {
-  getInvoice,
-  type Invoice,
-  INVOICE_STATUSES,
-  INVOICE_TYPES,
-  type InvoiceFilter,
-  type InvoiceList,
-  type InvoiceRecord,
-  type InvoiceStatus,
-  type InvoiceSummary,
-  type InvoiceTotals,
-  type InvoiceType,
-  listInvoices,
-} from "./invoice_reads.ts";
-
 /** A rounding adjustment is for cents (cash rounding to 0.05, rounding to whole units), not for discounts. */
 export const MAX_ROUNDING_ADJUSTMENT: Cents = 100n;
 

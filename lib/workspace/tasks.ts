@@ -26,8 +26,6 @@ import {
 } from "./task_rows.ts";
 import { readBack } from "./task_reads.ts";
 
-export { getTask, listSubtasks, listTasks, type TaskFilter } from "./task_reads.ts";
-
 export interface NewTask {
   title: string;
   description?: string;

@@ -22,20 +22,6 @@ import {
   TIMES_RULE,
 } from "./time_log_rules.ts";
 
-// The rules stay importable from the domain's module, where their callers and tests have always found them.
-export {
-  EXCLUSIVE_LINK_RULE,
-  logAmount,
-  logMinutes,
-  newLink,
-  patchedLink,
-  PROJECT_LINK_RULE,
-  summarize,
-  type TimeLogPatch,
-  type TimeLogSummary,
-  TIMES_RULE,
-} from "./time_log_rules.ts";
-
 export interface TimeCategory {
   id: string;
   name: string;

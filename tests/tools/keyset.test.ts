@@ -6,7 +6,7 @@ import { freshDatabase, type TestDb } from "../helpers/db.ts";
 import { buildFixture, callFails, callOk, type Fixture, mcpApp, type RequestTarget } from "../helpers/mcp.ts";
 import postgres from "postgres";
 import { CONTACT_SORT_FIELDS, listContacts } from "../../lib/workspace/contacts.ts";
-import { listTasks } from "../../lib/workspace/tasks.ts";
+import { listTasks } from "../../lib/workspace/task_reads.ts";
 import { listActivities } from "../../lib/workspace/activities.ts";
 import { decodeCursor, encodeCursor } from "../../lib/workspace/page.ts";
 

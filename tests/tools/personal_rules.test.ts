@@ -11,7 +11,7 @@ import {
   PROJECT_LINK_RULE,
   summarize,
   TIMES_RULE,
-} from "../../lib/workspace/time_logs.ts";
+} from "../../lib/workspace/time_log_rules.ts";
 import { normalizeWeeklyHours, slugBase } from "../../lib/workspace/booking.ts";
 import { APPOINTMENT_TIMES_RULE, checkAppointmentTimes } from "../../lib/workspace/appointments.ts";
 

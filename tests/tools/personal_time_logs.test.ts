@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, callFails, callOk, type Fixture, listedTools, mcpApp, rpc } from "../helpers/mcp.ts";
 import { createProject } from "../../lib/workspace/projects.ts";
-import { EXCLUSIVE_LINK_RULE, insertTimeCategory, PROJECT_LINK_RULE } from "../../lib/workspace/time_logs.ts";
+import { insertTimeCategory } from "../../lib/workspace/time_logs.ts";
+import { EXCLUSIVE_LINK_RULE, PROJECT_LINK_RULE } from "../../lib/workspace/time_log_rules.ts";
 import { MODULES } from "../../lib/workspace/modules.ts";
 import { TOTAL_COUNT_WINDOW } from "../../lib/workspace/page.ts";
 
