@@ -1,4 +1,5 @@
 // Shared helpers for the OAuth tests: a fresh app and database, a cookie-keeping "browser", PKCE, flows.
+import assert from "node:assert/strict";
 import type { Hono } from "hono";
 import { createAgent, createUser } from "../../lib/accounts.ts";
 import { randomToken } from "../../lib/crypto.ts";
@@ -247,4 +248,13 @@ export function exchange(ctx: Ctx, client: Registered, code: string, verifier: s
     ...(client.client_secret ? { client_secret: client.client_secret } : {}),
     ...extra,
   });
+}
+
+/** A token-endpoint refusal: the status, the OAuth `error`, and `Cache-Control: no-store`; returns the body. */
+export async function expectError(res: Response, status: number, error: string) {
+  const body = await res.json();
+  assert.equal(res.status, status, JSON.stringify(body));
+  assert.equal(body.error, error, JSON.stringify(body));
+  assert.equal(res.headers.get("cache-control"), "no-store");
+  return body;
 }

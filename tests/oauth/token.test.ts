@@ -2,15 +2,16 @@
 // grant types). Each grant's own rules are tested beside it, in tests/oauth/grants/.
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
-import { Browser, exchange, getCode, registerConfidential, registerPublic, setup, token } from "./helpers.ts";
-
-async function expectError(res: Response, status: number, error: string) {
-  const body = await res.json();
-  assert.equal(res.status, status, JSON.stringify(body));
-  assert.equal(body.error, error, JSON.stringify(body));
-  assert.equal(res.headers.get("cache-control"), "no-store");
-  return body;
-}
+import {
+  Browser,
+  exchange,
+  expectError,
+  getCode,
+  registerConfidential,
+  registerPublic,
+  setup,
+  token,
+} from "./helpers.ts";
 
 Deno.test("token endpoint", async (t) => {
   const ctx = await setup();

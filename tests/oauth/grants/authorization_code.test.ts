@@ -4,15 +4,7 @@ import assert from "node:assert/strict";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { atHash } from "../../../lib/oauth/tokens.ts";
 import { sha256Hex } from "../../../lib/crypto.ts";
-import { Browser, exchange, getCode, registerPublic, setup, token } from "../helpers.ts";
-
-async function expectError(res: Response, status: number, error: string) {
-  const body = await res.json();
-  assert.equal(res.status, status, JSON.stringify(body));
-  assert.equal(body.error, error, JSON.stringify(body));
-  assert.equal(res.headers.get("cache-control"), "no-store");
-  return body;
-}
+import { Browser, exchange, expectError, getCode, registerPublic, setup, token } from "../helpers.ts";
 
 Deno.test("authorization_code grant", async (t) => {
   const ctx = await setup();

@@ -15,6 +15,7 @@ import { waitingOnLock } from "../../helpers/wait.ts";
 import {
   Browser,
   exchange,
+  expectError,
   getCode,
   ISSUER,
   registerConfidential,
@@ -23,14 +24,6 @@ import {
   setup,
   token,
 } from "../helpers.ts";
-
-async function expectError(res: Response, status: number, error: string) {
-  const body = await res.json();
-  assert.equal(res.status, status, JSON.stringify(body));
-  assert.equal(body.error, error, JSON.stringify(body));
-  assert.equal(res.headers.get("cache-control"), "no-store");
-  return body;
-}
 
 Deno.test("refresh_token grant", async (t) => {
   const ctx = await setup();
