@@ -123,7 +123,10 @@ export async function loadBearerCaller(deps: BearerDeps, token: string): Promise
   // without end (docs/mcp.md "Tokens not issued for /mcp").
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
   if (!audiences.includes(deps.resource)) {
-    return notForMcp(deps.resource, `the access token is not for this resource (its audience must be ${deps.resource})`);
+    return notForMcp(
+      deps.resource,
+      `the access token is not for this resource (its audience must be ${deps.resource})`,
+    );
   }
   if (!claims.scope.split(" ").includes(MCP_SCOPE)) {
     return notForMcp(deps.resource, `the access token lacks the ${MCP_SCOPE} scope`);

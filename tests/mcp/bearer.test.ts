@@ -204,7 +204,8 @@ Deno.test("module gating applies to a Bearer caller", async () => {
 Deno.test("refused tokens: audience, expiry, unknown key, alg none and HS256, scope, malformed, no grant", async () => {
   // Issue 23 point 7: a token for another audience is no longer invalid_token (401), which SDK 1.12.1 answers
   // by refreshing and retrying without end, but insufficient_scope (403) naming what to ask for.
-  const audience = "the access token is not for this resource (its audience must be http://localhost:8000/mcp)";
+  const audience =
+    "the access token is not for this resource (its audience must be http://localhost:8000/mcp)";
   await assertNotForMcp(`Bearer ${await forgedToken({ aud: TEST_ISSUER })}`, audience);
   await assertNotForMcp(
     `Bearer ${await forgedToken({ aud: "https://payments.internal.example/api" })}`,

@@ -377,7 +377,9 @@ Deno.test("SDK auth() started from the issuer: no document at the root, so the a
   const claims = decodeJwt(tokens.access_token);
   assert.equal(claims.aud, TEST_ISSUER);
   // The issuer's own resource, UserInfo, takes it.
-  const ui = await app.request("/oauth/userinfo", { headers: { authorization: `Bearer ${tokens.access_token}` } });
+  const ui = await app.request("/oauth/userinfo", {
+    headers: { authorization: `Bearer ${tokens.access_token}` },
+  });
   assert.equal(ui.status, 200);
   assert.equal((await ui.json()).sub, f.users.owner);
 });
@@ -391,7 +393,9 @@ Deno.test("SDK auth() started from the /mcp URL: the path-suffixed document name
   assert.equal(url.searchParams.get("scope"), "workspace");
   assert.equal(decodeJwt(tokens.access_token).aud, MCP_URL);
   const client = new Client({ name: "portico-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(MCP_URL), { authProvider: provider, fetch: fetchFn }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(MCP_URL), { authProvider: provider, fetch: fetchFn }),
+  );
   try {
     assert.ok((await client.listTools()).tools.some((t: { name: string }) => t.name === "list_projects"));
   } finally {
