@@ -4,7 +4,11 @@
 // current SDK, given the same kind of token, asks for `workspace` at /mcp once and gets on with it.
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
+// The old client, by its exact version in this file only: the import map's @modelcontextprotocol/sdk/ is the
+// current one, and a second entry there would let any test pick up the old SDK by accident.
+// deno-lint-ignore no-import-prefix
 import { Client as Client1121 } from "npm:@modelcontextprotocol/sdk@1.12.1/client/index.js";
+// deno-lint-ignore no-import-prefix
 import { StreamableHTTPClientTransport as Transport1121 } from "npm:@modelcontextprotocol/sdk@1.12.1/client/streamableHttp.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
