@@ -193,13 +193,13 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   for (const path of ["/oauth/token", "/oauth/revoke"]) app.use(path, refusals);
 
   const metadata = authorizationServerMetadata(issuer);
-  // RFC 9728: the tool server's metadata, at the path-suffixed location and at the root (MCP clients try both).
-  const resourceMetadata = protectedResourceMetadata(issuer);
+  // RFC 9728: the tool server's metadata at its path-suffixed location only. The root document would describe
+  // the origin (§3.3), which is no resource /mcp's tokens are for, so it is absent (404) and clients fall back
+  // to the authorization server at the origin (README "Decisions where the spec was silent").
   const documents: [string, unknown][] = [
     ["/.well-known/oauth-authorization-server", metadata],
     ["/.well-known/openid-configuration", metadata],
-    ["/.well-known/oauth-protected-resource/mcp", resourceMetadata],
-    ["/.well-known/oauth-protected-resource", resourceMetadata],
+    ["/.well-known/oauth-protected-resource/mcp", protectedResourceMetadata(issuer)],
   ];
   for (const [path, document] of documents) {
     app.get(path, (c) => {

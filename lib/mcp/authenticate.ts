@@ -66,12 +66,15 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   function refusal(result: Exclude<CallerResult | BearerResult, { ok: true }>): Refusal {
     if ("error" in result) {
       // RFC 6750 §3.1: invalid_token is 401, insufficient_scope 403; both with the challenge and its error.
+      // The message (the same in the body, which SDK 1.12.1 shows as its error) names what to send instead.
       const code = result.status === 401 ? RPC.UNAUTHORIZED : RPC.FORBIDDEN;
       return {
         status: result.status,
         body: rpcErrorBody(null, code, result.message),
         headers: {
-          "WWW-Authenticate": challenge(`, error="${result.error}", error_description="${result.message}"`),
+          "WWW-Authenticate": challenge(
+            `, error="${result.error}", error_description=${quotedString(result.message)}`,
+          ),
         },
       };
     }
@@ -136,4 +139,9 @@ export function authenticationFailed(log: Logger, requestId: string, err: unknow
     status: 500,
     body: rpcErrorBody(null, RPC.INTERNAL_ERROR, `Internal error (request id ${requestId})`),
   };
+}
+
+/** An RFC 9110 §5.6.4 quoted-string: a message naming a URL must not end the header's parameter early. */
+function quotedString(value: string): string {
+  return `"${value.replace(/["\\]/g, "\\$&")}"`;
 }

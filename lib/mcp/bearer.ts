@@ -67,6 +67,17 @@ const invalid = (message: string): BearerResult => ({
   message,
 });
 
+/** The refusal of a valid token not issued for /mcp, naming what a new authorization request must carry. */
+function notForMcp(resource: string, reason: string): BearerResult {
+  return {
+    ok: false,
+    status: 403,
+    error: "insufficient_scope",
+    message: `${reason}; authorize again (a refresh keeps the audience and scope) with ` +
+      `resource=${resource} and scope=${MCP_SCOPE}`,
+  };
+}
+
 // A JWT is three base64url parts; anything else (or something absurdly long) is not worth parsing.
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_TOKEN_LENGTH = 8_000;
@@ -105,17 +116,20 @@ export async function loadBearerCaller(deps: BearerDeps, token: string): Promise
     }
     deps.verified.set(hash, claims);
   }
+  // A genuine token of this server that was not issued for /mcp (a 2025-03-26-era client names neither resource
+  // nor scope and gets one for the issuer with `openid profile`): refreshing cannot fix it (a refresh keeps the
+  // grant's audience and scope), so it is insufficient_scope (403), which SDK 1.12.1 surfaces as an error and
+  // current SDKs answer with one new authorization; invalid_token (401) sends SDK 1.12.1 into refresh-and-retry
+  // without end (docs/mcp.md "Tokens not issued for /mcp").
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
   if (!audiences.includes(deps.resource)) {
-    return invalid(`the access token is not for this resource (its audience must be ${deps.resource})`);
+    return notForMcp(
+      deps.resource,
+      `the access token is not for this resource (its audience must be ${deps.resource})`,
+    );
   }
   if (!claims.scope.split(" ").includes(MCP_SCOPE)) {
-    return {
-      ok: false,
-      status: 403,
-      error: "insufficient_scope",
-      message: `the access token lacks the ${MCP_SCOPE} scope`,
-    };
+    return notForMcp(deps.resource, `the access token lacks the ${MCP_SCOPE} scope`);
   }
   const grantId = claims.grant_id;
   if (!grantId || !isUuid(grantId)) {

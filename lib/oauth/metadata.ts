@@ -13,7 +13,11 @@ export function protectedResourceMetadataUrl(issuer: string): string {
   return `${u.origin}/.well-known/oauth-protected-resource${u.pathname.replace(/\/+$/, "")}/mcp`;
 }
 
-/** RFC 9728 metadata of /mcp: which authorization server issues its tokens and which scope it needs. */
+/**
+ * RFC 9728 metadata of /mcp: which authorization server issues its tokens and which scope it needs. Served only
+ * at protectedResourceMetadataUrl: §3.3 binds a document to the resource of its URL, so the root well-known URL
+ * (the origin's) has no document here (README "Decisions where the spec was silent").
+ */
 export function protectedResourceMetadata(issuer: string): Record<string, unknown> {
   return {
     resource: mcpResourceUrl(issuer),

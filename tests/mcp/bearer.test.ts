@@ -68,6 +68,21 @@ async function forgedToken(
     .sign(opts.key ?? signing.key);
 }
 
+/** A genuine token not issued for /mcp: 403 insufficient_scope, naming the resource and scope to ask for. */
+async function assertNotForMcp(auth: string, reason: string) {
+  const r = await rpc(appA, auth, "tools/list");
+  assert.equal(r.status, 403, JSON.stringify(r.body));
+  const message = `${reason}; authorize again (a refresh keeps the audience and scope) with ` +
+    `resource=${MCP_RESOURCE} and scope=workspace`;
+  assert.equal(
+    r.headers.get("www-authenticate"),
+    `${CHALLENGE}, error="insufficient_scope", error_description="${message}"`,
+  );
+  assert.equal(r.body.error.code, -32003);
+  assert.equal(r.body.id, null);
+  assert.equal(r.body.error.message, message);
+}
+
 async function assertInvalidToken(auth: string, message: RegExp) {
   const r = await rpc(appA, auth, "tools/list");
   assert.equal(r.status, 401, JSON.stringify(r.body));
@@ -78,8 +93,13 @@ async function assertInvalidToken(auth: string, message: RegExp) {
   assert.match(r.body.error.message, message);
 }
 
-Deno.test("protected resource metadata (RFC 9728) at both locations, with CORS for MCP-Protocol-Version", async () => {
-  for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]) {
+Deno.test("protected resource metadata (RFC 9728) at /mcp's location, with CORS for MCP-Protocol-Version; none at the root", async () => {
+  // RFC 9728 §3.3: a document names the resource of the URL it was fetched from; the root one would name the
+  // origin, which is no resource of ours, so there is none (tests/mcp/sdk_client.test.ts drives the SDK there).
+  const root = await appA.request("/.well-known/oauth-protected-resource");
+  assert.equal(root.status, 404);
+  await root.body?.cancel();
+  for (const path of ["/.well-known/oauth-protected-resource/mcp"]) {
     const res = await appA.request(path);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("access-control-allow-origin"), "*");
@@ -182,13 +202,14 @@ Deno.test("module gating applies to a Bearer caller", async () => {
 });
 
 Deno.test("refused tokens: audience, expiry, unknown key, alg none and HS256, scope, malformed, no grant", async () => {
-  await assertInvalidToken(
-    `Bearer ${await forgedToken({ aud: TEST_ISSUER })}`,
-    /not for this resource \(its audience must be http:\/\/localhost:8000\/mcp\)/,
-  );
-  await assertInvalidToken(
+  // Issue 23 point 7: a token for another audience is no longer invalid_token (401), which SDK 1.12.1 answers
+  // by refreshing and retrying without end, but insufficient_scope (403) naming what to ask for.
+  const audience =
+    "the access token is not for this resource (its audience must be http://localhost:8000/mcp)";
+  await assertNotForMcp(`Bearer ${await forgedToken({ aud: TEST_ISSUER })}`, audience);
+  await assertNotForMcp(
     `Bearer ${await forgedToken({ aud: "https://payments.internal.example/api" })}`,
-    /not for this resource/,
+    audience,
   );
   await assertInvalidToken(
     `Bearer ${await forgedToken({ exp: Math.floor(Date.now() / 1000) - 60 })}`,
@@ -228,13 +249,7 @@ Deno.test("refused tokens: audience, expiry, unknown key, alg none and HS256, sc
     workspaceId: f.workspaceId,
     scopes: ["openid", "profile"],
   });
-  const r = await rpc(appA, noScope.auth, "tools/list");
-  assert.equal(r.status, 403);
-  assert.equal(r.body.error.code, -32003);
-  assert.equal(
-    r.headers.get("www-authenticate"),
-    `${CHALLENGE}, error="insufficient_scope", error_description="the access token lacks the workspace scope"`,
-  );
+  await assertNotForMcp(noScope.auth, "the access token lacks the workspace scope");
 });
 
 Deno.test("access ends on the very next request: revocation, disconnect, member removal, disabled person, untrust", async () => {

@@ -1,9 +1,20 @@
-// The official SDK client (Client + StreamableHTTPClientTransport) against a real listening server, both variants.
+// The official SDK client (Client + StreamableHTTPClientTransport) against a real listening server, both variants;
+// its OAuth `auth()` started from the issuer and from the /mcp URL (RFC 9728 discovery, issue 23 point 6).
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+import { decodeJwt } from "jose";
+import { testApp } from "../helpers/app.ts";
+import { operatorClient, TEST_ISSUER } from "../helpers/bearer.ts";
 import { freshDatabase } from "../helpers/db.ts";
-import { buildFixture, mcpApp, type Variant } from "../helpers/mcp.ts";
+import { buildFixture, MCP_URL, mcpApp, type Variant } from "../helpers/mcp.ts";
+import { authorizeThrough, Browser, REDIRECT } from "../oauth/helpers.ts";
 
 const db = await freshDatabase();
 const f = await buildFixture(db.sql);
@@ -280,5 +291,114 @@ Deno.test("SDK client: the six permission rules, both variants", async () => {
         /^not_found: /,
       );
     });
+  }
+});
+
+/** An OAuthClientProvider as a host application writes one, in memory; the browser trip is the test's. */
+class MemoryProvider implements OAuthClientProvider {
+  #client: OAuthClientInformationMixed | undefined;
+  #tokens: OAuthTokens | undefined;
+  #verifier: string | undefined;
+  readonly authorizationUrls: URL[] = [];
+  readonly redirectUrl = REDIRECT;
+  constructor(preset?: OAuthClientInformationMixed) {
+    this.#client = preset;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "SDK auth() test",
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+  clientInformation() {
+    return this.#client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.#client = info;
+  }
+  tokens() {
+    return this.#tokens;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.#tokens = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrls.push(url);
+  }
+  saveCodeVerifier(verifier: string) {
+    this.#verifier = verifier;
+  }
+  codeVerifier(): string {
+    if (!this.#verifier) throw new Error("no code verifier saved");
+    return this.#verifier;
+  }
+}
+
+/** The whole app as the SDK's fetch: every URL under the issuer is answered by app.request(); each one recorded. */
+function appFetch(app: ReturnType<typeof testApp>, seen: string[]) {
+  return async (input: string | URL | Request, init?: RequestInit) => {
+    const req = new Request(input, init);
+    if (!req.url.startsWith(`${TEST_ISSUER}/`)) throw new Error(`unexpected fetch of ${req.url}`);
+    const res = await app.request(req, undefined, { remoteAddr: { hostname: "198.51.100.9", port: 40001 } });
+    seen.push(`${req.method} ${new URL(req.url).pathname} ${res.status}`);
+    return res;
+  };
+}
+
+/** Runs the SDK's auth() from `serverUrl`: discovery, the person's browser trip (sign-in, consent), the code. */
+async function authorizeFrom(serverUrl: string, provider: MemoryProvider, seen: string[]) {
+  const app = testApp(db.sql);
+  const fetchFn = appFetch(app, seen);
+  assert.equal(await auth(provider, { serverUrl, fetchFn }), "REDIRECT");
+  assert.equal(provider.authorizationUrls.length, 1);
+  const url = provider.authorizationUrls[0];
+  const [{ email }] = await db.sql<{ email: string }[]>`select email from users where id = ${f.users.owner}`;
+  const back = await authorizeThrough(new Browser(app), url.pathname + url.search, email, "allow", {
+    password: "password-123",
+  });
+  const code = back.searchParams.get("code");
+  assert.ok(code, back.href);
+  assert.equal(await auth(provider, { serverUrl, authorizationCode: code, fetchFn }), "AUTHORIZED");
+  return { app, fetchFn, url, tokens: provider.tokens()! };
+}
+
+Deno.test("SDK auth() started from the issuer: no document at the root, so the authorization server at the origin; a token for the issuer", async () => {
+  // Before issue 23 the root document named {ISSUER}/mcp and auth() refused it: "Protected resource
+  // http://localhost:8000/mcp does not match expected http://localhost:8000/ (or origin)" (RFC 9728 §3.3).
+  const seen: string[] = [];
+  const provider = new MemoryProvider();
+  const { app, url, tokens } = await authorizeFrom(TEST_ISSUER, provider, seen);
+  assert.equal(seen[0], "GET /.well-known/oauth-protected-resource 404");
+  assert.equal(seen[1], "GET /.well-known/oauth-authorization-server 200");
+  assert.equal(url.searchParams.get("resource"), null, "nothing names a resource at the origin");
+  const claims = decodeJwt(tokens.access_token);
+  assert.equal(claims.aud, TEST_ISSUER);
+  // The issuer's own resource, UserInfo, takes it.
+  const ui = await app.request("/oauth/userinfo", {
+    headers: { authorization: `Bearer ${tokens.access_token}` },
+  });
+  assert.equal(ui.status, 200);
+  assert.equal((await ui.json()).sub, f.users.owner);
+});
+
+Deno.test("SDK auth() started from the /mcp URL: the path-suffixed document names /mcp; the token lists tools", async () => {
+  const seen: string[] = [];
+  const provider = new MemoryProvider({ client_id: await operatorClient(db.sql) });
+  const { fetchFn, url, tokens } = await authorizeFrom(MCP_URL, provider, seen);
+  assert.equal(seen[0], "GET /.well-known/oauth-protected-resource/mcp 200");
+  assert.equal(url.searchParams.get("resource"), MCP_URL);
+  assert.equal(url.searchParams.get("scope"), "workspace");
+  assert.equal(decodeJwt(tokens.access_token).aud, MCP_URL);
+  const client = new Client({ name: "portico-test", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(MCP_URL), { authProvider: provider, fetch: fetchFn }),
+  );
+  try {
+    assert.ok((await client.listTools()).tools.some((t: { name: string }) => t.name === "list_projects"));
+  } finally {
+    await client.close();
   }
 });

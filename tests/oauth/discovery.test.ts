@@ -172,3 +172,22 @@ Deno.test("introspection is advertised; JWKS is cached for less than the publish
     await ctx.close();
   }
 });
+
+Deno.test("RFC 9728 §3.3: each protected-resource document names the resource of its own URL; none at the root", async () => {
+  const ctx = await setup();
+  try {
+    // The resource a well-known URL is for: the well-known segment taken out (RFC 9728 §3.1).
+    const resourceOf = (path: string) =>
+      `http://localhost:8000${path.slice("/.well-known/oauth-protected-resource".length)}`;
+    const mcp = await ctx.app.request("/.well-known/oauth-protected-resource/mcp");
+    assert.equal(mcp.status, 200);
+    assert.equal((await mcp.json()).resource, resourceOf("/.well-known/oauth-protected-resource/mcp"));
+    // The root one would name the origin, where no resource takes tokens for /mcp: absent, so clients fall back
+    // to the authorization server at the origin (README "Decisions where the spec was silent").
+    const root = await ctx.app.request("/.well-known/oauth-protected-resource");
+    assert.equal(root.status, 404);
+    await root.body?.cancel();
+  } finally {
+    await ctx.close();
+  }
+});
