@@ -5,6 +5,7 @@ import { z } from "zod";
 import { reachesLoopback } from "../net/loopback.ts";
 import { printable as clean } from "../net/refusal.ts";
 import {
+  APPLICATION_TYPES,
   CLIENT_NAME_MAX,
   clientMetadataFields,
   firstIssue,
@@ -60,6 +61,7 @@ const SENTENCES: Partial<Record<Rule, string>> = {
   "response_types.entry": "response_types may only contain code",
   "scope": `scope must be a space-separated string of at most ${SCOPE_MAX_LENGTH} characters`,
   "scope.length": `scope must be a space-separated string of at most ${SCOPE_MAX_LENGTH} characters`,
+  "application_type": `application_type must be ${APPLICATION_TYPES.join(" or ")}`,
   ...URL_WORDS("client_uri", "an http(s)"),
   ...URL_WORDS("logo_uri", "an https"),
 };
@@ -124,6 +126,7 @@ const FIELD_ORDER = [
   "client_name",
   "client_uri",
   "logo_uri",
+  "application_type",
 ];
 
 /** Validates a fetched document the way registration validates a request, plus the draft's public-client rules. */
