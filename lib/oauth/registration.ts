@@ -96,14 +96,14 @@ export function parseRegistrationMetadata(body: unknown): RegistrationMetadata {
 function registeredScopes(scope: string | undefined): string[] {
   if (scope === undefined) return DEFAULT_REGISTERED_SCOPES;
   const asked = splitScope(scope).map((s) => s.toLowerCase().startsWith("agent.chat:") ? s.toLowerCase() : s);
-  const known = asked.filter(isKnownScope);
+  const scopes = asked.filter((s) => isKnownScope(s) && !OPERATOR_ONLY_SCOPES.has(s));
   const unknown = asked.find((s) => !isKnownScope(s));
-  // A scope in none of Portico's words is another server's vocabulary (Claude registers `claudeai` everywhere):
-  // it is treated like `workspace` alone below. One unknown word beside Portico's own is a mistake to report.
-  if (unknown && known.length > 0) {
+  // Words none of which a self-registered client may have here are another server's vocabulary (Claude registers
+  // `claudeai` everywhere): treated like `workspace` alone below. An unknown word beside scopes it may have is a
+  // mistake worth reporting.
+  if (unknown && scopes.length > 0) {
     throw new OAuthError("invalid_client_metadata", `scope: unknown scope ${unknown}`);
   }
-  const scopes = known.filter((s) => !OPERATOR_ONLY_SCOPES.has(s));
   // MCP clients register with the scope of /mcp's challenge (`workspace` alone, SEP-835): they get the default
   // `openid profile` instead of an error, so the authorization request that follows either reaches consent
   // (the operator trusts the client) or shows the person the operator-approval page — not a failed connect.

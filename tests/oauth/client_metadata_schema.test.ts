@@ -135,3 +135,75 @@ Deno.test("rules of one surface: documents are public clients with an https logo
     "the document must not contain client_secret (a shared secret cannot be published)",
   );
 });
+
+Deno.test("redirect URIs: any private-use scheme (Cursor's cursor: too) but schemes that are never a callback", () => {
+  for (
+    const uri of [
+      "cursor://anysphere.cursor-mcp/oauth/callback",
+      "vscode://vscode.github-authentication/did-authenticate",
+      "com.example.app:/oauth",
+      "myapp:callback",
+    ]
+  ) {
+    assert.equal(register({ redirect_uris: [uri] }), null, uri);
+    assert.equal(document({ redirect_uris: [uri] }), null, uri);
+  }
+  for (
+    const scheme of [
+      "javascript",
+      "vbscript",
+      "data",
+      "blob",
+      "about",
+      "file",
+      "filesystem",
+      "view-source",
+      "ftp",
+      "ws",
+      "wss",
+      "mailto",
+      "tel",
+      "intent",
+      "urn",
+    ]
+  ) {
+    const uri = `${scheme}:x/callback`;
+    const why =
+      `uses the scheme ${scheme}:, which is never an app's callback (use https, loopback http, or the ` +
+      "app's own scheme such as com.example.app:/callback)";
+    assert.deepEqual(register({ redirect_uris: [uri] }), [
+      "invalid_redirect_uri",
+      `redirect_uris: ${uri} ${why}`,
+    ]);
+    assert.equal(document({ redirect_uris: [uri] }), `redirect_uris: ${uri} ${why}`);
+  }
+  // Upper case is the same scheme; a one-letter "scheme" is a Windows path.
+  assert.equal(register({ redirect_uris: ["JavaScript:alert(1)"] })?.[0], "invalid_redirect_uri");
+  assert.equal(register({ redirect_uris: ["c:\\Users\\cb"] })?.[0], "invalid_redirect_uri");
+  // Fragments and wildcards stay refused whatever the scheme.
+  assert.match(register({ redirect_uris: ["cursor://a/cb#x"] })![1], /fragment/);
+  assert.match(register({ redirect_uris: ["cursor://*/cb"] })![1], /wildcards/);
+});
+
+Deno.test("application_type: web or native on both surfaces, anything else refused", () => {
+  for (const type of ["web", "native"]) {
+    assert.equal(register({ redirect_uris: [REDIRECT], application_type: type }), null, type);
+    assert.equal(document({ redirect_uris: [REDIRECT], application_type: type }), null, type);
+  }
+  // It constrains no redirect URI: native with https (VS Code), web with a private-use scheme (Cursor).
+  assert.equal(
+    register({ redirect_uris: ["https://vscode.dev/redirect", REDIRECT], application_type: "native" }),
+    null,
+  );
+  assert.equal(document({ redirect_uris: ["cursor://a/cb"], application_type: "web" }), null);
+  for (const bad of ["service", "Native", "", 1]) {
+    assert.deepEqual(register({ redirect_uris: [REDIRECT], application_type: bad }), [
+      "invalid_client_metadata",
+      "application_type must be web or native",
+    ]);
+    assert.equal(
+      document({ redirect_uris: [REDIRECT], application_type: bad }),
+      "application_type must be web or native",
+    );
+  }
+});
