@@ -15,7 +15,7 @@ import {
   SCOPE_MAX_LENGTH,
   URI_MAX_LENGTH,
 } from "./client_metadata_schema.ts";
-import { GRANT_TYPES } from "./grants/names.ts";
+import { GRANT_TYPES, isGrantType, REQUIRED_GRANT } from "./grants/names.ts";
 
 export interface MetadataDocument {
   /** the URL, equal to the document's client_id */
@@ -84,9 +84,25 @@ function mustNotContain(field: string, why: string) {
   return z.undefined({ error: `the document must not contain ${field}${why}` }).optional();
 }
 
-/** The shared schema, with what only documents have: public clients only, and a stricter name and logo. */
+const SHARED = clientMetadataFields(wording);
+
+/**
+ * A document is written once for every server, so a grant type Portico lacks beside authorization_code is
+ * dropped, not refused (VS Code's lists the device-code grant, RFC 8628). Without authorization_code the shared
+ * rule still names the first unsupported one.
+ */
+function withoutForeignGrants(value: unknown): unknown {
+  if (!Array.isArray(value) || !value.includes(REQUIRED_GRANT)) return value;
+  return value.filter((g) => typeof g !== "string" || isGrantType(g));
+}
+
+/**
+ * The shared schema, with what only documents have: public clients only, a stricter name and logo, and grant
+ * types of other servers ignored.
+ */
 const Document = z.object({
-  ...clientMetadataFields(wording),
+  ...SHARED,
+  grant_types: z.preprocess(withoutForeignGrants, SHARED.grant_types),
   token_endpoint_auth_method: z.literal("none", {
     error: (issue) => {
       const m = typeof issue.input === "string" ? clean(issue.input, 60) : "of a wrong type";

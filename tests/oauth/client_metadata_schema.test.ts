@@ -207,3 +207,34 @@ Deno.test("application_type: web or native on both surfaces, anything else refus
     );
   }
 });
+
+Deno.test("documents: a grant type Portico lacks beside authorization_code is dropped (VS Code's device code)", () => {
+  const vscode = {
+    client_id: "https://vscode.dev/oauth/client-metadata.json",
+    client_name: "Visual Studio Code",
+    logo_uri: "https://code.visualstudio.com/assets/branding/code-stable.png",
+    grant_types: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+    application_type: "native",
+    client_uri: "https://vscode.dev/product",
+    redirect_uris: ["http://127.0.0.1:33418/", "https://vscode.dev/redirect"],
+  };
+  const doc = validateMetadataDocument(vscode.client_id, vscode);
+  assert.deepEqual(doc.grantTypes, ["authorization_code", "refresh_token"]);
+  assert.deepEqual(doc.redirectUris, vscode.redirect_uris);
+  // Registration stays strict: the client can change its request (VS Code filters by grant_types_supported).
+  assert.deepEqual(register({ redirect_uris: [REDIRECT], grant_types: vscode.grant_types }), [
+    "invalid_client_metadata",
+    `grant_types.2 must be ${orList(GRANT_TYPES)}`,
+  ]);
+  // Without authorization_code the document is refused, naming the first unsupported grant, as before.
+  assert.equal(
+    document({ redirect_uris: [REDIRECT], grant_types: ["urn:ietf:params:oauth:grant-type:device_code"] }),
+    `grant type urn:ietf:params:oauth:grant-type:device_code is not supported (${GRANT_TYPES.join(", ")})`,
+  );
+  assert.equal(
+    document({ redirect_uris: [REDIRECT], grant_types: ["authorization_code", 7] }),
+    `grant type of a wrong type is not supported (${GRANT_TYPES.join(", ")})`,
+  );
+});

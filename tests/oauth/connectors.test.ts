@@ -208,3 +208,63 @@ Deno.test("offline_access is accepted and never granted: refresh tokens follow t
     await ctx.close();
   }
 });
+
+Deno.test("VS Code's metadata document (device-code grant and all) completes a flow", async () => {
+  const ctx = await setup();
+  // VS Code's published document, served from here so the test needs no network; only client_id differs.
+  const server: Deno.HttpServer<Deno.NetAddr> = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (req): Response =>
+      Response.json({
+        client_id: `http://127.0.0.1:${server.addr.port}${new URL(req.url).pathname}`,
+        client_name: "Visual Studio Code",
+        logo_uri: "https://code.visualstudio.com/assets/branding/code-stable.png",
+        grant_types: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+        application_type: "native",
+        client_uri: "https://vscode.dev/product",
+        redirect_uris: ["http://127.0.0.1:33418/", "https://vscode.dev/redirect"],
+      }),
+  );
+  try {
+    const clientId = `http://127.0.0.1:${server.addr.port}/oauth/client-metadata.json`;
+    for (
+      const redirectUri of [
+        "http://127.0.0.1:33418/",
+        "http://127.0.0.1:61012/",
+        "https://vscode.dev/redirect",
+      ]
+    ) {
+      const { verifier, challenge } = pkce();
+      const back = await authorizeThrough(
+        new Browser(ctx.app),
+        authorizeUrl({
+          response_type: "code",
+          client_id: clientId,
+          redirect_uri: redirectUri,
+          scope: "openid profile",
+          code_challenge: challenge,
+          code_challenge_method: "S256",
+          state: "vs",
+        }),
+        ctx.user.email,
+      );
+      assert.equal(target(back), redirectUri);
+      const res = await token(ctx.app, {
+        grant_type: "authorization_code",
+        code: back.searchParams.get("code")!,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        client_id: clientId,
+      });
+      const body = await res.json();
+      assert.equal(res.status, 200, JSON.stringify(body));
+      assert.equal(decodeJwt(body.access_token).client_id, clientId);
+      assert.equal(typeof body.refresh_token, "string");
+    }
+  } finally {
+    await server.shutdown();
+    await ctx.close();
+  }
+});
