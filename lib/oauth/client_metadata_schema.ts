@@ -10,6 +10,12 @@ export const URI_MAX_LENGTH = 2000;
 export const REDIRECT_URIS_MAX = 20;
 export const CLIENT_NAME_MAX = 200;
 export const SCOPE_MAX_LENGTH = 2000;
+/**
+ * OpenID Connect Registration §2 `application_type` (the MCP revision of 2026-07-28 asks clients to send it);
+ * absent means `web`. Accepted, validated and answered; it changes no rule (docs/oauth.md "application_type").
+ */
+export const APPLICATION_TYPES = ["web", "native"] as const;
+export const APPLICATION_TYPE_DEFAULT = "web";
 
 type UrlField = "client_uri" | "logo_uri";
 
@@ -32,6 +38,7 @@ export type Rule =
   | "response_types.entry"
   | "scope"
   | "scope.length"
+  | "application_type"
   | UrlField
   | `${UrlField}.${"length" | "absolute" | "scheme"}`;
 
@@ -78,7 +85,8 @@ export function httpUrl(w: Wording, field: UrlField, httpsOnly = false) {
 /**
  * The fields both surfaces read, with the rules they share: a name of 1–200 characters (trimmed), 1–20 redirect
  * URIs each accepted by redirectUriProblem(), grant types of the registry including the required one (default:
- * that one alone), response type `code` only, a scope string, http(s) client_uri and logo_uri.
+ * that one alone), response type `code` only, a scope string, http(s) client_uri and logo_uri, and an
+ * application_type of APPLICATION_TYPES.
  */
 export function clientMetadataFields(w: Wording) {
   const redirectUri = z.string(say(w, "redirect_uris.entry"))
@@ -120,6 +128,9 @@ export function clientMetadataFields(w: Wording) {
     scope: z.string(say(w, "scope")).max(SCOPE_MAX_LENGTH, say(w, "scope.length")).optional(),
     client_uri: httpUrl(w, "client_uri").optional(),
     logo_uri: httpUrl(w, "logo_uri").optional(),
+    // Not a constraint on redirect URIs: VS Code says native and registers https, Cursor says nothing (web) and
+    // registers cursor:, so OIDC's per-type redirect rules would refuse both (docs/oauth.md "application_type").
+    application_type: z.enum(APPLICATION_TYPES, say(w, "application_type")).optional(),
   };
 }
 

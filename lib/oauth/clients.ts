@@ -8,7 +8,38 @@ import { isLoopbackHostname } from "../net/loopback.ts";
 
 export type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
 
-/** Why a redirect URI cannot be registered, or null when it can. */
+/**
+ * Schemes that are never an app's callback: ones the browser runs or reads itself (javascript:, data:, blob: …),
+ * local files, network protocols that would carry the code elsewhere in the clear, and schemes that hand it to
+ * another program (mail, phone, Android intents). Every other scheme is a private-use scheme (RFC 8252 §7.1).
+ */
+export const REFUSED_REDIRECT_SCHEMES: ReadonlySet<string> = new Set([
+  "javascript",
+  "vbscript",
+  "data",
+  "blob",
+  "about",
+  "file",
+  "filesystem",
+  "view-source",
+  "jar",
+  "ftp",
+  "ws",
+  "wss",
+  "mailto",
+  "tel",
+  "sms",
+  "callto",
+  "intent",
+  "urn",
+]);
+
+/**
+ * Why a redirect URI cannot be registered, or null when it can: https with a host, http on a loopback host, or
+ * a private-use scheme of any shape (reverse-domain `com.example.app:` and Cursor's `cursor:` alike — RFC 8252
+ * §7.1 asks for reverse-domain names but no name proves who owns it, §8.6; PKCE S256, mandatory here, is what
+ * protects the code, §8.1). Never a fragment or a wildcard; never a scheme of REFUSED_REDIRECT_SCHEMES.
+ */
 export function redirectUriProblem(uri: string): string | null {
   let u: URL;
   try {
@@ -22,12 +53,13 @@ export function redirectUriProblem(uri: string): string | null {
   if (u.protocol === "http:") {
     return isLoopbackHostname(u.hostname) ? null : "may use http only for loopback hosts";
   }
-  // Private-use scheme for native apps (RFC 8252 §7.1): reverse-domain style, e.g. com.example.app:/callback.
-  if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(u.protocol)) return null;
-  if (u.protocol === "javascript:" || u.protocol === "data:" || u.protocol === "file:") {
-    return "scheme not allowed";
+  const scheme = u.protocol.slice(0, -1);
+  // One letter is a Windows drive (c:\…), not a scheme.
+  if (REFUSED_REDIRECT_SCHEMES.has(scheme) || scheme.length < 2) {
+    return `uses the scheme ${scheme}:, which is never an app's callback (use https, loopback http, or the ` +
+      "app's own scheme such as com.example.app:/callback)";
   }
-  return "must be https, loopback http, or a private-use scheme like com.example.app:/callback";
+  return null;
 }
 
 export interface NewClient {

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { reachesLoopback } from "../net/loopback.ts";
 import { printable as clean } from "../net/refusal.ts";
 import {
+  APPLICATION_TYPES,
   CLIENT_NAME_MAX,
   clientMetadataFields,
   firstIssue,
@@ -14,7 +15,7 @@ import {
   SCOPE_MAX_LENGTH,
   URI_MAX_LENGTH,
 } from "./client_metadata_schema.ts";
-import { GRANT_TYPES } from "./grants/names.ts";
+import { GRANT_TYPES, isGrantType, REQUIRED_GRANT } from "./grants/names.ts";
 
 export interface MetadataDocument {
   /** the URL, equal to the document's client_id */
@@ -60,6 +61,7 @@ const SENTENCES: Partial<Record<Rule, string>> = {
   "response_types.entry": "response_types may only contain code",
   "scope": `scope must be a space-separated string of at most ${SCOPE_MAX_LENGTH} characters`,
   "scope.length": `scope must be a space-separated string of at most ${SCOPE_MAX_LENGTH} characters`,
+  "application_type": `application_type must be ${APPLICATION_TYPES.join(" or ")}`,
   ...URL_WORDS("client_uri", "an http(s)"),
   ...URL_WORDS("logo_uri", "an https"),
 };
@@ -82,9 +84,25 @@ function mustNotContain(field: string, why: string) {
   return z.undefined({ error: `the document must not contain ${field}${why}` }).optional();
 }
 
-/** The shared schema, with what only documents have: public clients only, and a stricter name and logo. */
+const SHARED = clientMetadataFields(wording);
+
+/**
+ * A document is written once for every server, so a grant type Portico lacks beside authorization_code is
+ * dropped, not refused (VS Code's lists the device-code grant, RFC 8628). Without authorization_code the shared
+ * rule still names the first unsupported one.
+ */
+function withoutForeignGrants(value: unknown): unknown {
+  if (!Array.isArray(value) || !value.includes(REQUIRED_GRANT)) return value;
+  return value.filter((g) => typeof g !== "string" || isGrantType(g));
+}
+
+/**
+ * The shared schema, with what only documents have: public clients only, a stricter name and logo, and grant
+ * types of other servers ignored.
+ */
 const Document = z.object({
-  ...clientMetadataFields(wording),
+  ...SHARED,
+  grant_types: z.preprocess(withoutForeignGrants, SHARED.grant_types),
   token_endpoint_auth_method: z.literal("none", {
     error: (issue) => {
       const m = typeof issue.input === "string" ? clean(issue.input, 60) : "of a wrong type";
@@ -124,6 +142,7 @@ const FIELD_ORDER = [
   "client_name",
   "client_uri",
   "logo_uri",
+  "application_type",
 ];
 
 /** Validates a fetched document the way registration validates a request, plus the draft's public-client rules. */

@@ -8,6 +8,8 @@ import { withTx } from "../db/tx.ts";
 import { AppError } from "../errors.ts";
 import { type AuthMethod, createClient } from "./clients.ts";
 import {
+  APPLICATION_TYPE_DEFAULT,
+  APPLICATION_TYPES,
   CLIENT_NAME_MAX,
   clientMetadataFields,
   firstIssue,
@@ -38,6 +40,7 @@ const WORDS: Partial<Record<Rule, string>> = {
   "client_uri.scheme": "must be an http(s) URL",
   "logo_uri.absolute": "must be an http(s) URL",
   "logo_uri.scheme": "must be an http(s) URL",
+  "application_type": `must be ${orList(APPLICATION_TYPES)}`,
 };
 
 const AUTH_METHODS = ["none", "client_secret_post", "client_secret_basic"] as const satisfies AuthMethod[];
@@ -62,6 +65,7 @@ const FIELD_ORDER = [
   "client_uri",
   "logo_uri",
   "contacts",
+  "application_type",
 ];
 
 export type RegistrationMetadata = z.infer<typeof Metadata>;
@@ -86,6 +90,34 @@ export function parseRegistrationMetadata(body: unknown): RegistrationMetadata {
 }
 
 /**
+ * The scopes a self-registered client may ask for later, from its registration's `scope` (RFC 7591 §3.2.1 lets
+ * the server change it): none sent → DEFAULT_REGISTERED_SCOPES; operator-only ones dropped without an error.
+ */
+function registeredScopes(scope: string | undefined): string[] {
+  if (scope === undefined) return DEFAULT_REGISTERED_SCOPES;
+  const asked = splitScope(scope).map((s) => s.toLowerCase().startsWith("agent.chat:") ? s.toLowerCase() : s);
+  const scopes = asked.filter((s) => isKnownScope(s) && !OPERATOR_ONLY_SCOPES.has(s));
+  const unknown = asked.find((s) => !isKnownScope(s));
+  // Words none of which a self-registered client may have here are another server's vocabulary (Claude registers
+  // `claudeai` everywhere): treated like `workspace` alone below. An unknown word beside scopes it may have is a
+  // mistake worth reporting.
+  if (unknown && scopes.length > 0) {
+    throw new OAuthError("invalid_client_metadata", `scope: unknown scope ${unknown}`);
+  }
+  // MCP clients register with the scope of /mcp's challenge (`workspace` alone, SEP-835): they get the default
+  // `openid profile` instead of an error, so the authorization request that follows either reaches consent
+  // (the operator trusts the client) or shows the person the operator-approval page — not a failed connect.
+  if (scopes.length === 0 && asked.length > 0) return [...DEFAULT_SCOPES];
+  if (scopes.length === 0) {
+    throw new OAuthError(
+      "invalid_client_metadata",
+      "scope: none of the scopes is available to self-registered clients",
+    );
+  }
+  return scopes;
+}
+
+/**
  * How long an identical public registration from the same source is answered with the client registered first
  * (counted from that first registration), instead of piling up one client per retry (mcp-remote, for one).
  */
@@ -106,22 +138,7 @@ export async function registerClient(
   options: { source: string },
 ): Promise<RegistrationResult> {
   const m = parseRegistrationMetadata(body);
-  let scopes = m.scope === undefined ? DEFAULT_REGISTERED_SCOPES : splitScope(m.scope);
-  const unknown = scopes.find((s) => !isKnownScope(s));
-  if (unknown) throw new OAuthError("invalid_client_metadata", `scope: unknown scope ${unknown}`);
-  // Operator-only scopes are dropped without an error (RFC 7591 §3.2.1 lets the server change metadata).
-  const asked = scopes.map((s) => s.toLowerCase().startsWith("agent.chat:") ? s.toLowerCase() : s);
-  scopes = asked.filter((s) => !OPERATOR_ONLY_SCOPES.has(s));
-  // MCP clients register with the scope of /mcp's challenge (`workspace` alone, SEP-835): they get the default
-  // `openid profile` instead of an error, so the authorization request that follows either reaches consent
-  // (the operator trusts the client) or shows the person the operator-approval page — not a failed connect.
-  if (scopes.length === 0 && asked.length > 0) scopes = [...DEFAULT_SCOPES];
-  if (scopes.length === 0) {
-    throw new OAuthError(
-      "invalid_client_metadata",
-      "scope: none of the scopes is available to self-registered clients",
-    );
-  }
+  const scopes = registeredScopes(m.scope);
   const method = m.token_endpoint_auth_method as AuthMethod;
   const name = m.client_name ?? "Unnamed application";
   const grantTypes = [...new Set(m.grant_types)];
@@ -199,6 +216,7 @@ export async function registerClient(
     grant_types: grantTypes,
     response_types: ["code"],
     scope: uniqueScopes.join(" "),
+    application_type: m.application_type ?? APPLICATION_TYPE_DEFAULT,
   });
   if (m.client_uri) out.client_uri = m.client_uri;
   if (m.logo_uri) out.logo_uri = m.logo_uri;

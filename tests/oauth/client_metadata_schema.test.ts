@@ -135,3 +135,106 @@ Deno.test("rules of one surface: documents are public clients with an https logo
     "the document must not contain client_secret (a shared secret cannot be published)",
   );
 });
+
+Deno.test("redirect URIs: any private-use scheme (Cursor's cursor: too) but schemes that are never a callback", () => {
+  for (
+    const uri of [
+      "cursor://anysphere.cursor-mcp/oauth/callback",
+      "vscode://vscode.github-authentication/did-authenticate",
+      "com.example.app:/oauth",
+      "myapp:callback",
+    ]
+  ) {
+    assert.equal(register({ redirect_uris: [uri] }), null, uri);
+    assert.equal(document({ redirect_uris: [uri] }), null, uri);
+  }
+  for (
+    const scheme of [
+      "javascript",
+      "vbscript",
+      "data",
+      "blob",
+      "about",
+      "file",
+      "filesystem",
+      "view-source",
+      "ftp",
+      "ws",
+      "wss",
+      "mailto",
+      "tel",
+      "intent",
+      "urn",
+    ]
+  ) {
+    const uri = `${scheme}:x/callback`;
+    const why =
+      `uses the scheme ${scheme}:, which is never an app's callback (use https, loopback http, or the ` +
+      "app's own scheme such as com.example.app:/callback)";
+    assert.deepEqual(register({ redirect_uris: [uri] }), [
+      "invalid_redirect_uri",
+      `redirect_uris: ${uri} ${why}`,
+    ]);
+    assert.equal(document({ redirect_uris: [uri] }), `redirect_uris: ${uri} ${why}`);
+  }
+  // Upper case is the same scheme; a one-letter "scheme" is a Windows path.
+  assert.equal(register({ redirect_uris: ["JavaScript:alert(1)"] })?.[0], "invalid_redirect_uri");
+  assert.equal(register({ redirect_uris: ["c:\\Users\\cb"] })?.[0], "invalid_redirect_uri");
+  // Fragments and wildcards stay refused whatever the scheme.
+  assert.match(register({ redirect_uris: ["cursor://a/cb#x"] })![1], /fragment/);
+  assert.match(register({ redirect_uris: ["cursor://*/cb"] })![1], /wildcards/);
+});
+
+Deno.test("application_type: web or native on both surfaces, anything else refused", () => {
+  for (const type of ["web", "native"]) {
+    assert.equal(register({ redirect_uris: [REDIRECT], application_type: type }), null, type);
+    assert.equal(document({ redirect_uris: [REDIRECT], application_type: type }), null, type);
+  }
+  // It constrains no redirect URI: native with https (VS Code), web with a private-use scheme (Cursor).
+  assert.equal(
+    register({ redirect_uris: ["https://vscode.dev/redirect", REDIRECT], application_type: "native" }),
+    null,
+  );
+  assert.equal(document({ redirect_uris: ["cursor://a/cb"], application_type: "web" }), null);
+  for (const bad of ["service", "Native", "", 1]) {
+    assert.deepEqual(register({ redirect_uris: [REDIRECT], application_type: bad }), [
+      "invalid_client_metadata",
+      "application_type must be web or native",
+    ]);
+    assert.equal(
+      document({ redirect_uris: [REDIRECT], application_type: bad }),
+      "application_type must be web or native",
+    );
+  }
+});
+
+Deno.test("documents: a grant type Portico lacks beside authorization_code is dropped (VS Code's device code)", () => {
+  const vscode = {
+    client_id: "https://vscode.dev/oauth/client-metadata.json",
+    client_name: "Visual Studio Code",
+    logo_uri: "https://code.visualstudio.com/assets/branding/code-stable.png",
+    grant_types: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+    application_type: "native",
+    client_uri: "https://vscode.dev/product",
+    redirect_uris: ["http://127.0.0.1:33418/", "https://vscode.dev/redirect"],
+  };
+  const doc = validateMetadataDocument(vscode.client_id, vscode);
+  assert.deepEqual(doc.grantTypes, ["authorization_code", "refresh_token"]);
+  assert.deepEqual(doc.redirectUris, vscode.redirect_uris);
+  // Registration stays strict: the client can change its request (VS Code filters by grant_types_supported).
+  assert.deepEqual(register({ redirect_uris: [REDIRECT], grant_types: vscode.grant_types }), [
+    "invalid_client_metadata",
+    `grant_types.2 must be ${orList(GRANT_TYPES)}`,
+  ]);
+  // Without authorization_code the document is refused, naming the first unsupported grant, as before.
+  assert.equal(
+    document({ redirect_uris: [REDIRECT], grant_types: ["urn:ietf:params:oauth:grant-type:device_code"] }),
+    `grant type urn:ietf:params:oauth:grant-type:device_code is not supported (${GRANT_TYPES.join(", ")})`,
+  );
+  assert.equal(
+    document({ redirect_uris: [REDIRECT], grant_types: ["authorization_code", 7] }),
+    `grant type of a wrong type is not supported (${GRANT_TYPES.join(", ")})`,
+  );
+});

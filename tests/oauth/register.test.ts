@@ -66,6 +66,42 @@ Deno.test("dynamic client registration", async (t) => {
       },
     );
 
+    await t.step("scope words of another server only (Claude's claudeai) get openid profile", async () => {
+      for (const scope of ["claudeai", "claudeai workspace", "mcp:tools read"]) {
+        const res = await register(app, { scope });
+        assert.equal(res.status, 201, scope);
+        const body = await res.json();
+        assert.equal(body.scope, "openid profile", scope);
+        const [row] = await ctx.db.sql<{ scopes: string[] }[]>`
+          select scopes from oauth_clients where client_id = ${body.client_id}`;
+        assert.deepEqual(row.scopes, ["openid", "profile"], scope);
+      }
+    });
+
+    await t.step("application_type: answered as sent, web when absent (OIDC Registration §2)", async () => {
+      const native = await register(app, { application_type: "native" }, "192.0.2.61");
+      assert.equal(native.status, 201);
+      assert.equal((await native.json()).application_type, "native");
+      const absent = await register(app, {}, "192.0.2.62");
+      assert.equal(absent.status, 201);
+      assert.equal((await absent.json()).application_type, "web");
+    });
+
+    await t.step("Cursor's three redirect URIs in one request: 201, each registered as sent", async () => {
+      const uris = [
+        "cursor://anysphere.cursor-mcp/oauth/callback",
+        "https://www.cursor.com/agents/mcp/oauth/callback",
+        "http://localhost:8787/callback",
+      ];
+      const res = await register(app, { redirect_uris: uris });
+      assert.equal(res.status, 201);
+      const body = await res.json();
+      assert.deepEqual(body.redirect_uris, uris);
+      const [row] = await ctx.db.sql<{ redirect_uris: string[] }[]>`
+        select redirect_uris from oauth_clients where client_id = ${body.client_id}`;
+      assert.deepEqual(row.redirect_uris, uris);
+    });
+
     await t.step("invalid redirect URIs → 400 invalid_redirect_uri naming the field", async () => {
       for (
         const uris of [
@@ -73,6 +109,8 @@ Deno.test("dynamic client registration", async (t) => {
           ["https://example.com/cb#frag"],
           ["https://*.example.com/cb"],
           ["javascript:alert(1)"],
+          ["data:text/html,<script>alert(1)</script>"],
+          ["file:///etc/passwd"],
           ["not a uri"],
           [],
           Array.from({ length: 21 }, (_, i) => `https://example.com/${i}`),
@@ -98,6 +136,7 @@ Deno.test("dynamic client registration", async (t) => {
         [{ grant_types: ["refresh_token"] }, /grant_types/],
         [{ response_types: ["token"] }, /response_types/],
         [{ scope: "openid superpowers" }, /scope/],
+        [{ application_type: "service" }, /application_type/],
         [{ scope: "" }, /scope/],
         [{ client_uri: "ftp://example.com" }, /client_uri/],
       ];
