@@ -136,11 +136,17 @@ export async function listConnectedApps(db: Db, userId: string): Promise<Connect
   }));
 }
 
-/** The host a redirect URI points at, or its scheme for native-app URIs. */
+/**
+ * Where a redirect URI sends the person, as the consent and connected-apps pages name it: the host for http(s);
+ * for a private-use scheme the scheme with its authority (`cursor://anysphere.cursor-mcp`), so the app that
+ * claims the scheme is named, or the scheme alone when there is no authority (`com.example.app`).
+ */
 export function redirectHost(uri: string): string {
   try {
     const u = new URL(uri);
-    return u.host || u.protocol.replace(/:$/, "");
+    if (u.protocol === "https:" || u.protocol === "http:") return u.host;
+    const scheme = u.protocol.replace(/:$/, "");
+    return u.host ? `${scheme}://${u.host}` : scheme;
   } catch {
     return uri;
   }

@@ -1,6 +1,7 @@
 // Unit rules: redirect URI matching, resource indicators, PKCE, scope resolution for operator clients.
 import assert from "node:assert/strict";
 import { createClient, getClient, redirectUriAllowed, redirectUriProblem } from "../../lib/oauth/clients.ts";
+import { redirectHost } from "../../lib/oauth/consent.ts";
 import { OAuthError } from "../../lib/oauth/errors.ts";
 import { s256, verifierMatches } from "../../lib/oauth/pkce.ts";
 import { parseResource } from "../../lib/oauth/resource.ts";
@@ -139,4 +140,12 @@ Deno.test("rate counters: a burst straddling a window boundary still counts (sli
   } finally {
     await ctx.close();
   }
+});
+
+Deno.test("redirectHost: the host for http(s), the scheme with its authority for a private-use URI", () => {
+  assert.equal(redirectHost("https://claude.ai/api/mcp/auth_callback"), "claude.ai");
+  assert.equal(redirectHost("http://127.0.0.1:33418/"), "127.0.0.1:33418");
+  assert.equal(redirectHost("cursor://anysphere.cursor-mcp/oauth/callback"), "cursor://anysphere.cursor-mcp");
+  assert.equal(redirectHost("com.example.app:/callback"), "com.example.app");
+  assert.equal(redirectHost("not a uri"), "not a uri");
 });
