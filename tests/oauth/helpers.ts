@@ -258,3 +258,18 @@ export async function expectError(res: Response, status: number, error: string) 
   assert.equal(res.headers.get("cache-control"), "no-store");
   return body;
 }
+
+/** A public client's refresh request (grant_type=refresh_token) at the token endpoint, with any extra fields. */
+export async function refreshWith(
+  app: Hono<AppEnv>,
+  client: { client_id: string },
+  refreshToken: string,
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  return await token(app, {
+    grant_type: "refresh_token",
+    refresh_token: refreshToken,
+    client_id: client.client_id,
+    ...extra,
+  });
+}

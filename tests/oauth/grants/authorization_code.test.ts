@@ -4,7 +4,16 @@ import assert from "node:assert/strict";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { atHash } from "../../../lib/oauth/tokens.ts";
 import { sha256Hex } from "../../../lib/crypto.ts";
-import { Browser, exchange, expectError, getCode, registerPublic, setup, token } from "../helpers.ts";
+import {
+  Browser,
+  exchange,
+  expectError,
+  getCode,
+  refreshWith,
+  registerPublic,
+  setup,
+  token,
+} from "../helpers.ts";
 
 Deno.test("authorization_code grant", async (t) => {
   const ctx = await setup();
@@ -162,12 +171,7 @@ Deno.test("authorization_code grant: validation before consumption", async (t) =
   const app = ctx.app;
   const browser = new Browser(app);
   const refresh = (client: { client_id: string }, refreshToken: string, extra: Record<string, string> = {}) =>
-    token(app, {
-      grant_type: "refresh_token",
-      refresh_token: refreshToken,
-      client_id: client.client_id,
-      ...extra,
-    });
+    refreshWith(app, client, refreshToken, extra);
   try {
     const pub = await registerPublic(app);
 

@@ -18,6 +18,7 @@ import {
   expectError,
   getCode,
   ISSUER,
+  refreshWith,
   registerConfidential,
   type Registered,
   registerPublic,
@@ -152,12 +153,7 @@ Deno.test("refresh_token grant: validation before rotation, audience bound at fi
     return row;
   };
   const refresh = (client: { client_id: string }, refreshToken: string, extra: Record<string, string> = {}) =>
-    token(app, {
-      grant_type: "refresh_token",
-      refresh_token: refreshToken,
-      client_id: client.client_id,
-      ...extra,
-    });
+    refreshWith(app, client, refreshToken, extra);
   try {
     const pub = await registerPublic(app);
 
