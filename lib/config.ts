@@ -2,6 +2,16 @@
 import { z } from "zod";
 import { isLoopbackHttpPrefix } from "./net/loopback.ts";
 
+/**
+ * Whether `text` can be a trusted metadata-document URL prefix (TRUSTED_CLIENT_ID_PREFIXES, and the prefixes
+ * operators trust on /operator/clients): https with at least the host and a slash, or a loopback http origin and
+ * a slash (development); no query or fragment, at most 500 characters.
+ */
+export function isClientIdPrefix(text: string): boolean {
+  return text.length <= 500 && !/[?#\s]/.test(text) &&
+    (/^https:\/\/[^/?#@]+\//.test(text) || isLoopbackHttpPrefix(text));
+}
+
 export type McpVariant = "A" | "B";
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -164,7 +174,7 @@ const schema = z.object({
   TRUSTED_CLIENT_ID_PREFIXES: z.string().default("").transform((s) =>
     s.split(",").map((p) => p.trim()).filter((p) => p.length > 0)
   ).refine(
-    (list) => list.every((p) => /^https:\/\/[^/?#]+\//.test(p) || isLoopbackHttpPrefix(p)),
+    (list) => list.every(isClientIdPrefix),
     "must be comma-separated https URL prefixes that include at least the host and a slash, e.g. https://claude.ai/",
   ),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })

@@ -10,6 +10,7 @@ import {
   registeredClientRow,
   toClient,
 } from "./clients.ts";
+import { prefixTrusted } from "./approvals.ts";
 import { OAuthError } from "./errors.ts";
 import type { MetadataDocument } from "./metadata_document.ts";
 import { DEFAULT_REGISTERED_SCOPES } from "./scopes.ts";
@@ -38,7 +39,10 @@ export interface ClientDirectory {
 export interface ClientDirectoryOptions {
   /** metadata documents; absent = URL client ids are unknown clients */
   documents?: DocumentSource;
-  /** URL prefixes (TRUSTED_CLIENT_ID_PREFIXES) whose documents may obtain `workspace` */
+  /**
+   * URL prefixes (TRUSTED_CLIENT_ID_PREFIXES) whose documents may obtain `workspace`; prefixes the operators
+   * trusted in the database (oauth_trusted_prefixes) count as well
+   */
   trustedPrefixes?: readonly string[];
 }
 
@@ -51,8 +55,11 @@ export function createClientDirectory(db: Db, opts: ClientDirectoryOptions = {})
     if (!documents || !documents.accepts(clientId)) return undefined;
     const doc = await documents.get(clientId);
     const row = await mirror(db, doc);
-    // Trust for a document comes from the operator's prefixes now, not from when it was first seen.
-    return { ...row, trusted: row.trusted || prefixes.some((p) => clientId.startsWith(p)) };
+    // Trust for a document comes from the operators' prefixes now (the configuration's, then those trusted on
+    // /operator/clients), not from when it was first seen.
+    const trusted = row.trusted || prefixes.some((p) => clientId.startsWith(p)) ||
+      await prefixTrusted(db, clientId);
+    return { ...row, trusted };
   }
 
   return {
