@@ -41,6 +41,7 @@ import { ConsentPage } from "../views/consent.tsx";
 import { SignInPage } from "../views/sign_in.tsx";
 import type { OAuthRouteDeps } from "./oauth_deps.ts";
 import { createSignInPageRoutes } from "./sign_in_pages.ts";
+import { createApprovalPages } from "./oauth_approval_pages.ts";
 
 /** Why the consent page is shown again instead of going on. */
 const CONSENT_PROBLEMS = {
@@ -54,7 +55,8 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const issuer = deps.config.issuer;
   const sql = deps.sql;
   const resume = (ticket: Ticket) => resumePath(deps.secretKey, ticket);
-  const { proceed, consentPage } = createFlowPages(deps);
+  const approvals = createApprovalPages(deps);
+  const { proceed, consentPage } = createFlowPages(deps, approvals.approvalStep);
 
   /**
    * The authorization request, from the query (GET) or a form body (POST, OIDC Core §3.1.2.1). A POST comes
@@ -147,7 +149,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       const session = await readBrowserSession(sql, c, issuer);
       const account = session?.accounts.find((a) => a.userId === ticket.userId);
       if (!session || !account) return c.redirect(await resume({ req: ticket.req }), 303);
-      const answer = await answerConsent(sql, ticket, session, account, {
+      const answer = await answerConsent(sql, ticket, client, session, account, {
         allow: form.decision === "allow",
         place: form.place,
         limits: limitsFromForm(form.toolsets, form.toolset_choice === "1", form.read_only),
@@ -179,18 +181,22 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   });
 
   app.route("/", createSignInPageRoutes(deps));
+  app.route("/", approvals.app);
   return app;
 }
 
 /** The pages of the flow: the next step of a request in this browser, and the consent page. */
-function createFlowPages(deps: OAuthRouteDeps) {
+function createFlowPages(
+  deps: OAuthRouteDeps,
+  approvalStep: ReturnType<typeof createApprovalPages>["approvalStep"],
+) {
   const issuer = deps.config.issuer;
   const sql = deps.sql;
 
   /** Runs the next step of an authorization request in this browser. */
   async function proceed(c: Context<AppEnv>, ticket: Ticket, client: Client): Promise<Response> {
     const session = await readBrowserSession(sql, c, issuer);
-    const step = await nextStep(sql, ticket, session);
+    const step = await nextStep(sql, ticket, session, client);
     switch (step.kind) {
       case "error": {
         // prompt=none: nobody saw a page, so the open-redirector rule of the parse errors applies too.
@@ -233,6 +239,8 @@ function createFlowPages(deps: OAuthRouteDeps) {
         );
       case "consent":
         return await consentPage(c, ticket, client, step.account);
+      case "approval":
+        return await approvalStep(c, ticket, client, step);
     }
   }
 
@@ -274,7 +282,7 @@ function createFlowPages(deps: OAuthRouteDeps) {
         account,
         scopes: await describeScopes(sql, ticket.req.scopes, "consent"),
         places: asksWorkspace ? await placeOptions(sql, account.userId) : undefined,
-        chosenPlace: again?.place,
+        chosenPlace: again?.place ?? ticket.place,
         limits,
         problem: again?.problem,
         // Tokens for anything but Portico's own tool server go elsewhere: the person should know where.

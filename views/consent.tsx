@@ -1,14 +1,8 @@
 // The consent page: who is asking (name, redirect host, self-registered or not), what each scope means, where
 // its tokens go, the workspace it will act in and the tools it may use there (for `workspace`), Allow/Deny.
 import { BrandName, Layout } from "./layout.tsx";
+import { type PlaceChoice, PlaceFieldset } from "./place_choice.tsx";
 import { ToolsetChoice } from "./toolset_choice.tsx";
-
-export interface PlaceChoice {
-  value: string;
-  workspaceName: string;
-  companyName: string | null;
-  role: string;
-}
 
 export interface ConsentProps {
   csrf: string;
@@ -60,9 +54,6 @@ function UrlText({ url }: { url: string }) {
 
 export function ConsentPage(props: ConsentProps) {
   const canAllow = props.places === undefined || props.places.length > 0;
-  const checkedPlace = props.places?.some((p) => p.value === props.chosenPlace)
-    ? props.chosenPlace
-    : props.places?.[0]?.value;
   return (
     <Layout title={`Allow ${props.clientName}?`}>
       <h1>
@@ -126,23 +117,11 @@ export function ConsentPage(props: ConsentProps) {
           </p>
         )}
         {props.places !== undefined && props.places.length > 0 && (
-          <fieldset class="places">
-            <legend>Where may it act as you?</legend>
-            {props.places.map((p) => (
-              <label key={p.value}>
-                <input
-                  type="radio"
-                  name="place"
-                  value={p.value}
-                  checked={p.value === checkedPlace}
-                  required
-                />{" "}
-                {p.companyName === null
-                  ? <>{p.workspaceName} (as {p.role}, every company you can see)</>
-                  : <>{p.workspaceName}, only {p.companyName}</>}
-              </label>
-            ))}
-          </fieldset>
+          <PlaceFieldset
+            places={props.places}
+            checked={props.chosenPlace}
+            legend="Where may it act as you?"
+          />
         )}
         {props.places !== undefined && props.places.length > 0 && (
           <ToolsetChoice

@@ -8,7 +8,27 @@ export const PAGES_SCRIPT_PATH = "/assets/pages.js";
 export const SCRIPT_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/** The waiting page's CSP: the script, and requests to this origin (it asks whether the wait is over). */
+export const POLLING_CSP = SCRIPT_CSP + "; connect-src 'self'";
+
 export const PAGES_SCRIPT = `"use strict";
+// The waiting page (routes/oauth_approval_pages.ts): ask every few seconds whether the wait is over, and reload
+// when it is (the reload shows what comes next). Without JavaScript the page's "Check again" link does it.
+for (const waiting of document.querySelectorAll("[data-poll]")) {
+  const url = waiting.dataset.poll;
+  const every = Number(waiting.dataset.every || "3") * 1000;
+  const ask = async () => {
+    try {
+      const answer = await fetch(url, { headers: { accept: "application/json" }, credentials: "same-origin" });
+      const body = answer.ok ? await answer.json() : { state: "changed" };
+      if (body.state !== "pending") return location.reload();
+    } catch {
+      // offline for a moment: ask again later
+    }
+    setTimeout(ask, every);
+  };
+  setTimeout(ask, every);
+}
 for (const button of document.querySelectorAll("button[data-copy]")) {
   const target = document.getElementById(button.dataset.copy);
   const status = document.getElementById(button.dataset.status);

@@ -24,12 +24,13 @@ a { color: var(--link); }
 .brand { display: flex; align-items: center; gap: .5rem; font-weight: 600; margin-bottom: 1rem; color: var(--muted); }
 .brand img { height: 2rem; width: auto; max-width: 10rem; }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
-input[type=email], input[type=password], input[type=text], select { width: 100%; padding: .6rem .7rem;
+input[type=email], input[type=password], input[type=text], select, textarea { width: 100%; padding: .6rem .7rem;
   font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 8px; }
 select { appearance: none; padding-right: 2.2rem; cursor: pointer;
   background-image: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='12' height='8'%3E%3Cpath d='M1 1l5 5 5-5' fill='none' stroke='%235b636b' stroke-width='2'/%3E%3C/svg%3E");
   background-repeat: no-repeat; background-position: right .8rem center; }
-input:focus-visible, button:focus-visible, a:focus-visible, select:focus-visible, summary:focus-visible {
+input:focus-visible, button:focus-visible, a:focus-visible, select:focus-visible, summary:focus-visible,
+textarea:focus-visible {
   outline: 3px solid var(--link); outline-offset: 2px; }
 button, .button { display: inline-block; font: inherit; font-weight: 600; padding: .6rem 1.1rem;
   border-radius: 8px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-fg);

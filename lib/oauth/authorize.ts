@@ -9,9 +9,10 @@ import { OAuthError, type OAuthErrorCode } from "./errors.ts";
 import { mcpResourceUrl } from "./metadata.ts";
 import { isValidChallenge } from "./pkce.ts";
 import { parseResource } from "./resource.ts";
-import { resolveScopes, WorkspaceNotAllowed } from "./scopes.ts";
+import { needsApproval, resolveScopes } from "./scopes.ts";
 import type { BrowserSession, SessionAccount } from "./sessions.ts";
 import { rememberedConsent } from "./consent.ts";
+import { approvalFor, type ApprovalRequest } from "./approvals.ts";
 import type { Place, ToolLimits } from "./workspace_choice.ts";
 
 export type Prompt = "none" | "login" | "consent" | "select_account";
@@ -50,6 +51,8 @@ export interface Ticket {
   /** why the last sign-in attempt failed, and the email typed, to show the form again */
   problem?: SignInProblem;
   email?: string;
+  /** the place (workspace_choice.ts wire form) to check first on the consent page: the one asked for approval */
+  place?: string;
   /**
    * A ticket that carries an account (userId) is a capability: it is single use, by this random id, recorded
    * by `spendTicket` when it is opened (docs/oauth.md, "Resume URLs are single use"). Set by `sealTicket`.
@@ -283,19 +286,6 @@ async function parseRequest(
     resource = parseResource(params.getAll("resource"), issuer);
     scopes = await resolveScopes(db, client, single(params, "scope") ?? undefined);
   } catch (err) {
-    // A self-registered app asking for `workspace` without the operator's approval: the person is told here,
-    // in one trip, instead of the app receiving an error it would answer by starting over (RFC 9700 §4.11.2
-    // also advises against redirecting for clients nobody has vouched for).
-    if (err instanceof WorkspaceNotAllowed && client.selfRegistered) {
-      return {
-        kind: "page_error",
-        title: "This app needs an operator's approval",
-        message:
-          `${client.name} asks to use your workspace tools. Apps that registered themselves may do that ` +
-          "only once an operator of this Portico has approved them. Ask your operator to run: " +
-          `deno task admin client trust ${client.clientId}`,
-      };
-    }
     if (err instanceof OAuthError) return fail(err.error, err.description);
     throw err;
   }
@@ -327,9 +317,23 @@ export type Step =
   | { kind: "choose"; accounts: SessionAccount[] }
   | { kind: "consent"; account: SessionAccount }
   | { kind: "issue"; account: SessionAccount; place: Place | null; limits: ToolLimits }
-  | { kind: "error"; error: "login_required" | "account_selection_required" | "consent_required" };
+  /** `workspace` waits on the operators: ask them, wait, or hear that they denied (`request` is this person's) */
+  | { kind: "approval"; account: SessionAccount; request: ApprovalRequest | undefined }
+  | {
+    kind: "error";
+    error: "login_required" | "account_selection_required" | "consent_required" | "interaction_required";
+  };
 
-export async function nextStep(db: Db, ticket: Ticket, session: BrowserSession | null): Promise<Step> {
+/**
+ * The next step for this request in this browser. `client` is the request's client as it is now: its trust
+ * decides whether `workspace` waits on the operators, before any remembered consent is used.
+ */
+export async function nextStep(
+  db: Db,
+  ticket: Ticket,
+  session: BrowserSession | null,
+  client: Client,
+): Promise<Step> {
   const { req } = ticket;
   const accounts = session?.accounts ?? [];
   const none = req.prompt.includes("none");
@@ -355,6 +359,10 @@ export async function nextStep(db: Db, ticket: Ticket, session: BrowserSession |
     req.maxAge !== undefined && !fresh && Date.now() / 1000 - account.authTime.getTime() / 1000 > req.maxAge
   ) {
     return none ? { kind: "error", error: "login_required" } : { kind: "signin", email: account.email };
+  }
+  if (needsApproval(client, req.scopes)) {
+    if (none) return { kind: "error", error: "interaction_required" };
+    return { kind: "approval", account, request: await approvalFor(db, client.clientId, account.userId) };
   }
   const remembered = req.prompt.includes("consent")
     ? { covers: false as const }

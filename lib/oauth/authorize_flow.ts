@@ -94,6 +94,7 @@ export const PROMPT_NONE_DESCRIPTIONS = {
   login_required: "the person must sign in",
   account_selection_required: "the person must choose an account",
   consent_required: "the person must approve the request",
+  interaction_required: "an operator must approve this application for workspace; the person can ask for it",
 } as const;
 
 /** The end of the flow: the account becomes this browser's current one and the client gets its code. */
@@ -132,11 +133,12 @@ export type ConsentAnswer<Problem> =
 export async function answerConsent<Problem>(
   sql: Sql,
   ticket: Ticket,
+  client: Client,
   session: BrowserSession,
   account: SessionAccount,
   answer: { allow: boolean; place: string | undefined; limits: ChosenLimits<Problem> },
 ): Promise<ConsentAnswer<Problem>> {
-  const step = await nextStep(sql, ticket, session);
+  const step = await nextStep(sql, ticket, session, client);
   if (step.kind !== "consent" && step.kind !== "issue") return { kind: "start_over" };
   if (!answer.allow) return { kind: "denied" };
   let place: Place | null = null;

@@ -12,6 +12,7 @@ export type OAuthErrorCode =
   | "login_required"
   | "consent_required"
   | "account_selection_required"
+  | "interaction_required"
   | "invalid_client_metadata"
   | "invalid_redirect_uri"
   | "invalid_token"

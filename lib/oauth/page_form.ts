@@ -13,6 +13,8 @@ const PageFormFields = z.object({
   password: str(1024),
   decision: str(10),
   place: str(100),
+  // the approval request's note to the operators (its own limit, lib/oauth/approvals.ts, is checked on the page)
+  note: str(2000),
   // consent's tool limits: the marker of a form that offered them, the read-only box (toolset boxes: `toolsets`)
   toolset_choice: str(10),
   read_only: str(10),

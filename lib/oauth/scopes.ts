@@ -36,7 +36,20 @@ export function clientMayHave(client: Client, scope: string): boolean {
   return client.scopes.includes(scope);
 }
 
-/** The scopes granted for a request; throws invalid_scope for unknown scopes/agents or when nothing is left. */
+/**
+ * Whether `workspace` waits on the operators for this client: it registered itself (or is a metadata document)
+ * and is not trusted. The authorization request goes on; the person asks for approval after signing in
+ * (lib/oauth/authorize.ts nextStep, routes/oauth_approval_pages.ts).
+ */
+export function needsApproval(client: Client, scopes: readonly string[]): boolean {
+  return client.selfRegistered &&
+    scopes.some((s) => OPERATOR_ONLY_SCOPES.has(s) && !clientMayHave(client, s));
+}
+
+/**
+ * The scopes granted for a request; throws invalid_scope for unknown scopes/agents or when nothing is left. A
+ * self-registered client that is not trusted keeps `workspace` here: the approval step of the flow gates it.
+ */
 export async function resolveScopes(
   db: Db,
   client: Client,
@@ -55,31 +68,30 @@ export async function resolveScopes(
     if (missing) throw new OAuthError("invalid_scope", `unknown agent ${missing} in agent.chat:${missing}`);
   }
   // Dropping `workspace` silently would hand out a token /mcp refuses, and the client would loop through
-  // sign-in; a refusal that names the rule ends it (lib/oauth/authorize.ts shows it as a page to the person).
+  // sign-in: an operator-registered client gets a refusal that names the rule; a self-registered one keeps it
+  // and the person asks the operators after signing in.
   for (const s of asked) {
-    if (OPERATOR_ONLY_SCOPES.has(s) && !clientMayHave(client, s)) throw new WorkspaceNotAllowed(client);
+    if (OPERATOR_ONLY_SCOPES.has(s) && !clientMayHave(client, s) && !client.selfRegistered) {
+      throw new WorkspaceNotAllowed(client);
+    }
   }
+  const allowed = (s: string) =>
+    clientMayHave(client, s) || (client.selfRegistered && OPERATOR_ONLY_SCOPES.has(s));
   // offline_access is accepted and ignored: refresh tokens depend on the client's registered grant types.
   const granted = asked
     .filter((s) => s !== "offline_access")
     .map((s) => agentOfScope(s) ? `agent.chat:${agentOfScope(s)}` : s)
-    .filter((s) => clientMayHave(client, s));
+    .filter(allowed);
   if (granted.length === 0) {
     throw new OAuthError("invalid_scope", "none of the requested scopes is available to this client");
   }
   return [...new Set(granted)];
 }
 
-/** An app asked for `workspace` without being allowed it; says what the operator must do. */
+/** An operator-registered app asked for `workspace` without having registered it. */
 export class WorkspaceNotAllowed extends OAuthError {
   constructor(readonly client: Client) {
-    super(
-      "invalid_scope",
-      client.selfRegistered
-        ? "the workspace scope needs an operator's approval of this application " +
-          `(deno task admin client trust ${client.clientId})`
-        : "this client is not registered for the workspace scope",
-    );
+    super("invalid_scope", "this client is not registered for the workspace scope");
   }
 }
 

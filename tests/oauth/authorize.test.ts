@@ -184,15 +184,12 @@ Deno.test("authorization endpoint", async (t) => {
     });
 
     await t.step(
-      "workspace for an untrusted self-registered client: a page naming the operator's command",
+      "workspace for an untrusted self-registered client: the request goes on to sign-in (approval comes after)",
       async () => {
         for (const scope of ["workspace", "openid workspace"]) {
           const res = await new Browser(app).get(params(client, { scope }));
-          assert.equal(res.status, 400);
-          assert.equal(res.headers.get("location"), null);
-          const html = await res.text();
-          assert.match(html, /This app needs an operator(&#39;|')s approval/);
-          assert.ok(html.includes(`deno task admin client trust ${client.client_id}`));
+          assert.equal(res.status, 200);
+          assert.match(await res.text(), /action="\/signin"/);
         }
       },
     );

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { testApp } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, rpc } from "../helpers/mcp.ts";
+import { askApproval, decideRequest, trustPrefix, untrustPrefix } from "../../lib/oauth/approvals.ts";
 import { authorizeThrough, authorizeUrl, Browser, consentPageFor, pkce, REDIRECT, token } from "./helpers.ts";
 
 const db = await freshDatabase();
@@ -94,9 +95,13 @@ Deno.test("workspace for a metadata-document client: only under TRUSTED_CLIENT_I
   const clientId = `${base()}/mcp-client.json`;
   const { verifier, challenge } = pkce();
   const untrusted = testApp(db.sql);
-  const page = await new Browser(untrusted).get(url(clientId, "workspace", challenge));
-  assert.equal(page.status, 400);
-  assert.ok((await page.text()).includes(`deno task admin client trust ${clientId}`));
+  const page = await consentPageFor(
+    new Browser(untrusted),
+    url(clientId, "workspace", challenge),
+    email,
+    "password-123",
+  );
+  assert.match(page, /action="\/oauth\/authorize\/approval"/, "untrusted: the person may ask the operators");
 
   const trusted = testApp(db.sql, { TRUSTED_CLIENT_ID_PREFIXES: `${base()}/` });
   const redirect = await authorizeThrough(
@@ -144,4 +149,36 @@ Deno.test("an invalid document: an error page at authorize (no redirect), invali
   assert.equal(unknown.status, 400);
   assert.match(await unknown.text(), /Unknown application/);
   assert.equal(docCount, before);
+});
+
+Deno.test("metadata-document apps: a prefix trusted on the operator side needs no approval; an approval counts once per app, not per install", async () => {
+  const app = testApp(db.sql);
+  const { challenge } = pkce();
+  const perApp = `${base()}/per-app/client.json`;
+  const askPage = (who: string) =>
+    consentPageFor(new Browser(app), url(perApp, "workspace", challenge), who, "password-123");
+  assert.match(await askPage(email), /action="\/oauth\/authorize\/approval"/);
+  // One person asks; an operator approves; every install (same client_id URL) and every person is then through.
+  const [{ email: other }] = await db.sql`select email from users where id = ${f.users.manager}`;
+  const asked = await askApproval(db.sql, {
+    clientId: perApp,
+    userId: f.users.owner,
+    place: { workspaceId: f.workspaceId, companyId: null },
+    scopes: ["workspace"],
+    note: "",
+  });
+  assert.equal(asked.kind, "asked");
+  if (asked.kind !== "asked") return;
+  assert.equal((await decideRequest(db.sql, asked.request.id, true, { via: "cli" })).kind, "decided");
+  assert.match(await askPage(other), /action="\/oauth\/authorize\/consent"/);
+
+  const underPrefix = `${base()}/vendor/app.json`;
+  const page = (who: string) =>
+    consentPageFor(new Browser(app), url(underPrefix, "workspace", challenge), who, "password-123");
+  assert.match(await page(email), /action="\/oauth\/authorize\/approval"/);
+  assert.equal(await trustPrefix(db.sql, `${base()}/vendor/`, { via: "cli" }), true);
+  assert.match(await page(email), /action="\/oauth\/authorize\/consent"/);
+  assert.match(await page(other), /action="\/oauth\/authorize\/consent"/);
+  assert.equal(await untrustPrefix(db.sql, `${base()}/vendor/`, { via: "cli" }, []), true);
+  assert.match(await page(email), /action="\/oauth\/authorize\/approval"/);
 });
