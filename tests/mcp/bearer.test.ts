@@ -491,7 +491,7 @@ Deno.test("who may obtain workspace: operator clients that registered it, truste
     "this client is not registered for the workspace scope",
   );
 
-  // A self-registered client: a page until the operator trusts it, then the normal flow.
+  // A self-registered client: the approval page after sign-in until the operator trusts it, then consent.
   const reg = await appA.request("/oauth/register", {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -502,11 +502,11 @@ Deno.test("who may obtain workspace: operator clients that registered it, truste
     }),
   });
   const { client_id } = await reg.json();
-  const page = await new Browser(appA).get(params(client_id));
-  assert.equal(page.status, 400);
-  assert.ok((await page.text()).includes(`deno task admin client trust ${client_id}`));
-  await setClientTrusted(db.sql, client_id, true);
   const [{ email }] = await db.sql`select email from users where id = ${f.users.owner}`;
+  const page = await consentPageFor(new Browser(appA), params(client_id), email, "password-123");
+  assert.match(page, /action="\/oauth\/authorize\/approval"/);
+  assert.doesNotMatch(page, /action="\/oauth\/authorize\/consent"/);
+  await setClientTrusted(db.sql, client_id, true);
   const ok = await authorizeThrough(new Browser(appA), params(client_id), email, "allow", {
     password: "password-123",
   });

@@ -5,7 +5,7 @@ import { redirectHost } from "../../lib/oauth/consent.ts";
 import { OAuthError } from "../../lib/oauth/errors.ts";
 import { s256, verifierMatches } from "../../lib/oauth/pkce.ts";
 import { parseResource } from "../../lib/oauth/resource.ts";
-import { resolveScopes } from "../../lib/oauth/scopes.ts";
+import { needsApproval, resolveScopes } from "../../lib/oauth/scopes.ts";
 import { safeReturnPath } from "../../lib/oauth/sessions.ts";
 import { setup } from "./helpers.ts";
 
@@ -100,9 +100,15 @@ Deno.test("scopes: workspace only for operator clients; agent.chat registered na
     assert.deepEqual(await resolveScopes(ctx.db.sql, narrowClient, `openid agent.chat:${ctx.agentId}`), [
       "openid",
     ]);
-    await assert.rejects(
-      () => resolveScopes(ctx.db.sql, narrowClient, "workspace"),
-      (e: unknown) => e instanceof OAuthError && e.error === "invalid_scope",
+    // A self-registered client keeps `workspace` here: the flow's approval step gates it (needsApproval).
+    assert.deepEqual(await resolveScopes(ctx.db.sql, narrowClient, "workspace"), ["workspace"]);
+    assert.equal(needsApproval(narrowClient, ["workspace"]), true);
+    assert.equal(needsApproval({ ...narrowClient, trusted: true }, ["workspace"]), false);
+    assert.equal(needsApproval(narrowClient, ["openid"]), false);
+    assert.equal(
+      needsApproval(opClient, ["workspace"]),
+      false,
+      "operator clients are refused, not asked about",
     );
     assert.deepEqual(
       await resolveScopes(ctx.db.sql, narrowClient, undefined),
