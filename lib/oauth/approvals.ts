@@ -62,7 +62,11 @@ export async function recordDecision(
 }
 
 /** This person's request for this app, if any. */
-export async function approvalFor(db: Db, clientId: string, userId: string): Promise<ApprovalRequest | undefined> {
+export async function approvalFor(
+  db: Db,
+  clientId: string,
+  userId: string,
+): Promise<ApprovalRequest | undefined> {
   const [row] = await db<ApprovalRequest[]>`
     select ${REQUEST_COLUMNS(db)} from oauth_approval_requests
      where client_id = ${clientId} and user_id = ${userId}`;
@@ -314,7 +318,8 @@ export async function untrustPrefix(
          where c.client_id = g.client_id and starts_with(c.client_id, ${prefix}) and c.self_registered
            and not c.trusted and 'workspace' = any(g.scopes) and g.revoked_at is null
            and not exists (select 1 from oauth_trusted_prefixes p where starts_with(c.client_id, p.prefix))
-           and not starts_with(c.client_id, any(${stillTrusted as string[]}::text[]))
+           and not exists (select 1 from unnest(${stillTrusted as string[]}::text[]) s (prefix)
+                            where starts_with(c.client_id, s.prefix))
         returning g.id)
       update oauth_refresh_tokens set revoked_at = now()
        where family_id in (select id from ended) and revoked_at is null`;
