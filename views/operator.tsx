@@ -23,7 +23,7 @@ export function HostsText({ uris }: { uris: readonly string[] }) {
       {shown.map((h, i) => (
         <Fragment key={h}>
           {i > 0 && ", "}
-          <code data-redirect-host>{h}</code>
+          <code class="url" data-redirect-host>{h}</code>
         </Fragment>
       ))}
       {more > 0 && ` and ${more} more`}

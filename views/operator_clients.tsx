@@ -75,7 +75,7 @@ function Prefixes(props: ClientsPageProps) {
       <h2 id="prefixes-title">Trusted metadata-document prefixes</h2>
       <p>
         A prefix trusts every install of an app whose metadata document (its client id, a URL) lives under it
-        — for example <code>https://claude.ai/oauth/</code>{" "}
+        — for example <code class="url">https://claude.ai/oauth/</code>{" "}
         trusts Claude for everyone, without a request per install.
       </p>
       {props.configPrefixes.length === 0 && props.prefixes.length === 0
@@ -84,12 +84,13 @@ function Prefixes(props: ClientsPageProps) {
           <ul class="apps">
             {props.configPrefixes.map((p) => (
               <li key={`config:${p}`} data-config-prefix={p}>
-                <code>{p}</code> <span class="muted">set in TRUSTED_CLIENT_ID_PREFIXES (read-only here)</span>
+                <code class="url">{p}</code>{" "}
+                <span class="muted">set in TRUSTED_CLIENT_ID_PREFIXES (read-only here)</span>
               </li>
             ))}
             {props.prefixes.map((p) => (
               <li key={p.prefix} data-prefix={p.prefix}>
-                <code>{p.prefix}</code> <span class="muted">trusted {pageTime(p.createdAt)}</span>
+                <code class="url">{p.prefix}</code> <span class="muted">trusted {pageTime(p.createdAt)}</span>
                 <form method="post" action="/operator/prefixes/untrust">
                   <input type="hidden" name="csrf" value={props.csrf} />
                   <input type="hidden" name="prefix" value={p.prefix} />

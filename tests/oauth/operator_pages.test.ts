@@ -197,7 +197,7 @@ Deno.test("operator pages", async (t) => {
         assert.match(row, /data-workspace>Harbour Studio, only North Company</);
         assert.match(
           row,
-          /<dd><code data-redirect-host>cursor:\/\/anysphere.cursor-mcp<\/code>, <code data-redirect-host>127.0.0.1:8976<\/code><\/dd>/,
+          /<dd><code class="url" data-redirect-host>cursor:\/\/anysphere.cursor-mcp<\/code>, <code class="url" data-redirect-host>127.0.0.1:8976<\/code><\/dd>/,
         );
         assert.match(row, /<dd>2026-02-03 04:05 UTC<\/dd>/, "first seen");
         assert.match(row, /<dd>2026-02-04 06:07 UTC<\/dd>/, "last used");
