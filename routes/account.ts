@@ -7,6 +7,7 @@ import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
 import { render } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
+import { isOperator } from "../lib/oauth/approvals.ts";
 import { disconnectApp } from "../lib/oauth/consent.ts";
 import { describeScopes } from "../lib/oauth/scopes.ts";
 import { requireAccount } from "../lib/oauth/sessions.ts";
@@ -46,6 +47,7 @@ export function createAccountRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
         account: who.account,
         apps: await Promise.all(apps.map(describe)),
         notice: c.req.query("disconnected") === "1" ? "The application was disconnected." : undefined,
+        operator: await isOperator(deps.sql, who.account.userId),
       }),
     );
   });

@@ -15,6 +15,7 @@ import { readForm } from "../lib/http/form.ts";
 import { render } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { limitsFromForm, TOOLSET_LABELS, TOOLSETS } from "../lib/mcp/toolsets.ts";
+import { isOperator } from "../lib/oauth/approvals.ts";
 import { requireAccount } from "../lib/oauth/sessions.ts";
 import { workspaceName } from "../lib/workspace/workspaces.ts";
 import { formExpired } from "../lib/page_errors.ts";
@@ -86,6 +87,7 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
         mcpUrl,
         configs,
         workspaceKeys: deps.config.mcpVariant === "B",
+        operator: await isOperator(deps.sql, who.account.userId),
       }),
     );
   });

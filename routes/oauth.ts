@@ -1,4 +1,4 @@
-// The authorization server's routes: JSON endpoints, browser pages and /account/apps, sharing one key cache.
+// The authorization server's routes: JSON endpoints, browser pages (account and operator pages too), one key cache.
 import { Hono } from "hono";
 import type { AppEnv } from "../lib/http/types.ts";
 import { createClientDirectory, type DocumentSource } from "../lib/oauth/client_directory.ts";
@@ -8,6 +8,7 @@ import type { OAuthDeps, OAuthRouteDeps } from "./oauth_deps.ts";
 import { createAccountRoutes } from "./account.ts";
 import { createOAuthApiRoutes } from "./oauth_api.ts";
 import { createOAuthPageRoutes } from "./oauth_pages.ts";
+import { createOperatorRoutes } from "./operator.ts";
 
 export function createOAuthRoutes(deps: OAuthDeps): Hono<AppEnv> {
   const clients = createClientDirectory(deps.sql, {
@@ -19,6 +20,7 @@ export function createOAuthRoutes(deps: OAuthDeps): Hono<AppEnv> {
   app.route("/", createOAuthApiRoutes(full));
   app.route("/", createOAuthPageRoutes(full));
   app.route("/", createAccountRoutes(full));
+  app.route("/", createOperatorRoutes(full));
   return app;
 }
 

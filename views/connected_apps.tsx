@@ -16,6 +16,8 @@ export interface ConnectedAppsProps {
   account: { email: string; name: string };
   apps: ConnectedAppView[];
   notice?: string;
+  /** the account is an operator: the footer links to the operator pages */
+  operator?: boolean;
 }
 
 const REGISTERED_BY: Record<ConnectedAppDetail["registeredBy"], string> = {
@@ -80,6 +82,7 @@ export function ConnectedAppsPage(props: ConnectedAppsProps) {
       )}
       <footer>
         <a href="/account/keys">API keys</a>
+        {props.operator && <a href="/operator/requests">Operator pages</a>}
         <a href="/signin?return_to=%2Faccount%2Fapps">Switch account</a>
         <form method="post" action="/signout">
           <input type="hidden" name="csrf" value={props.csrf} />

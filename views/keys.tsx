@@ -22,6 +22,8 @@ export interface KeysPageProps {
   configs: ClientConfig[];
   /** variant B: owners and admins may create keys that act for the workspace */
   workspaceKeys: boolean;
+  /** the account is an operator: the footer links to the operator pages */
+  operator?: boolean;
 }
 
 function KeyItem({ k, showOwner }: { k: KeyListing; showOwner: boolean }) {
@@ -161,6 +163,7 @@ export function KeysPage(props: KeysPageProps) {
       {props.workspaces.length > 0 && <Configurations configs={props.configs} />}
       <footer>
         <a href="/account/apps">Connected apps</a>
+        {props.operator && <a href="/operator/requests">Operator pages</a>}
         <a href="/signin?return_to=%2Faccount%2Fkeys">Switch account</a>
         <form method="post" action="/signout">
           <input type="hidden" name="csrf" value={props.csrf} />
