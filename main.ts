@@ -4,7 +4,7 @@ import { DatabaseInUseError, type OpenDatabase, openDatabase, StartupError } fro
 import { migrate, MigrationError } from "./lib/db/migrate.ts";
 import { createLogger, errorFields } from "./lib/log.ts";
 import { resolveSecretKey } from "./lib/secret.ts";
-import { isEmpty, seedDemo } from "./lib/demo.ts";
+import { isEmpty, makeDemoOperator, seedDemo } from "./lib/demo.ts";
 import { findDemoAccount } from "./lib/demo_account.ts";
 import { createApp } from "./routes/mod.ts";
 import { type AuditLog, createAuditLog } from "./lib/audit.ts";
@@ -101,6 +101,10 @@ async function main(args: string[]): Promise<number> {
     const demo = db.embedded && await isEmpty(db.sql) ? await seedDemo(db.sql) : undefined;
     // A later start of `deno task dev` names the demo person again (the banner cannot show its password).
     const demoAccount = db.embedded && !demo ? await findDemoAccount(db.sql) : undefined;
+    // The demo person is an operator (issue 23); a demo made before that becomes one. Never on DATABASE_URL.
+    if (demoAccount && await makeDemoOperator(db.sql, demoAccount.userId)) {
+      log.info("demo person made an operator", { user_id: demoAccount.userId, email: demoAccount.email });
+    }
     audit = createAuditLog(db.sql, log);
     const signer = createSigner({
       choice: config.signer,

@@ -1,6 +1,6 @@
 // The one place that reads the environment: a zod schema that fails fast with a clear message.
 import { z } from "zod";
-import { isLoopbackHttpPrefix } from "./net/loopback.ts";
+import { isLoopbackHostname, isLoopbackHttpPrefix } from "./net/loopback.ts";
 
 /**
  * Whether `text` can be a trusted metadata-document URL prefix (TRUSTED_CLIENT_ID_PREFIXES, and the prefixes
@@ -76,6 +76,8 @@ export interface Config {
   brandAccent: string | undefined;
   /** a local PNG or SVG file shown on every page (BRAND_LOGO), read once at start by lib/branding.ts */
   brandLogo: string | undefined;
+  /** APPROVAL_WEBHOOK_URL: where a new approval request is POSTed (lib/oauth/approval_notice.ts); unset: log only */
+  approvalWebhookUrl: string | undefined;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -126,6 +128,20 @@ const url = z.string().refine((s) => {
     return false;
   }
 }, { message: "must be an absolute http(s) URL", abort: true });
+
+/**
+ * Whether `text` can be APPROVAL_WEBHOOK_URL: an absolute https URL, or http to a loopback host (a relay on this
+ * machine, tests); no fragment. User name and password are allowed (sent as Basic authentication).
+ */
+export function isWebhookUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    if (u.hash || text.includes("#")) return false;
+    return u.protocol === "https:" || (u.protocol === "http:" && isLoopbackHostname(u.hostname));
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Whether postgres.js can parse the URL (it reads it with WHATWG URL after keeping only the first of several
@@ -219,6 +235,10 @@ const schema = z.object({
     .transform((s) => (s.length === 4 ? `#${s[1]}${s[1]}${s[2]}${s[2]}${s[3]}${s[3]}` : s).toLowerCase())
     .optional(),
   BRAND_LOGO: z.string().regex(/\.(png|svg)$/i, "must be the path of a .png or .svg file").optional(),
+  APPROVAL_WEBHOOK_URL: z.string().refine(
+    isWebhookUrl,
+    "must be an absolute https URL without a fragment (http only to localhost, 127.0.0.1 or [::1])",
+  ).optional(),
 });
 
 /** Every variable the schema reads; README's Configuration table lists exactly these (a test checks). */
@@ -276,6 +296,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     brandName: e.BRAND_NAME,
     brandAccent: e.BRAND_ACCENT,
     brandLogo: e.BRAND_LOGO,
+    approvalWebhookUrl: e.APPROVAL_WEBHOOK_URL,
   };
 }
 

@@ -41,6 +41,8 @@ export async function seedDemo(sql: Sql): Promise<DemoResult> {
   return await withTx(sql, async (tx) => {
     const owner =
       (await createUser(tx, { email, password, name: "Dana Demo", plan: "pro", credits: 500 })).id;
+    // On a laptop the person at the browser is also the operator: they approve apps in one click (issue 23).
+    await tx`update users set operator = true where id = ${owner}`;
     const other = async (name: string, mail: string) =>
       (await createUser(tx, { email: mail, password: randomToken(), name })).id;
     const admin = await other("Alex Admin", "alex@portico.local");
@@ -70,4 +72,19 @@ export async function seedDemo(sql: Sql): Promise<DemoResult> {
     for (const seed of DEMO_SEEDERS) await seed(tx, ctx);
     return { email, password, apiKey: key, ctx };
   });
+}
+
+/**
+ * Makes the demo person an operator when a demo made before operators existed is started again (`deno task dev`
+ * only; main.ts). An operator's explicit decision about that account (`admin user operator --revoke`, in
+ * operator_decisions) is left alone. True when the flag was set now.
+ */
+export async function makeDemoOperator(db: Db, userId: string): Promise<boolean> {
+  const rows = await db`
+    update users set operator = true
+     where id = ${userId} and not operator
+       and not exists (select 1 from operator_decisions
+                        where subject = ${userId}::text and action in ('grant_operator', 'revoke_operator'))
+    returning id`;
+  return rows.length > 0;
 }

@@ -698,6 +698,7 @@ Deno.test("admin commands", async (t) => {
           "user create",
           "user disable",
           "user enable",
+          "user operator",
         ],
       );
       const one = await adminWith(db.sql, undefined, "user", "unlock", "--help");

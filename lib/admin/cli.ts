@@ -5,7 +5,7 @@ import { createAgent, createUser, subscribeAgent, unlockAgent } from "../account
 import { addMember, createCompany, createWorkspace } from "../workspace/workspaces.ts";
 import { MODULES } from "../workspace/modules.ts";
 import { type ApiKeyKind, createApiKey, revokeApiKey } from "../api_keys.ts";
-import { type AuthMethod, createClient, setClientTrusted } from "../oauth/clients.ts";
+import { type AuthMethod, createClient } from "../oauth/clients.ts";
 import { GRANT_TYPES } from "../oauth/grants/names.ts";
 import { setUserDisabled } from "../accounts.ts";
 import { listSigningKeys, rotateSigningKey } from "../oauth/keys.ts";
@@ -17,6 +17,7 @@ import { sweep, sweepOptions } from "../oauth/sweeper.ts";
 import { parseConfig } from "../config.ts";
 import { LOOKUP_COMMANDS } from "./lookup.ts";
 import { RECOVERY_COMMANDS } from "./recovery.ts";
+import { APPROVAL_COMMANDS } from "./approvals_cli.ts";
 
 export type { AdminIo } from "./command.ts";
 
@@ -161,21 +162,6 @@ const COMMANDS: Record<string, Command> = {
         : { client_id: created.clientId, client_secret: created.clientSecret };
     },
   },
-  "client trust": {
-    usage:
-      "client trust <client_id>  (a self-registered or metadata-document client may then obtain workspace)",
-    options: { id: S },
-    required: ["id"],
-    positional: "id",
-    run: (v, io) => setTrust(io, str(v, "id"), true),
-  },
-  "client untrust": {
-    usage: "client untrust <client_id>  (ends its grants that carry workspace)",
-    options: { id: S },
-    required: ["id"],
-    positional: "id",
-    run: (v, io) => setTrust(io, str(v, "id"), false),
-  },
   "user disable": {
     usage: "user disable --id U  (no sign-in, no refresh; keys and tokens stop at the next /mcp request)",
     options: { id: S },
@@ -228,14 +214,8 @@ const COMMANDS: Record<string, Command> = {
     required: [],
     run: async (_v, io) => ({ keys: await listSigningKeys(io.sql) }),
   },
+  ...APPROVAL_COMMANDS,
 };
-
-async function setTrust(io: AdminIo, clientId: string, trusted: boolean): Promise<Record<string, unknown>> {
-  if (!(await setClientTrusted(io.sql, clientId, trusted))) {
-    throw new AppError("not_found", `no client ${clientId}`);
-  }
-  return { client_id: clientId, trusted };
-}
 
 const PROGRAM = "deno task admin";
 
@@ -311,10 +291,19 @@ export function adminHelp(argv: string[], io: Pick<AdminIo, "out" | "err">): num
   return 0;
 }
 
+/**
+ * Text as it may reach the operator's terminal: control characters (C0, DEL, C1) shown as U+FFFD. A name an app
+ * gave itself at registration could otherwise carry escape sequences (retitle the window, rewrite what was printed).
+ */
+export function printable(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
+}
+
 function cell(value: unknown): string {
   if (value === null || value === undefined) return "";
-  if (Array.isArray(value)) return value.join(",");
-  return String(value);
+  if (Array.isArray(value)) return printable(value.join(","));
+  return printable(String(value));
 }
 
 /** A plain-text table: a header, one line per row, columns padded to their widest cell. */
@@ -327,13 +316,17 @@ export function textTable(rows: Record<string, unknown>[], columns: string[]): s
 function human(result: Record<string, unknown>, command: Command): string {
   if (command.table) {
     const rows = (result[command.table.key] ?? []) as Record<string, unknown>[];
-    const text = rows.length === 0 ? `no ${command.table.key}` : textTable(rows, command.table.columns);
-    return result.truncated === true
-      ? `${text}\n(more than ${rows.length}; raise --limit, or --json for every field)`
-      : text;
+    const { key, columns, empty, cut } = command.table;
+    const text = rows.length === 0 ? (empty ?? `no ${key}`) : textTable(rows, columns);
+    if (result.truncated !== true) return text;
+    return `${text}\n${
+      cut ? cut(result, rows.length) : `(more than ${rows.length}; raise --limit, or --json for every field)`
+    }`;
   }
   return Object.entries(result).map(([k, val]) =>
-    Array.isArray(val) ? `${k}:${val.map((item) => `\n  ${JSON.stringify(item)}`).join("")}` : `${k}: ${val}`
+    Array.isArray(val)
+      ? `${k}:${val.map((item) => `\n  ${JSON.stringify(item)}`).join("")}`
+      : `${k}: ${printable(String(val))}`
   ).join("\n");
 }
 

@@ -27,7 +27,14 @@ export interface Command {
   /** several options of which exactly one must be given (`--id` or `--email`) */
   oneOf?: string[];
   /** in text mode, print `result[key]` as a table of these columns instead of `key: value` lines */
-  table?: { key: string; columns: string[] };
+  table?: {
+    key: string;
+    columns: string[];
+    /** the line printed for no rows (default: `no <key>`) */
+    empty?: string;
+    /** the last line when `result.truncated` (default: raise --limit); `shown` is the number of rows printed */
+    cut?(result: Record<string, unknown>, shown: number): string;
+  };
   run(v: Values, io: AdminIo): Promise<Record<string, unknown>>;
 }
 

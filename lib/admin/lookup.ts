@@ -68,14 +68,15 @@ export const LOOKUP_COMMANDS: Record<string, Command> = {
   "user show": {
     usage: "user show --id U | --email E",
     help:
-      "Shows one person, their workspace memberships and how many keys, grants and browser sessions they have.",
+      "Shows one person (whether an operator too), their workspace memberships and how many keys, grants and " +
+      "browser sessions they have.",
     options: { id: S, email: S },
     required: [],
     oneOf: ["id", "email"],
     run: async (v, io) => {
       const { id } = await findUser(io.sql, v);
       const [user] = await io.sql`
-        select id, email, name, plan, credits, disabled_at is not null as disabled,
+        select id, email, name, plan, credits, disabled_at is not null as disabled, operator,
                ${isoColumn(io.sql, "created_at")} as created_at,
                (select count(*)::int from api_keys k where k.user_id = u.id and k.revoked_at is null) as active_keys,
                (select count(*)::int from oauth_grants g where g.user_id = u.id and g.revoked_at is null) as active_grants,
