@@ -4,11 +4,11 @@
 // JavaScript, with "Check again" without. Denied or not answered in time: a clear page, and access_denied for
 // the client. The operators' side is routes/operator.ts; the data is lib/oauth/approvals.ts.
 import type { Context, Hono } from "hono";
-import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
+import { csrfToken } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
 import { render } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
-import { errorPage, formExpired, requestExpired } from "../lib/page_errors.ts";
+import { errorPage, requestExpired } from "../lib/page_errors.ts";
 import { announceApprovalRequest } from "../lib/oauth/approval_notice.ts";
 import {
   APPROVAL_WAIT_SECONDS,
@@ -31,11 +31,10 @@ import {
   setTrust,
 } from "../lib/oauth/approvals.ts";
 import { nextStep, sealTicket, type Step, type Ticket } from "../lib/oauth/authorize.ts";
-import { backToClient, orUnavailable, resumePath, ticketAndClient } from "../lib/oauth/authorize_flow.ts";
+import { backToClient, onAccountForm, orUnavailable, resumePath } from "../lib/oauth/authorize_flow.ts";
 import type { Client } from "../lib/oauth/clients.ts";
 import { redirectHost } from "../lib/oauth/consent.ts";
 import { OAuthError } from "../lib/oauth/errors.ts";
-import { readPageForm } from "../lib/oauth/page_form.ts";
 import { describeScopes, needsApproval } from "../lib/oauth/scopes.ts";
 import { readBrowserSession, type SessionAccount } from "../lib/oauth/sessions.ts";
 import { parsePlace, placeAllowed, placeOptions, placeValue } from "../lib/oauth/workspace_choice.ts";
@@ -139,98 +138,92 @@ export function createApprovalPages(deps: OAuthRouteDeps): {
   }
 
   // The ask form: Ask for approval (a person), Approve and continue (an operator), or Cancel.
-  app.post("/oauth/authorize/approval", async (c) => {
-    const form = await readPageForm(c);
-    if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
-    const found = await ticketAndClient(deps, form.ticket);
-    if (!found) return requestExpired(c);
-    const { ticket, client } = found;
-    return await orUnavailable(c, deps, ticket, async () => {
-      const session = await readBrowserSession(sql, c, issuer);
-      const account = session?.accounts.find((a) => a.userId === ticket.userId);
-      if (!session || !account) return c.redirect(await resume({ req: ticket.req }), 303);
-      if (form.decision === "cancel") {
-        return backToClient(c, issuer, ticket, {
-          error: "access_denied",
-          error_description: UNAPPROVED_DESCRIPTIONS.cancelled,
+  app.post(
+    "/oauth/authorize/approval",
+    (c) =>
+      onAccountForm(c, deps, async ({ form, ticket, client, session, account }) => {
+        if (form.decision === "cancel") {
+          return backToClient(c, issuer, ticket, {
+            error: "access_denied",
+            error_description: UNAPPROVED_DESCRIPTIONS.cancelled,
+          });
+        }
+        const step = await nextStep(sql, ticket, session, client);
+        // Trusted since the page was shown (or the request's rules now ask for more): the flow goes on from there.
+        if (step.kind !== "approval") {
+          return c.redirect(
+            await resume({ req: ticket.req, userId: account.userId, freshLogin: ticket.freshLogin }),
+            303,
+          );
+        }
+        const operator = await isOperator(sql, account.userId);
+        if (form.decision !== "ask" && form.decision !== "approve") {
+          return await askPage(c, ticket, client, account, { problem: "Choose Ask for approval or Cancel." });
+        }
+        if (form.decision === "approve" && !operator) {
+          return errorPage(
+            c,
+            "Only operators approve apps",
+            "This account is not an operator of this service, so it cannot approve apps. Go back and ask for " +
+              "approval instead.",
+            403,
+          );
+        }
+        const keep = { place: form.place, note: form.note };
+        const place = parsePlace(form.place);
+        if (!place || !(await placeAllowed(sql, account.userId, place))) {
+          return await askPage(c, ticket, client, account, {
+            ...keep,
+            problem: "Choose a workspace from the list.",
+          });
+        }
+        const note = form.note ?? "";
+        if (note.length > APPROVAL_NOTE_MAX) {
+          return await askPage(c, ticket, client, account, {
+            ...keep,
+            problem: `Keep the note within ${APPROVAL_NOTE_MAX} characters.`,
+          });
+        }
+        const asked = await askApproval(sql, {
+          clientId: client.clientId,
+          userId: account.userId,
+          place,
+          scopes: ticket.req.scopes,
+          note,
         });
-      }
-      const step = await nextStep(sql, ticket, session, client);
-      // Trusted since the page was shown (or the request's rules now ask for more): the flow goes on from there.
-      if (step.kind !== "approval") {
-        return c.redirect(
-          await resume({ req: ticket.req, userId: account.userId, freshLogin: ticket.freshLogin }),
-          303,
-        );
-      }
-      const operator = await isOperator(sql, account.userId);
-      if (form.decision !== "ask" && form.decision !== "approve") {
-        return await askPage(c, ticket, client, account, { problem: "Choose Ask for approval or Cancel." });
-      }
-      if (form.decision === "approve" && !operator) {
-        return errorPage(
-          c,
-          "Only operators approve apps",
-          "This account is not an operator of this service, so it cannot approve apps. Go back and ask for " +
-            "approval instead.",
-          403,
-        );
-      }
-      const keep = { place: form.place, note: form.note };
-      const place = parsePlace(form.place);
-      if (!place || !(await placeAllowed(sql, account.userId, place))) {
-        return await askPage(c, ticket, client, account, {
-          ...keep,
-          problem: "Choose a workspace from the list.",
-        });
-      }
-      const note = form.note ?? "";
-      if (note.length > APPROVAL_NOTE_MAX) {
-        return await askPage(c, ticket, client, account, {
-          ...keep,
-          problem: `Keep the note within ${APPROVAL_NOTE_MAX} characters.`,
-        });
-      }
-      const asked = await askApproval(sql, {
-        clientId: client.clientId,
-        userId: account.userId,
-        place,
-        scopes: ticket.req.scopes,
-        note,
-      });
-      if (asked.kind === "too_many") {
-        return await askPage(c, ticket, client, account, {
-          ...keep,
-          status: 429,
-          problem:
-            `You already have ${MAX_PENDING_PER_PERSON} requests waiting for the operators. Wait for ` +
-            "their answer before asking for another app.",
-        });
-      }
-      const request = asked.request;
-      if (form.decision === "approve") {
-        const actor = { via: "page" as const, operatorId: account.userId };
-        if (request.status === "pending") await decideRequest(sql, request.id, true, actor);
-        else await setTrust(sql, client.clientId, true, actor);
-        deps.log.info("approval: an operator approved an app on its own authorization", {
-          client_id: client.clientId,
-          user_id: account.userId,
-        });
-        return c.redirect(
-          await resume({
-            req: ticket.req,
-            userId: account.userId,
-            freshLogin: ticket.freshLogin,
-            place: form.place,
-          }),
-          303,
-        );
-      }
-      if (request.status === "denied") return denied(c, client, ticket);
-      if (asked.isNew) announceApprovalRequest(deps, request);
-      return c.redirect(await waitUrl(ticket, account.userId, request), 303);
-    });
-  });
+        if (asked.kind === "too_many") {
+          return await askPage(c, ticket, client, account, {
+            ...keep,
+            status: 429,
+            problem:
+              `You already have ${MAX_PENDING_PER_PERSON} requests waiting for the operators. Wait for ` +
+              "their answer before asking for another app.",
+          });
+        }
+        const request = asked.request;
+        if (form.decision === "approve") {
+          const actor = { via: "page" as const, operatorId: account.userId };
+          if (request.status === "pending") await decideRequest(sql, request.id, true, actor);
+          else await setTrust(sql, client.clientId, true, actor);
+          deps.log.info("approval: an operator approved an app on its own authorization", {
+            client_id: client.clientId,
+            user_id: account.userId,
+          });
+          return c.redirect(
+            await resume({
+              req: ticket.req,
+              userId: account.userId,
+              freshLogin: ticket.freshLogin,
+              place: form.place,
+            }),
+            303,
+          );
+        }
+        if (request.status === "denied") return denied(c, client, ticket);
+        if (asked.isNew) announceApprovalRequest(deps, request);
+        return c.redirect(await waitUrl(ticket, account.userId, request), 303);
+      }),
+  );
 
   // The waiting page (and, asked for JSON, the script's check): continues once the app is approved.
   app.get("/oauth/authorize/wait", async (c) => {

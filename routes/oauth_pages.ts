@@ -22,6 +22,7 @@ import {
   answerConsent,
   backToClient,
   issue,
+  onAccountForm,
   orUnavailable,
   PROMPT_NONE_DESCRIPTIONS,
   resumePath,
@@ -139,46 +140,40 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     return c.redirect(await resume({ req: ticket.req, addAccount: true }), 303);
   });
 
-  app.post("/oauth/authorize/consent", async (c) => {
-    const form = await readPageForm(c);
-    if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
-    const found = await ticketAndClient(deps, form.ticket);
-    if (!found) return requestExpired(c);
-    const { ticket, client } = found;
-    return await orUnavailable(c, deps, ticket, async () => {
-      const session = await readBrowserSession(sql, c, issuer);
-      const account = session?.accounts.find((a) => a.userId === ticket.userId);
-      if (!session || !account) return c.redirect(await resume({ req: ticket.req }), 303);
-      const answer = await answerConsent(sql, ticket, client, session, account, {
-        allow: form.decision === "allow",
-        place: form.place,
-        limits: limitsFromForm(form.toolsets, form.toolset_choice === "1", form.read_only),
-      });
-      switch (answer.kind) {
-        case "start_over":
-          return c.redirect(await resume(ticket), 303);
-        case "denied":
-          return backToClient(c, issuer, ticket, {
-            error: "access_denied",
-            error_description: "the person denied the request",
-          });
-        case "ask_again":
-          return await consentPage(c, ticket, client, account, {
-            problem: CONSENT_PROBLEMS[answer.problem],
-            place: form.place,
-            limits: { toolsets: form.toolsets.filter(isToolset), readOnly: form.read_only === "1" },
-          });
-        case "bad_place":
-          return errorPage(
-            c,
-            "Choose a workspace",
-            "The workspace you chose is not one you belong to. Go back, reload the page and choose again.",
-          );
-        case "allowed":
-          return await issue(c, deps, ticket, session.sessionId, account, answer.place, answer.limits);
-      }
-    });
-  });
+  app.post(
+    "/oauth/authorize/consent",
+    (c) =>
+      onAccountForm(c, deps, async ({ form, ticket, client, session, account }) => {
+        const answer = await answerConsent(sql, ticket, client, session, account, {
+          allow: form.decision === "allow",
+          place: form.place,
+          limits: limitsFromForm(form.toolsets, form.toolset_choice === "1", form.read_only),
+        });
+        switch (answer.kind) {
+          case "start_over":
+            return c.redirect(await resume(ticket), 303);
+          case "denied":
+            return backToClient(c, issuer, ticket, {
+              error: "access_denied",
+              error_description: "the person denied the request",
+            });
+          case "ask_again":
+            return await consentPage(c, ticket, client, account, {
+              problem: CONSENT_PROBLEMS[answer.problem],
+              place: form.place,
+              limits: { toolsets: form.toolsets.filter(isToolset), readOnly: form.read_only === "1" },
+            });
+          case "bad_place":
+            return errorPage(
+              c,
+              "Choose a workspace",
+              "The workspace you chose is not one you belong to. Go back, reload the page and choose again.",
+            );
+          case "allowed":
+            return await issue(c, deps, ticket, session.sessionId, account, answer.place, answer.limits);
+        }
+      }),
+  );
 
   app.route("/", createSignInPageRoutes(deps));
   app.route("/", approvals.app);

@@ -4,7 +4,9 @@
 import type { Context } from "hono";
 import type { Sql } from "../db/client.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
+import { verifyCsrf } from "../http/csrf.ts";
 import type { AppEnv } from "../http/types.ts";
+import { formExpired, requestExpired } from "../page_errors.ts";
 import type { Logger } from "../log.ts";
 import { nextStep, openTicket, redirectWith, sealTicket, spendTicket, type Ticket } from "./authorize.ts";
 import type { ClientDirectory } from "./client_directory.ts";
@@ -12,7 +14,8 @@ import type { Client } from "./clients.ts";
 import { saveConsent } from "./consent.ts";
 import { OAuthError } from "./errors.ts";
 import { issueCode } from "./grants/authorization_code.ts";
-import { type BrowserSession, type SessionAccount, useAccount } from "./sessions.ts";
+import { type PageForm, readPageForm } from "./page_form.ts";
+import { type BrowserSession, readBrowserSession, type SessionAccount, useAccount } from "./sessions.ts";
 import { NO_TOOL_LIMITS, parsePlace, type Place, placeAllowed, type ToolLimits } from "./workspace_choice.ts";
 
 /** What the flow needs from the app (routes/oauth_deps.ts OAuthRouteDeps fits). */
@@ -87,6 +90,38 @@ export async function ticketAndClient(
     throw err;
   }
   return client ? { ticket, client } : null;
+}
+
+/** A form of the flow posted for its ticket's account, read and checked (see `onAccountForm`). */
+export interface AccountForm {
+  form: PageForm;
+  ticket: Ticket;
+  client: Client;
+  session: BrowserSession;
+  account: SessionAccount;
+}
+
+/**
+ * Reads a form the flow's pages post for the account in their ticket (consent, the approval request): CSRF, the
+ * single-use ticket and its client, and the account still signed in to this browser (otherwise the request
+ * starts over at sign-in); `then` runs with a database outage answered as `orUnavailable` does.
+ */
+export async function onAccountForm(
+  c: Context<AppEnv>,
+  deps: FlowDeps,
+  then: (f: AccountForm) => Promise<Response>,
+): Promise<Response> {
+  const form = await readPageForm(c);
+  if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
+  const found = await ticketAndClient(deps, form.ticket);
+  if (!found) return requestExpired(c);
+  const { ticket, client } = found;
+  return await orUnavailable(c, deps, ticket, async () => {
+    const session = await readBrowserSession(deps.sql, c, deps.config.issuer);
+    const account = session?.accounts.find((a) => a.userId === ticket.userId);
+    if (!session || !account) return c.redirect(await resumePath(deps.secretKey, { req: ticket.req }), 303);
+    return await then({ form, ticket, client, session, account });
+  });
 }
 
 /** What a prompt=none error tells the client (nobody saw a page). */
