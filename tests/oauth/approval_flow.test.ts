@@ -92,6 +92,17 @@ function formOf(html: string) {
   };
 }
 
+/** A request stored directly (as the ask page would), for the test's own workspace. */
+function askFor(clientId: string, userId: string) {
+  return askApproval(db.sql, {
+    clientId,
+    userId,
+    place: { workspaceId: f.workspaceId, companyId: null },
+    scopes: ["workspace"],
+    note: "",
+  });
+}
+
 async function decisions(clientId: string) {
   return await db.sql`
     select action, via, operator_id as "operatorId" from operator_decisions where client_id = ${clientId}
@@ -329,13 +340,7 @@ Deno.test("cancel, bad input and other browsers: clear answers, nothing stored",
       assert.equal(stranger.status, 302);
       assert.equal(location(stranger).pathname, "/oauth/authorize/resume");
 
-      const theirs = await askApproval(db.sql, {
-        clientId: client.client_id,
-        userId: manager.id,
-        place: { workspaceId: f.workspaceId, companyId: null },
-        scopes: ["workspace"],
-        note: "",
-      });
+      const theirs = await askFor(client.client_id, manager.id);
       assert.equal(theirs.kind, "asked");
       const { verifier: _, challenge } = pkce();
       const sealed = await sealWaiting(TEST_SECRET, {
@@ -432,14 +437,7 @@ Deno.test(`at most ${MAX_PENDING_PER_PERSON} pending requests per person: the ne
   const person = { id: f.users.guest, email: await emailOf(f.users.guest) };
   for (let i = 0; i < MAX_PENDING_PER_PERSON; i++) {
     const c = await registerPublic(app, { client_name: `Flood ${i}` });
-    const r = await askApproval(db.sql, {
-      clientId: c.client_id,
-      userId: person.id,
-      place: { workspaceId: f.workspaceId, companyId: null },
-      scopes: ["workspace"],
-      note: "",
-    });
-    assert.equal(r.kind, "asked");
+    assert.equal((await askFor(c.client_id, person.id)).kind, "asked");
   }
   const client = await registerPublic(app, { client_name: "One Too Many" });
   const { browser, page } = await signedIn(client.client_id, person);
