@@ -237,7 +237,7 @@ const schema = z.object({
   BRAND_LOGO: z.string().regex(/\.(png|svg)$/i, "must be the path of a .png or .svg file").optional(),
   APPROVAL_WEBHOOK_URL: z.string().refine(
     isWebhookUrl,
-    "must be an absolute https URL without a fragment (http only to localhost, 127.0.0.1 or [::1])",
+    "must be an absolute https URL without a fragment (plain http only to a loopback host)",
   ).optional(),
 });
 
