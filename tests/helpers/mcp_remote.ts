@@ -42,11 +42,30 @@ function isMcpRemote(pid: number): boolean {
   }
 }
 
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
+/**
+ * A free loopback port below the kernel's ephemeral range. mcp-remote holds to the port it is given (no second
+ * candidate), and takes it seconds after it is chosen (npx, discovery, registration); a port from the ephemeral
+ * range could meanwhile go to a server or connection of a test running beside this one, which bind port 0.
+ */
+function callbackPortOutsideEphemeral(): number {
+  let low = 32768;
+  try {
+    low = Number(Deno.readTextFileSync("/proc/sys/net/ipv4/ip_local_port_range").trim().split(/\s+/)[0]) ||
+      low;
+  } catch {
+    // not Linux: the usual default
+  }
+  const from = Math.min(20000, low - 2000);
+  for (let i = 0; i < 100; i++) {
+    const port = from + Math.floor(Math.random() * (low - from));
+    try {
+      Deno.listen({ hostname: "127.0.0.1", port }).close();
+      return port;
+    } catch {
+      // taken: another one
+    }
+  }
+  throw new Error(`no free port in ${from}-${low - 1}`);
 }
 
 /**
@@ -69,7 +88,7 @@ export async function prepareMcpRemote(mcpUrl: string, extraArgs: string[] = [])
     await Deno.writeTextFile(`${bin}/${name}`, browser, { mode: 0o755 });
   }
   const realHome = Deno.env.get("HOME") ?? "/root";
-  const callbackPort = freePort();
+  const callbackPort = callbackPortOutsideEphemeral();
   const transport = new StdioClientTransport({
     command: "npx",
     args: [
