@@ -33,6 +33,7 @@ import { ANSWER_MAX_BYTES, type Room, serialiseResult } from "./result_json.ts";
 import { DEFAULT_SERVER_INFO, discoverJson, initialize } from "./handshake.ts";
 import {
   claimsModern,
+  clientCapabilitiesOf,
   type Era,
   type McpHeaders,
   MODERN_PROTOCOL_VERSION,
@@ -58,6 +59,11 @@ export interface McpCallContext {
   era?: Era;
   /** 2026: the Mcp-Method and Mcp-Name headers, checked against the body */
   headers?: McpHeaders;
+  /**
+   * 2026: the request's `_meta` io.modelcontextprotocol/clientCapabilities (set by handleMcpMessage once the
+   * envelope is checked); 2025: null, capabilities are not known per request
+   */
+  clientCapabilities?: Record<string, unknown> | null;
   /** name, title, version and website (routes/mcp.ts); default DEFAULT_SERVER_INFO */
   serverInfo?: ServerInfo;
   /** SECRET_KEY (routes/mcp.ts), for state the server signs; absent in tests that build a context by hand */
@@ -178,6 +184,7 @@ export async function handleMcpMessage(ctx: McpCallContext, bodyText: string): P
         if (problem) {
           return { status: problem.status, body: rpcErrorBody(c.id, problem.code, problem.message) };
         }
+        ctx = { ...ctx, clientCapabilities: clientCapabilitiesOf(c.params) };
       } else if (claimsModern(c.params)) {
         return {
           status: 400,
