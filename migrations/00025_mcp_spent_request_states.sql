@@ -7,3 +7,9 @@ create table mcp_spent_request_states (
   expires_at timestamptz not null
 );
 create index mcp_spent_request_states_expires on mcp_spent_request_states (expires_at);
+
+-- The audit trail names the two new ends of a tools/call: `asked` (input_required: the person was asked, nothing
+-- ran yet) and `declined` (the person declined or cancelled: nothing ran).
+alter table audit_log drop constraint audit_log_outcome_check;
+alter table audit_log add constraint audit_log_outcome_check
+  check (outcome in ('ok', 'error', 'denied', 'unavailable', 'invalid', 'crash', 'asked', 'declined'));
