@@ -26,6 +26,25 @@ const CALL = JSON.stringify({
   params: { name: "list_projects", arguments: { limit: 20 } },
 });
 
+/** The same two requests in MCP 2026-07-28: the per-request envelope and its headers (lib/mcp/modern.ts). */
+const META_2026 = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+};
+const LIST_2026 = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "tools/list",
+  params: { _meta: META_2026 },
+});
+const CALL_2026 = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 2,
+  method: "tools/call",
+  params: { name: "list_projects", arguments: { limit: 20 }, _meta: META_2026 },
+});
+
 // Answers are read as bytes, as Deno.serve would write them to the socket: a string body costs its UTF-8
 // encoding there, so reading text() here would hide it.
 
@@ -70,6 +89,22 @@ async function measureAll(
 
 function post(body: string, key: string): Request {
   return new Request("http://localhost:8000/mcp", { method: "POST", headers: mcpHeaders(key), body });
+}
+
+/** A 2026-07-28 POST: its version, Mcp-Method and (tools/call) Mcp-Name headers, read from the body once. */
+const headers2026 = new Map<string, [string, string | null]>();
+function post2026(body: string, key: string): Request {
+  let h = headers2026.get(body);
+  if (!h) {
+    const msg = JSON.parse(body);
+    headers2026.set(body, h = [msg.method, msg.params?.name ?? null]);
+  }
+  const headers = mcpHeaders(key, {
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": h[0],
+    "mcp-name": h[1],
+  });
+  return new Request("http://localhost:8000/mcp", { method: "POST", headers, body });
 }
 
 async function expectOk(res: Response): Promise<void> {
@@ -176,6 +211,7 @@ async function runWith(sql: Sql, where: string): Promise<void> {
   if (!auth.ok) throw new Error("bench key refused");
   const caller = auth.caller;
 
+  for (const req of [LIST_2026, CALL_2026]) await expectOk(await app.fetch(post2026(req, key)));
   for (const req of [LIST, CALL]) {
     await expectOk(await app.fetch(post(req, key)));
     await expectOk(await sdkStateless(sql, post(req, key)));
@@ -186,12 +222,14 @@ async function runWith(sql: Sql, where: string): Promise<void> {
   const results: Record<string, Record<string, Timing>> = {
     "tools/list": await measureAll({
       pipeline: async () => await (await app.fetch(post(LIST, key))).arrayBuffer(),
+      pipeline2026: async () => await (await app.fetch(post2026(LIST_2026, key))).arrayBuffer(),
       sdkStateless: async () => await (await sdkStateless(sql, post(LIST, key))).arrayBuffer(),
       sdkLowLevel: async () => await (await sdkLowLevel(sql, post(LIST, key))).arrayBuffer(),
       bareSql: bareCaller,
     }),
     "tools/call list_projects": await measureAll({
       pipeline: async () => await (await app.fetch(post(CALL, key))).arrayBuffer(),
+      pipeline2026: async () => await (await app.fetch(post2026(CALL_2026, key))).arrayBuffer(),
       sdkStateless: async () => await (await sdkStateless(sql, post(CALL, key))).arrayBuffer(),
       sdkLowLevel: async () => await (await sdkLowLevel(sql, post(CALL, key))).arrayBuffer(),
       bareSql: async () => {
@@ -214,6 +252,11 @@ async function runWith(sql: Sql, where: string): Promise<void> {
   for (const [name, r] of Object.entries(results)) {
     console.log(`\n  ${name}`);
     row("pipeline (app.fetch)", both((t) => t.pipeline, fmt)(r));
+    row("pipeline, MCP 2026-07-28", both((t) => t.pipeline2026, fmt)(r));
+    row(
+      "2026-07-28 / 2025 (goal ≤ 1.05×)",
+      both((t) => t.pipeline2026 / t.pipeline, (n) => `${n.toFixed(3)}×`)(r),
+    );
     row("(a) SDK McpServer per request", both((t) => t.sdkStateless, fmt)(r));
     row("    low-level SDK Server + transport", both((t) => t.sdkLowLevel, fmt)(r));
     row(

@@ -454,7 +454,7 @@ async function runTool(
       secretKey: ctx.secretKey,
       caller: ctx.caller,
       era: ctx.era ?? "2025",
-      clientCapabilities: ctx.era === "2026" ? clientCapabilitiesOf(params) : null,
+      clientCapabilities: ctx.clientCapabilities ?? null,
       tool: tool.name,
       args,
       input: parsed.data as Record<string, unknown>,
