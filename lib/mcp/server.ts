@@ -12,6 +12,7 @@ import { AppError, invalidInput } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
 import { utf8Bytes } from "../json_bytes.ts";
+import { escapeInSlices, SLICE_CHARS, yieldToEventLoop } from "../json_slices.ts";
 import { unsafeInputProblem } from "../unsafe_input.ts";
 import type { Caller } from "./caller.ts";
 import {
@@ -27,6 +28,14 @@ import {
 import type { ExportLinks } from "./exports.ts";
 import { denial } from "./permissions.ts";
 import type { Registry } from "./registry.ts";
+import {
+  listResources,
+  listResourceTemplates,
+  readResourceJson,
+  resourceErrorBody,
+  ResourceNotFound,
+  ResourceTooLarge,
+} from "./resources.ts";
 
 export const SERVER_NAME = "portico";
 export const SERVER_VERSION = "0.1.0";
@@ -250,6 +259,9 @@ async function answer(
     return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
   } catch (err) {
     if (err instanceof RpcError) return rpcErrorBody(id, err.code, err.message);
+    if (err instanceof ResourceNotFound || err instanceof ResourceTooLarge) {
+      return resourceErrorBody(id, err, "2025");
+    }
     if (err instanceof DatabaseGone) {
       outage.seen = true;
       return rpcErrorBody(id, RPC.INTERNAL_ERROR, UNAVAILABLE_MESSAGE);
@@ -275,6 +287,12 @@ async function dispatch(
       return ctx.registry.view(ctx.caller).listJson;
     case "tools/call":
       return await serialiseResult(await callTool(ctx, params), params, room);
+    case "resources/list":
+      return JSON.stringify(await listResources(ctx, params));
+    case "resources/templates/list":
+      return JSON.stringify(listResourceTemplates(ctx));
+    case "resources/read":
+      return await readResourceJson(ctx, params, Math.max(room.left - ENVELOPE_BYTES, 0));
     default:
       throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
   }
@@ -287,7 +305,7 @@ function initialize(params: unknown) {
   const requested = params.protocolVersion;
   return {
     protocolVersion: isSupportedVersion(requested) ? requested : LATEST_PROTOCOL_VERSION,
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, resources: {} },
     serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
     instructions: INSTRUCTIONS,
   };
@@ -295,10 +313,6 @@ function initialize(params: unknown) {
 
 /** Room for the JSON-RPC envelope around a result: `{"jsonrpc":"2.0","id":…,"result":…}` with a long id. */
 const ENVELOPE_BYTES = 1024;
-/** Content texts longer than this (UTF-16 units) are escaped in slices of it, letting other requests run between. */
-const SLICE_CHARS = 512 * 1024;
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
  * The one place a tool result becomes JSON, and the one byte bound on it: a result larger than the room left is
@@ -378,21 +392,6 @@ async function resultJson(result: ToolResult): Promise<string> {
 function isLong(block: ToolResult["content"][number]): boolean {
   return (block.type === "text" && block.text.length > SLICE_CHARS) ||
     (block.type === "resource" && block.resource.text.length > SLICE_CHARS);
-}
-
-/** JSON.stringify(text), escaped SLICE_CHARS at a time with a yield between slices. */
-async function escapeInSlices(text: string): Promise<string> {
-  let out = '"';
-  for (let i = 0; i < text.length;) {
-    let end = Math.min(i + SLICE_CHARS, text.length);
-    // never between the halves of a surrogate pair: each half alone would be escaped as \uXXXX
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    out += JSON.stringify(text.slice(i, end)).slice(1, -1);
-    i = end;
-    if (i < text.length) await yieldToEventLoop();
-  }
-  return out + '"';
 }
 
 /** How a tools/call ended, for the audit trail. */

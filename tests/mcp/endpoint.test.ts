@@ -27,7 +27,7 @@ Deno.test("initialize negotiates each supported protocol version and names the s
     assert.equal(r.body.jsonrpc, "2.0");
     assert.equal(r.body.result.protocolVersion, v);
     assert.deepEqual(r.body.result.serverInfo, { name: "portico", version: "0.1.0" });
-    assert.deepEqual(r.body.result.capabilities, { tools: { listChanged: false } });
+    assert.deepEqual(r.body.result.capabilities, { tools: { listChanged: false }, resources: {} });
     assert.equal(r.headers.get("mcp-session-id"), null, "stateless: no session");
   }
   // An unknown or older version is answered with the newest one (the client then decides).
@@ -79,7 +79,7 @@ Deno.test("notifications and client responses answer 202 without a body", async 
 });
 
 Deno.test("unknown methods → -32601; malformed JSON → 400 -32700; not JSON-RPC → 400 -32600", async () => {
-  for (const m of ["resources/list", "prompts/list", "tools/unknown", "completion/complete"]) {
+  for (const m of ["resources/subscribe", "prompts/list", "tools/unknown", "completion/complete"]) {
     const r = await rpc(appA, f.keys.owner, m);
     assert.equal(r.status, 200);
     assert.equal(r.body.error.code, -32601, m);
