@@ -15,7 +15,7 @@ import type { Sql } from "../lib/db/client.ts";
 import { silentLogger } from "../lib/log.ts";
 import { loadCaller } from "../lib/mcp/caller.ts";
 import { registryFor } from "../lib/mcp/registry.ts";
-import { LATEST_PROTOCOL_VERSION } from "../lib/mcp/server.ts";
+import { LATEST_PROTOCOL_VERSION } from "../lib/mcp/handshake.ts";
 import { createClient } from "../lib/oauth/clients.ts";
 import { createKeyStore, ensureSigningKey, type KeyStore } from "../lib/oauth/keys.ts";
 import { createSigner } from "../lib/oauth/signer.ts";

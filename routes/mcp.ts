@@ -25,11 +25,15 @@ import {
 import {
   methodNotAllowed,
   NOT_UTF8,
+  payloadTooLarge,
   type Refusal,
   refuseContentType,
   refuseSelection,
   refuseVersion,
+  withoutNullId,
 } from "../lib/mcp/refusals.ts";
+import { eraOf, type ServerInfo } from "../lib/mcp/modern.ts";
+import { SERVER_NAME, SERVER_VERSION } from "../lib/mcp/handshake.ts";
 import { narrowRegistry, type Registry, registryFor } from "../lib/mcp/registry.ts";
 import { effectiveSelection, parseSelection, type Selection } from "../lib/mcp/toolsets.ts";
 import { DEFAULT_PROTOCOL_VERSION, handleMcpMessage, rpcErrorBody } from "../lib/mcp/server.ts";
@@ -73,6 +77,12 @@ function hostName(host: string): string {
 
 const JSON_HEADERS = [["Content-Type", "application/json"], ["Cache-Control", "no-store"]] as const;
 
+/** /mcp's 413 (lib/http/middleware.ts limitBody, before the route): a JSON-RPC error like its other answers. */
+export function mcpPayloadTooLarge(c: Context<AppEnv>, maxBytes: number): Response {
+  const r = payloadTooLarge(maxBytes);
+  return c.body(r.body, 413, { "Content-Type": "application/json", "Cache-Control": "no-store" });
+}
+
 /** The registry a connection sees: the whole one, or narrowed to its key's and URL's selection. */
 function narrowed(registry: Registry, selection: Selection | null): Registry {
   return selection ? narrowRegistry(registry, selection) : registry;
@@ -100,6 +110,13 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
   });
   const app = new Hono<AppEnv>();
   const https = deps.config.issuer.startsWith("https:");
+  // Who answers: in initialize (2025) and every 2026-07-28 result's _meta.
+  const serverInfo: ServerInfo = Object.freeze({
+    name: SERVER_NAME,
+    title: deps.config.brandName,
+    version: SERVER_VERSION,
+    websiteUrl: deps.config.issuer,
+  });
   const exportLinks = deps.secretKey === undefined
     ? undefined
     : createExportLinks({ secretKey: deps.secretKey, issuer: deps.config.issuer });
@@ -123,24 +140,32 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
 
   /** A 429: JSON-RPC error body, Retry-After in whole seconds (the wait is rounded up). */
   function tooMany(c: Context<AppEnv>, limited: Limited): Response {
-    return json(c, 429, rateLimitedBody(limited), { "Retry-After": String(limited.retryAfter) });
+    const body = rateLimitedBody(limited);
+    return json(c, 429, modernRequest(c) ? withoutNullId(body) : body, {
+      "Retry-After": String(limited.retryAfter),
+    });
   }
 
-  const refuse = (c: Context<AppEnv>, r: Refusal) => json(c, r.status, r.body, r.headers);
+  /** A refusal; for a 2026-07-28 request without `"id":null`, which that revision's clients refuse. */
+  const refuse = (c: Context<AppEnv>, r: Refusal) =>
+    json(c, r.status, modernRequest(c) ? withoutNullId(r.body) : r.body, r.headers);
+  const modernRequest = (c: Context<AppEnv>) => c.req.header("mcp-protocol-version") === "2026-07-28";
 
   /** DNS-rebinding and cross-site protection; null when the request may proceed. */
   function refuseForeign(c: Context<AppEnv>): Response | null {
     const origin = c.req.header("origin");
     if (origin !== undefined && !origins.has(origin)) {
-      return json(
-        c,
-        403,
-        rpcErrorBody(null, RPC.FORBIDDEN, `Forbidden: origin ${origin} may not call this server`),
-      );
+      return refuse(c, {
+        status: 403,
+        body: rpcErrorBody(null, RPC.FORBIDDEN, `Forbidden: origin ${origin} may not call this server`),
+      });
     }
     const host = c.req.header("host");
     if (loopbackOnly && host !== undefined && !isLoopbackHostname(hostName(host.toLowerCase()))) {
-      return json(c, 403, rpcErrorBody(null, RPC.FORBIDDEN, `Forbidden: host ${host} is not served`));
+      return refuse(c, {
+        status: 403,
+        body: rpcErrorBody(null, RPC.FORBIDDEN, `Forbidden: host ${host} is not served`),
+      });
     }
     return null;
   }
@@ -183,13 +208,18 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     if (body === null) return refuse(c, NOT_UTF8);
     const caller = result.caller;
     const requestId = c.get("requestId");
+    const protocolVersion = versionHeader ?? DEFAULT_PROTOCOL_VERSION;
     const answer = await handleMcpMessage({
       registry: narrowed(registry, effectiveSelection(selected.selection, caller)),
       caller,
       db: deps.sql,
       log: deps.log,
       requestId,
-      protocolVersion: versionHeader ?? DEFAULT_PROTOCOL_VERSION,
+      protocolVersion,
+      era: eraOf(protocolVersion),
+      headers: { method: c.req.header("mcp-method"), name: c.req.header("mcp-name") },
+      serverInfo,
+      secretKey: deps.secretKey,
       exportLinks,
       onToolCall: toolCallAudit(deps.audit, caller, requestId),
     }, body);
@@ -203,7 +233,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
   });
 
   // Stateless: no SSE stream to open (GET) and no session to end (DELETE).
-  app.on(["GET", "DELETE", "PUT", "PATCH"], "/mcp", (c) => {
+  app.on(["GET", "DELETE", "PUT", "PATCH", "OPTIONS"], "/mcp", (c) => {
     const refused = refuseForeign(c);
     if (refused) return refused;
     return refuse(c, methodNotAllowed(c.req.method));

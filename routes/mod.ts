@@ -20,7 +20,7 @@ import {
 import type { AppEnv } from "../lib/http/types.ts";
 import { createHealthRoutes } from "./health.ts";
 import { createOAuthRoutes } from "./oauth.ts";
-import { createMcpRoutes } from "./mcp.ts";
+import { createMcpRoutes, mcpPayloadTooLarge } from "./mcp.ts";
 import { createExportRoutes } from "./exports.ts";
 import { createAccountKeysRoutes } from "./account_keys.ts";
 import { loadBranding } from "../lib/branding.ts";
@@ -55,7 +55,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", requestContext(deps.log));
   app.use("*", brandingContext(branding));
   app.use("*", securityHeaders({ https: deps.config.issuer.startsWith("https:") }));
-  app.use("*", limitBody());
+  app.use("*", limitBody(undefined, { "/mcp": mcpPayloadTooLarge }));
   app.use("*", refuseUnsafeText());
   app.onError(onError(deps.log));
   app.notFound(notFound);

@@ -109,9 +109,15 @@ function payloadTooLarge(c: Context<AppEnv>, maxSize: number): Response {
   );
 }
 
-/** Bodies over 1 MiB are refused with 413 before any handler parses them. */
-export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler<AppEnv> {
-  const tooLarge = (c: Context<AppEnv>) => payloadTooLarge(c, maxSize);
+/**
+ * Bodies over 1 MiB are refused with 413 before any handler parses them; `answers` gives a path its own 413
+ * (/mcp answers JSON-RPC).
+ */
+export function limitBody(
+  maxSize = MAX_BODY_BYTES,
+  answers: Record<string, (c: Context<AppEnv>, maxSize: number) => Response> = {},
+): MiddlewareHandler<AppEnv> {
+  const tooLarge = (c: Context<AppEnv>) => (answers[c.req.path] ?? payloadTooLarge)(c, maxSize);
   const streamed = bodyLimit({ maxSize, onError: tooLarge });
   return (c, next) => {
     // A declared length is checked as Hono's bodyLimit checks it, without first opening the body as a stream

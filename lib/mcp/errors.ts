@@ -2,7 +2,11 @@
 import type { z } from "zod";
 import { AppError } from "../errors.ts";
 
-/** JSON-RPC 2.0 codes, plus the two this server uses for HTTP-level refusals (-32001 401, -32003 403). */
+/**
+ * JSON-RPC 2.0 codes; MCP's own (-32002 resource not found in the 2025 revisions; -32020…-32022 of 2026-07-28,
+ * whose range -32020…-32099 is the specification's alone); and the two this server uses for HTTP-level refusals
+ * (-32001 401, -32003 403: the "legacy" sub-range -32000…-32019, kept for the clients that know them).
+ */
 export const RPC = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
@@ -11,12 +15,16 @@ export const RPC = {
   INTERNAL_ERROR: -32603,
   UNAUTHORIZED: -32001,
   FORBIDDEN: -32003,
+  RESOURCE_NOT_FOUND: -32002,
+  HEADER_MISMATCH: -32020,
+  MISSING_CLIENT_CAPABILITY: -32021,
+  UNSUPPORTED_PROTOCOL_VERSION: -32022,
 } as const;
 
 /** A JSON-RPC error the dispatcher turns into an error response for the current request. */
 export class RpcError extends Error {
   override name = "RpcError";
-  constructor(readonly code: number, message: string) {
+  constructor(readonly code: number, message: string, readonly data?: Record<string, unknown>) {
     super(message);
   }
 }

@@ -14,8 +14,11 @@ import {
 import { decodeUtf8 } from "../unsafe_input.ts";
 import type { Caller } from "./caller.ts";
 
-/** JSON-RPC code of a 429 (implementation-defined server error range; next to -32001 for 401 and -32003 for 403). */
-export const RATE_LIMITED_CODE = -32029;
+/**
+ * JSON-RPC code of a 429: outside -32768…-32000, where MCP 2026-07-28 asks new codes to go (it reserves
+ * -32020…-32099 for its own; this was -32029 before). 31429: the HTTP status in the last three digits.
+ */
+export const RATE_LIMITED_CODE = -31429;
 /** How long a credential that was accepted is remembered without being used (an access token lives 1 h). */
 export const KNOWN_CREDENTIAL_TTL_MS = 60 * 60 * 1000;
 const LOG_EVERY_MS = 60_000;

@@ -1,8 +1,11 @@
 // What /mcp answers instead of serving a request it cannot take, before any credential or database work: an
 // unsupported MCP-Protocol-Version, a body that is not JSON, a bad toolset selection in the URL, a method other
-// than POST. Each is a JSON-RPC error body (id null) with its HTTP status.
+// than POST. Each is a JSON-RPC error body (id null; left out for a 2026-07-28 request: routes/mcp.ts) with its
+// HTTP status.
 import { RPC } from "./errors.ts";
-import { isSupportedVersion, rpcErrorBody, SUPPORTED_PROTOCOL_VERSIONS } from "./server.ts";
+import { rpcErrorBody } from "./server.ts";
+import { isSupportedVersion } from "./handshake.ts";
+import { ALL_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from "./modern.ts";
 
 /** An answer given instead of serving the request: HTTP status, JSON-RPC error body, extra headers. */
 export interface Refusal {
@@ -11,17 +14,24 @@ export interface Refusal {
   headers?: Record<string, string>;
 }
 
-/** A MCP-Protocol-Version header this server does not speak (none sent: the default version). */
+/**
+ * A MCP-Protocol-Version header this server does not speak (none sent: the default version): 400 with
+ * UnsupportedProtocolVersion (-32022) and every revision served in `data`, so a client of either era can fall
+ * back at once (2026-07-28, basic/versioning.mdx; the 2025 revisions ask only for the 400).
+ */
 export function refuseVersion(header: string | undefined): Refusal | undefined {
-  if (header === undefined || isSupportedVersion(header)) return undefined;
+  if (header === undefined || isSupportedVersion(header) || header === MODERN_PROTOCOL_VERSION) {
+    return undefined;
+  }
   return {
     status: 400,
     body: rpcErrorBody(
       null,
-      RPC.INVALID_REQUEST,
-      `Bad Request: unsupported MCP-Protocol-Version ${header} (supported: ${
-        SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+      RPC.UNSUPPORTED_PROTOCOL_VERSION,
+      `Unsupported protocol version: MCP-Protocol-Version ${header.slice(0, 100)} (supported: ${
+        ALL_PROTOCOL_VERSIONS.join(", ")
       })`,
+      { supported: [...ALL_PROTOCOL_VERSIONS], requested: header.slice(0, 100) },
     ),
   };
 }
@@ -62,3 +72,16 @@ export const NOT_UTF8: Refusal = {
   status: 400,
   body: rpcErrorBody(null, RPC.PARSE_ERROR, "Parse error: the body is not valid UTF-8"),
 };
+
+/** A body over the size limit (lib/http/middleware.ts limitBody): 413, as a JSON-RPC error like every answer. */
+export function payloadTooLarge(maxBytes: number): Refusal {
+  return {
+    status: 413,
+    body: rpcErrorBody(null, RPC.INVALID_REQUEST, `Payload Too Large: the body exceeds ${maxBytes} bytes`),
+  };
+}
+
+/** The same answer without `"id":null`, for a 2026-07-28 request (its clients refuse a null id). */
+export function withoutNullId(body: string): string {
+  return body.startsWith('{"jsonrpc":"2.0","id":null,') ? `{"jsonrpc":"2.0",${body.slice(27)}` : body;
+}

@@ -16,10 +16,10 @@ import { getRecording, listRecordings, type Recording } from "../workspace/recor
 import { RPC, RpcError } from "./errors.ts";
 import { sameCaller, verifyLink } from "./exports.ts";
 import type { Db } from "../db/client.ts";
-import { escapeInSlices, SLICE_CHARS } from "../json_slices.ts";
 import type { Logger } from "../log.ts";
 import type { Caller } from "./caller.ts";
 import type { Registry } from "./registry.ts";
+import { ENVELOPE_BYTES, escapeInSlices, type Room, SLICE_CHARS } from "./result_json.ts";
 import {
   documentUri,
   type ExportFilter,
@@ -27,13 +27,13 @@ import {
   parseResourceUri,
   recordingUri,
   ResourceNotFound,
+  resourceRpcError,
   ResourceTooLarge,
   TEMPLATES,
   uriParam,
 } from "./resources_uri.ts";
 
 export { ResourceNotFound, ResourceTooLarge } from "./resources_uri.ts";
-export { resourceErrorBody } from "./resources_uri.ts";
 
 /** What the resource functions use of a request (lib/mcp/server.ts McpCallContext satisfies it). */
 export interface ResourceContext {
@@ -45,6 +45,8 @@ export interface ResourceContext {
   requestId: string;
   /** SECRET_KEY, to read export_contacts' download links; absent: such links are not found */
   secretKey?: string;
+  /** "2026" for 2026-07-28 requests (the not-found code differs); default "2025" */
+  era?: "2025" | "2026";
 }
 
 /** A resources/list entry. */
@@ -352,4 +354,26 @@ export async function readResourceJson(
   const bytes = json.length * 3 <= limitBytes ? json.length : utf8Bytes(json);
   if (bytes > limitBytes) throw new ResourceTooLarge(uri, bytes, limitBytes);
   return json;
+}
+
+/**
+ * resources/list, resources/templates/list or resources/read as JSON text (the dispatcher adds the 2026 fields), a
+ * read within the room the answer has left; resource errors become the JSON-RPC error of the request's era.
+ */
+export async function resourceMethod(
+  ctx: ResourceContext,
+  method: "resources/list" | "resources/templates/list" | "resources/read",
+  params: unknown,
+  room: Room,
+): Promise<string> {
+  try {
+    if (method === "resources/list") return JSON.stringify(await listResources(ctx, params));
+    if (method === "resources/templates/list") return JSON.stringify(listResourceTemplates(ctx));
+    return await readResourceJson(ctx, params, Math.max(room.left - ENVELOPE_BYTES, 0));
+  } catch (err) {
+    if (err instanceof ResourceNotFound || err instanceof ResourceTooLarge) {
+      throw resourceRpcError(err, ctx.era ?? "2025");
+    }
+    throw err;
+  }
 }

@@ -99,30 +99,21 @@ export class ResourceTooLarge extends Error {
 }
 
 /**
- * The JSON-RPC error body of a resource error. Not found: -32002 in the 2025 revisions, -32602 in 2026-07-28
- * (its resources page forbids -32002), `data: {uri}` in both.
+ * A resource error as the JSON-RPC error of its era. Not found: -32002 in the 2025 revisions, -32602 in
+ * 2026-07-28 (its resources page forbids -32002), `data: {uri}` in both. Too large: -32603 with the sizes.
  */
-export function resourceErrorBody(
-  id: string | number,
-  err: ResourceNotFound | ResourceTooLarge,
-  era: "2025" | "2026",
-): string {
-  const error = err instanceof ResourceNotFound
-    ? {
-      code: era === "2026" ? RPC.INVALID_PARAMS : RESOURCE_NOT_FOUND_2025,
-      message: err.message,
-      data: { uri: err.uri },
-    }
-    : {
-      code: RPC.INTERNAL_ERROR,
-      message: err.message,
-      data: { uri: err.uri, bytes: err.bytes, limitBytes: err.limitBytes },
-    };
-  return JSON.stringify({ jsonrpc: "2.0", id, error });
+export function resourceRpcError(err: ResourceNotFound | ResourceTooLarge, era: "2025" | "2026"): RpcError {
+  if (err instanceof ResourceNotFound) {
+    return new RpcError(era === "2026" ? RPC.INVALID_PARAMS : RPC.RESOURCE_NOT_FOUND, err.message, {
+      uri: err.uri,
+    });
+  }
+  return new RpcError(RPC.INTERNAL_ERROR, err.message, {
+    uri: err.uri,
+    bytes: err.bytes,
+    limitBytes: err.limitBytes,
+  });
 }
-
-/** "Resource not found" of the 2025 revisions (server/resources, Error Handling). */
-export const RESOURCE_NOT_FOUND_2025 = -32002;
 
 const invalid = (message: string) => new RpcError(RPC.INVALID_PARAMS, `Invalid params: ${message}`);
 

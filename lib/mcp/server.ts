@@ -1,4 +1,6 @@
-// The per-request MCP server: a JSON-RPC 2.0 dispatcher for initialize, ping, tools/list and tools/call.
+// The per-request MCP server: a JSON-RPC 2.0 dispatcher for both protocol eras (docs/mcp.md "Protocol eras"): the
+// 2025 revisions (initialize, ping, tools/list, tools/call) and 2026-07-28 (server/discover, tools/list, tools/call,
+// each request self-contained, lib/mcp/modern.ts).
 //
 // Why not the SDK's Server + WebStandardStreamableHTTPServerTransport: measured per request (bench/mcp.ts) the
 // pair costs ~100-150 µs (a new Server and transport, a zod parse of every message, promise plumbing) against
@@ -12,7 +14,6 @@ import { AppError, invalidInput } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
 import { utf8Bytes } from "../json_bytes.ts";
-import { escapeInSlices, SLICE_CHARS, yieldToEventLoop } from "../json_slices.ts";
 import { unsafeInputProblem } from "../unsafe_input.ts";
 import type { Caller } from "./caller.ts";
 import {
@@ -28,33 +29,24 @@ import {
 import type { ExportLinks } from "./exports.ts";
 import { denial } from "./permissions.ts";
 import type { Registry } from "./registry.ts";
+import { resourceMethod } from "./resources.ts";
+import { ANSWER_MAX_BYTES, type Room, serialiseResult } from "./result_json.ts";
+import { DEFAULT_SERVER_INFO, discoverJson, initialize } from "./handshake.ts";
 import {
-  listResources,
-  listResourceTemplates,
-  readResourceJson,
-  resourceErrorBody,
-  ResourceNotFound,
-  ResourceTooLarge,
-} from "./resources.ts";
+  claimsModern,
+  clientCapabilitiesOf,
+  type Era,
+  type McpHeaders,
+  MODERN_PROTOCOL_VERSION,
+  modernEnvelopeProblem,
+  modernResultFields,
+  type ServerInfo,
+  withModernFields,
+} from "./modern.ts";
 
-export const SERVER_NAME = "portico";
-export const SERVER_VERSION = "0.1.0";
-/** Newest first; initialize answers the client's version when listed here, else the newest. */
-export const SUPPORTED_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
-export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
 /** What the spec says to assume when a request carries no MCP-Protocol-Version header. */
 export const DEFAULT_PROTOCOL_VERSION = "2025-03-26";
 const MAX_BATCH = 50;
-/**
- * The most bytes (UTF-8) one HTTP answer of /mcp carries, a batch's answers together: a tool result over what is
- * left is replaced by a notice, and batch members after the limit is reached are not run. Tools that can grow
- * (export_contacts) cut themselves below it first and say how to get the rest.
- */
-export const ANSWER_MAX_BYTES = 16 * 1024 * 1024;
-
-const INSTRUCTIONS =
-  "Portico workspace tools. Every answer is scoped to the workspace (and companies) of the " +
-  "API key. Errors start with a code word: invalid_input, not_found, access_denied, unavailable, conflict.";
 
 export interface McpCallContext {
   registry: Registry;
@@ -64,6 +56,19 @@ export interface McpCallContext {
   requestId: string;
   /** from the MCP-Protocol-Version header, or DEFAULT_PROTOCOL_VERSION */
   protocolVersion: string;
+  /** "2026" when protocolVersion is 2026-07-28 (lib/mcp/modern.ts eraOf); default "2025" */
+  era?: Era;
+  /** 2026: the Mcp-Method and Mcp-Name headers, checked against the body */
+  headers?: McpHeaders;
+  /**
+   * 2026: the request's `_meta` io.modelcontextprotocol/clientCapabilities (set by handleMcpMessage once the
+   * envelope is checked); 2025: null, capabilities are not known per request
+   */
+  clientCapabilities?: Record<string, unknown> | null;
+  /** name, title, version and website (routes/mcp.ts); default DEFAULT_SERVER_INFO */
+  serverInfo?: ServerInfo;
+  /** SECRET_KEY (routes/mcp.ts), for state the server signs; absent in tests that build a context by hand */
+  secretKey?: string;
   /** signs download links for large results (lib/mcp/exports.ts); absent: such results cannot be linked */
   exportLinks?: ExportLinks;
   /** told how every tools/call ended (the audit trail); must not throw or wait */
@@ -94,21 +99,20 @@ interface Outage {
   seen: boolean;
 }
 
-/** Per HTTP request: the bytes its answer may still carry, and whether a result already did not fit. */
-interface Room {
-  left: number;
-  full: boolean;
-}
-
 type Id = string | number;
 
-export function isSupportedVersion(v: string): boolean {
-  return (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(v);
-}
-
-/** A JSON-RPC error response; `id` null when the request's id could not be read. */
-export function rpcErrorBody(id: Id | null, code: number, message: string): string {
-  return JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
+/**
+ * A JSON-RPC error response; `id` null when the request's id could not be read (the 2025 revisions), left out
+ * when undefined (2026-07-28, whose schema makes it optional and whose clients refuse a null one).
+ */
+export function rpcErrorBody(
+  id: Id | null | undefined,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+): string {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return JSON.stringify(id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error });
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -138,6 +142,7 @@ function classify(msg: unknown): Classified {
     if (msg.params !== undefined && !isObject(msg.params) && !Array.isArray(msg.params)) {
       return { kind: "invalid", id: msg.id, message: "Invalid Request: params must be an object" };
     }
+    // By position (an array) is JSON-RPC, but no MCP method takes it: refused per request (-32602).
     return { kind: "request", id: msg.id, method: msg.method, params: msg.params };
   }
   // A response to a server-initiated request; this server sends none, so it is accepted and ignored.
@@ -157,21 +162,56 @@ export async function handleMcpMessage(ctx: McpCallContext, bodyText: string): P
     };
   }
   const outage: Outage = { seen: false };
-  if (Array.isArray(msg)) return unavailableIf(outage, await handleBatch(ctx, msg, outage));
+  const modern = ctx.era === "2026";
+  if (Array.isArray(msg)) {
+    if (modern) {
+      return invalid(undefined, `batches are not part of protocol version ${MODERN_PROTOCOL_VERSION}`);
+    }
+    return unavailableIf(outage, await handleBatch(ctx, msg, outage));
+  }
   const c = classify(msg);
   switch (c.kind) {
     case "notification":
     case "response":
       return { status: 202, body: null };
     case "invalid":
-      return { status: 400, body: rpcErrorBody(c.id, RPC.INVALID_REQUEST, c.message) };
-    case "request":
-      if (c.method === "tools/list") return { status: 200, body: listAnswer(ctx, c.id) };
-      return unavailableIf(outage, {
-        status: 200,
-        body: await answer(ctx, c.id, c.method, c.params, outage, { left: ANSWER_MAX_BYTES, full: false }),
-      });
+      return {
+        status: 400,
+        body: rpcErrorBody(modern ? c.id ?? undefined : c.id, RPC.INVALID_REQUEST, c.message),
+      };
+    case "request": {
+      if (modern) {
+        const problem = modernEnvelopeProblem(c.method, c.params, ctx.headers ?? {});
+        if (problem) {
+          return { status: problem.status, body: rpcErrorBody(c.id, problem.code, problem.message) };
+        }
+        ctx = { ...ctx, clientCapabilities: clientCapabilitiesOf(c.params) };
+      } else if (claimsModern(c.params)) {
+        return {
+          status: 400,
+          body: rpcErrorBody(
+            c.id,
+            RPC.HEADER_MISMATCH,
+            `Header mismatch: the body names protocol version ${MODERN_PROTOCOL_VERSION}; send it in the ` +
+              "MCP-Protocol-Version header too",
+          ),
+        };
+      }
+      if (c.method === "tools/list" && !Array.isArray(c.params)) {
+        return { status: 200, body: listAnswer(ctx, c.id) };
+      }
+      const status = { code: 200 };
+      const body = await answer(ctx, c.id, c.method, c.params, outage, {
+        left: ANSWER_MAX_BYTES,
+        full: false,
+      }, status);
+      return unavailableIf(outage, { status: status.code, body });
+    }
   }
+}
+
+function invalid(id: Id | null | undefined, what: string): McpAnswer {
+  return { status: 400, body: rpcErrorBody(id, RPC.INVALID_REQUEST, `Invalid Request: ${what}`) };
 }
 
 /** 503 + Retry-After when a message met the database gone (a batch keeps its other answers in the body). */
@@ -182,15 +222,29 @@ function unavailableIf(outage: Outage, a: McpAnswer): McpAnswer {
 const encoder = new TextEncoder();
 const CLOSE = encoder.encode("}");
 
-/** tools/list as bytes: the caller's pre-encoded list between a small envelope, nothing re-encoded. */
+/**
+ * tools/list as bytes: the caller's pre-encoded list between a small envelope, nothing re-encoded. A 2026 answer
+ * adds its fields where the list's closing brace was.
+ */
 function listAnswer(ctx: McpCallContext, id: Id): Uint8Array<ArrayBuffer> {
   const list = ctx.registry.view(ctx.caller).listBytes;
   const head = encoder.encode(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
-  const out = new Uint8Array(head.length + list.length + CLOSE.length);
+  const tail = ctx.era === "2026" ? modernListTail(ctx.serverInfo ?? DEFAULT_SERVER_INFO) : CLOSE;
+  const body = ctx.era === "2026" ? list.subarray(0, list.length - 1) : list;
+  const out = new Uint8Array(head.length + body.length + tail.length);
   out.set(head);
-  out.set(list, head.length);
-  out.set(CLOSE, head.length + list.length);
+  out.set(body, head.length);
+  out.set(tail, head.length + body.length);
   return out;
+}
+
+const listTails = new WeakMap<ServerInfo, Uint8Array>();
+
+/** `,<2026 fields>}}`: what follows the tool list (without its closing brace) in a 2026 answer. */
+function modernListTail(info: ServerInfo): Uint8Array {
+  let tail = listTails.get(info);
+  if (!tail) listTails.set(info, tail = encoder.encode(`,${modernResultFields(info, "tools/list")}}}`));
+  return tail;
 }
 
 // JSON-RPC batches exist in protocol 2025-03-26 only (removed in 2025-06-18).
@@ -253,14 +307,22 @@ async function answer(
   params: unknown,
   outage: Outage,
   room: Room,
+  status?: { code: number },
 ): Promise<string> {
   try {
-    const result = await dispatch(ctx, method, params, room);
+    let result = await dispatch(ctx, method, params, room);
+    if (ctx.era === "2026") {
+      result = withModernFields(result, modernResultFields(ctx.serverInfo ?? DEFAULT_SERVER_INFO, method));
+    }
     return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
   } catch (err) {
-    if (err instanceof RpcError) return rpcErrorBody(id, err.code, err.message);
-    if (err instanceof ResourceNotFound || err instanceof ResourceTooLarge) {
-      return resourceErrorBody(id, err, "2025");
+    if (err instanceof RpcError) {
+      // 2026-07-28: a method not served is 404, a capability the request lacks 400; others stay in-band.
+      if (status && ctx.era === "2026") {
+        if (err.code === RPC.METHOD_NOT_FOUND) status.code = 404;
+        if (err.code === RPC.MISSING_CLIENT_CAPABILITY) status.code = 400;
+      }
+      return rpcErrorBody(id, err.code, err.message, err.data);
     }
     if (err instanceof DatabaseGone) {
       outage.seen = true;
@@ -278,120 +340,35 @@ async function dispatch(
   params: unknown,
   room: Room,
 ): Promise<string> {
+  if (Array.isArray(params)) {
+    throw new RpcError(
+      RPC.INVALID_PARAMS,
+      "Invalid params: params must be an object (by name), not an array",
+    );
+  }
+  const modern = ctx.era === "2026";
+  const notFound = () => new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
   switch (method) {
     case "initialize":
-      return JSON.stringify(initialize(params));
+      if (modern) throw notFound(); // 2026-07-28 has no handshake: server/discover
+      return JSON.stringify(initialize(ctx.serverInfo, params));
     case "ping":
+      if (modern) throw notFound();
       return "{}";
+    case "server/discover":
+      if (!modern) throw notFound();
+      return discoverJson(ctx.serverInfo ?? DEFAULT_SERVER_INFO);
     case "tools/list":
       return ctx.registry.view(ctx.caller).listJson;
     case "tools/call":
       return await serialiseResult(await callTool(ctx, params), params, room);
     case "resources/list":
-      return JSON.stringify(await listResources(ctx, params));
     case "resources/templates/list":
-      return JSON.stringify(listResourceTemplates(ctx));
     case "resources/read":
-      return await readResourceJson(ctx, params, Math.max(room.left - ENVELOPE_BYTES, 0));
+      return await resourceMethod(ctx, method, params, room);
     default:
-      throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
+      throw notFound();
   }
-}
-
-function initialize(params: unknown) {
-  if (!isObject(params) || typeof params.protocolVersion !== "string") {
-    throw new RpcError(RPC.INVALID_PARAMS, "initialize needs params.protocolVersion");
-  }
-  const requested = params.protocolVersion;
-  return {
-    protocolVersion: isSupportedVersion(requested) ? requested : LATEST_PROTOCOL_VERSION,
-    capabilities: { tools: { listChanged: false }, resources: {} },
-    serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
-    instructions: INSTRUCTIONS,
-  };
-}
-
-/** Room for the JSON-RPC envelope around a result: `{"jsonrpc":"2.0","id":…,"result":…}` with a long id. */
-const ENVELOPE_BYTES = 1024;
-
-/**
- * The one place a tool result becomes JSON, and the one byte bound on it: a result larger than the room left is
- * not sent, and the room is marked full. In its place comes a result (not an error: the call ran, and a write
- * it made stands) whose text says how large the answer was and how to ask for less.
- */
-async function serialiseResult(result: ToolResult, params: unknown, room: Room): Promise<string> {
-  const limit = Math.max(room.left - ENVELOPE_BYTES, 0);
-  let json: string | null = null;
-  try {
-    json = await resultJson(result);
-  } catch (err) {
-    if (!(err instanceof RangeError)) throw err; // "Invalid string length": larger than any answer can be
-  }
-  // A UTF-16 unit is at most 3 UTF-8 bytes: most answers need no counting.
-  const bytes = json === null ? null : json.length * 3 <= limit ? 0 : utf8Bytes(json);
-  if (json !== null && bytes !== null && bytes <= limit) return json;
-  room.full = true;
-  const tool = isObject(params) && typeof params.name === "string" ? params.name : "the tool";
-  const notice = {
-    truncated: true,
-    answerBytes: bytes,
-    limitBytes: limit,
-    message: `The answer of ${tool} was ${bytes === null ? "too large to build" : `${bytes} bytes`}, more ` +
-      `than the ${limit} bytes this answer could still carry (${ANSWER_MAX_BYTES} per HTTP answer, a batch's ` +
-      "answers together), so it was not sent. The call itself completed. Ask for less: a smaller limit, a " +
-      "narrower filter, a later offset, or one call per request.",
-  };
-  return JSON.stringify({
-    content: [{ type: "text", text: JSON.stringify(notice) }],
-    structuredContent: notice,
-  });
-}
-
-/**
- * JSON.stringify(result), except that long content texts (an exported CSV of 10 MiB) are escaped slice by
- * slice with the event loop let through between slices, and then structuredContent is serialised on its own
- * turn: escaping such an answer in one go held every other request for tens of milliseconds
- * (bench/export_stall.ts).
- */
-async function resultJson(result: ToolResult): Promise<string> {
-  // Most answers hold no long text: one JSON.stringify, nothing else (not even the nonce below).
-  if (!result.content.some(isLong)) return JSON.stringify(result);
-  const long: (() => Promise<string>)[] = [];
-  const nonce = crypto.randomUUID();
-  // A stand-in no tool text can hold (a NUL cannot come from Postgres, and the nonce is new), spliced out below.
-  const standIn = (json: () => Promise<string>) => `\u0000${nonce}:${long.push(json) - 1}\u0000`;
-  const content = result.content.map((block) => {
-    if (block.type === "text" && block.text.length > SLICE_CHARS) {
-      return { ...block, text: standIn(() => escapeInSlices(block.text)) };
-    }
-    if (block.type === "resource" && block.resource.text.length > SLICE_CHARS) {
-      const text = block.resource.text;
-      return { ...block, resource: { ...block.resource, text: standIn(() => escapeInSlices(text)) } };
-    }
-    return block;
-  });
-  if (long.length === 0) return JSON.stringify(result);
-  const structured = result.structuredContent;
-  const rest = structured === undefined ? { ...result, content } : {
-    ...result,
-    content,
-    structuredContent: standIn(async () => {
-      await yieldToEventLoop();
-      return JSON.stringify(structured);
-    }),
-  };
-  let json = JSON.stringify(rest);
-  for (const [i, part] of long.entries()) {
-    const marker = JSON.stringify(`\u0000${nonce}:${i}\u0000`);
-    const at = json.indexOf(marker);
-    json = `${json.slice(0, at)}${await part()}${json.slice(at + marker.length)}`;
-  }
-  return json;
-}
-
-function isLong(block: ToolResult["content"][number]): boolean {
-  return (block.type === "text" && block.text.length > SLICE_CHARS) ||
-    (block.type === "resource" && block.resource.text.length > SLICE_CHARS);
 }
 
 /** How a tools/call ended, for the audit trail. */

@@ -10,7 +10,7 @@ import type { AppEnv } from "../../lib/http/types.ts";
 import { type Logger, silentLogger } from "../../lib/log.ts";
 import type { AnyTool } from "../../lib/mcp/tool.ts";
 import { TOOLS } from "../../tools/mod.ts";
-import { LATEST_PROTOCOL_VERSION } from "../../lib/mcp/server.ts";
+import { LATEST_PROTOCOL_VERSION } from "../../lib/mcp/handshake.ts";
 import { MODULES, type Role } from "../../lib/workspace/modules.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { createMcpRoutes, type McpRouteDeps } from "../../routes/mcp.ts";

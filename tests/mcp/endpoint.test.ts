@@ -26,12 +26,22 @@ Deno.test("initialize negotiates each supported protocol version and names the s
     assert.equal(r.headers.get("content-type"), "application/json");
     assert.equal(r.body.jsonrpc, "2.0");
     assert.equal(r.body.result.protocolVersion, v);
-    assert.deepEqual(r.body.result.serverInfo, { name: "portico", version: "0.1.0" });
+    // 2025-03-26's Implementation has a name and a version only; later revisions add title and websiteUrl.
+    assert.deepEqual(
+      r.body.result.serverInfo,
+      v === "2025-03-26" ? { name: "portico", version: "0.1.0" } : {
+        name: "portico",
+        title: "Portico",
+        version: "0.1.0",
+        websiteUrl: "http://localhost:8000",
+      },
+    );
     assert.deepEqual(r.body.result.capabilities, { tools: { listChanged: false }, resources: {} });
     assert.equal(r.headers.get("mcp-session-id"), null, "stateless: no session");
   }
-  // An unknown or older version is answered with the newest one (the client then decides).
-  for (const v of ["2024-11-05", "1999-01-01"]) {
+  // An unknown or older version is answered with the newest 2025 one (the client then decides); never 2026-07-28,
+  // whose clients do not initialize.
+  for (const v of ["2024-11-05", "1999-01-01", "2026-07-28"]) {
     const r = await rpc(appA, f.keys.owner, "initialize", init(v), { "mcp-protocol-version": null });
     assert.equal(r.body.result.protocolVersion, "2025-11-25");
   }
@@ -40,7 +50,7 @@ Deno.test("initialize negotiates each supported protocol version and names the s
   assert.equal(bad.body.error.code, -32602);
 });
 
-Deno.test("MCP-Protocol-Version: supported values served, absent assumed 2025-03-26, unsupported → 400", async () => {
+Deno.test("MCP-Protocol-Version: supported values served, absent assumed 2025-03-26, unsupported → 400 -32022", async () => {
   for (const v of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
     const r = await rpc(appA, f.keys.owner, "ping", undefined, { "mcp-protocol-version": v });
     assert.equal(r.status, 200);
@@ -52,8 +62,13 @@ Deno.test("MCP-Protocol-Version: supported values served, absent assumed 2025-03
     const r = await rpc(appA, f.keys.owner, "ping", undefined, { "mcp-protocol-version": v });
     assert.equal(r.status, 400);
     assert.equal(r.body.id, null);
-    assert.equal(r.body.error.code, -32600);
-    assert.match(r.body.error.message, /unsupported MCP-Protocol-Version/);
+    // UnsupportedProtocolVersion with every revision served, so a client of either era can fall back at once.
+    assert.equal(r.body.error.code, -32022);
+    assert.match(r.body.error.message, /^Unsupported protocol version: MCP-Protocol-Version/);
+    assert.deepEqual(r.body.error.data, {
+      supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
+      requested: v,
+    });
   }
 });
 

@@ -72,7 +72,15 @@ for (const version of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
     try {
       await c.client.connect(c.transport);
       assert.equal(c.transport.protocolVersion, version);
-      assert.deepEqual(c.client.getServerVersion(), { name: "portico", version: "0.1.0" });
+      assert.deepEqual(
+        c.client.getServerVersion(),
+        version === "2025-03-26" ? { name: "portico", version: "0.1.0" } : {
+          name: "portico",
+          title: "Portico",
+          version: "0.1.0",
+          websiteUrl: "http://localhost:8000",
+        },
+      );
       assert.deepEqual(c.client.getServerCapabilities(), { tools: { listChanged: false }, resources: {} });
       const { tools } = await c.client.listTools();
       for (

@@ -6,7 +6,7 @@ import type { AuditEntry } from "../../lib/audit.ts";
 import { CSV_BOM, CSV_EOL } from "../../lib/csv.ts";
 import { jsonStringBytes, utf8Bytes } from "../../lib/json_bytes.ts";
 import { toolContent } from "../../lib/mcp/errors.ts";
-import { ANSWER_MAX_BYTES } from "../../lib/mcp/server.ts";
+import { ANSWER_MAX_BYTES } from "../../lib/mcp/result_json.ts";
 import { defineTool } from "../../lib/mcp/tool.ts";
 import { EXPORT_MAX_BYTES } from "../../lib/workspace/contacts.ts";
 import { TOOLS } from "../../tools/mod.ts";

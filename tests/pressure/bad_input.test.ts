@@ -322,7 +322,10 @@ Deno.test("/mcp: malformed messages, content types, batches, invalid UTF-8, nest
         params: { name: "create_project", arguments: { name: "x".repeat(1024 * 1024) } },
       });
       assert.equal(huge.status, 413);
-      assert.equal((await huge.json()).error, "payload_too_large");
+      // /mcp answers its 413 as JSON-RPC, like every other refusal (issue 24 point 4).
+      const hugeBody = await huge.json();
+      assert.equal(hugeBody.error.code, -32600);
+      assert.match(hugeBody.error.message, /^Payload Too Large: the body exceeds 1048576 bytes/);
     });
 
     await t.step("API keys made of metacharacters are malformed, not looked up", async () => {
