@@ -3,7 +3,15 @@ import type { Sql } from "./db/client.ts";
 import { isoMillisColumn } from "./db/sql.ts";
 import { errorFields, type Logger } from "./log.ts";
 
-export type AuditOutcome = "ok" | "error" | "denied" | "unavailable" | "invalid" | "crash";
+export type AuditOutcome =
+  | "ok"
+  | "error"
+  | "denied"
+  | "unavailable"
+  | "invalid"
+  | "crash"
+  | "asked"
+  | "declined";
 
 export interface AuditEntry {
   at: Date;

@@ -78,6 +78,11 @@ export interface Config {
   brandLogo: string | undefined;
   /** APPROVAL_WEBHOOK_URL: where a new approval request is POSTed (lib/oauth/approval_notice.ts); unset: log only */
   approvalWebhookUrl: string | undefined;
+  /**
+   * CONFIRM_WRITES: a call that deletes data or moves money, from a client that cannot ask the person (every 2025
+   * client): `off` runs it as before, `require` refuses it (docs/mcp.md "Confirmations")
+   */
+  confirmWrites: "off" | "require";
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -239,6 +244,7 @@ const schema = z.object({
     isWebhookUrl,
     "must be an absolute https URL without a fragment (plain http only to a loopback host)",
   ).optional(),
+  CONFIRM_WRITES: z.enum(["off", "require"], { error: "must be off or require" }).default("off"),
 });
 
 /** Every variable the schema reads; README's Configuration table lists exactly these (a test checks). */
@@ -297,6 +303,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     brandAccent: e.BRAND_ACCENT,
     brandLogo: e.BRAND_LOGO,
     approvalWebhookUrl: e.APPROVAL_WEBHOOK_URL,
+    confirmWrites: e.CONFIRM_WRITES,
   };
 }
 

@@ -220,6 +220,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       headers: { method: c.req.header("mcp-method"), name: c.req.header("mcp-name") },
       serverInfo,
       secretKey: deps.secretKey,
+      confirmWrites: deps.config.confirmWrites,
       exportLinks,
       onToolCall: toolCallAudit(deps.audit, caller, requestId),
     }, body);

@@ -27,6 +27,7 @@ import {
   toolSuccess,
 } from "./errors.ts";
 import type { ExportLinks } from "./exports.ts";
+import { confirmationGate, type ConfirmPolicy } from "./confirm.ts";
 import { denial } from "./permissions.ts";
 import type { Registry } from "./registry.ts";
 import { resourceMethod } from "./resources.ts";
@@ -69,6 +70,8 @@ export interface McpCallContext {
   serverInfo?: ServerInfo;
   /** SECRET_KEY (routes/mcp.ts), for state the server signs; absent in tests that build a context by hand */
   secretKey?: string;
+  /** CONFIRM_WRITES (lib/mcp/confirm.ts): listed calls from clients that cannot confirm; default "off" */
+  confirmWrites?: ConfirmPolicy;
   /** signs download links for large results (lib/mcp/exports.ts); absent: such results cannot be linked */
   exportLinks?: ExportLinks;
   /** told how every tools/call ended (the audit trail); must not throw or wait */
@@ -310,9 +313,13 @@ async function answer(
   status?: { code: number },
 ): Promise<string> {
   try {
-    let result = await dispatch(ctx, method, params, room);
+    const kind = { resultType: "complete" };
+    let result = await dispatch(ctx, method, params, room, kind);
     if (ctx.era === "2026") {
-      result = withModernFields(result, modernResultFields(ctx.serverInfo ?? DEFAULT_SERVER_INFO, method));
+      result = withModernFields(
+        result,
+        modernResultFields(ctx.serverInfo ?? DEFAULT_SERVER_INFO, method, kind.resultType),
+      );
     }
     return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
   } catch (err) {
@@ -339,6 +346,8 @@ async function dispatch(
   method: string,
   params: unknown,
   room: Room,
+  /** set to "input_required" when a tools/call asks the person first (lib/mcp/confirm.ts) */
+  kind: { resultType: string } = { resultType: "complete" },
 ): Promise<string> {
   if (Array.isArray(params)) {
     throw new RpcError(
@@ -360,8 +369,14 @@ async function dispatch(
       return discoverJson(ctx.serverInfo ?? DEFAULT_SERVER_INFO);
     case "tools/list":
       return ctx.registry.view(ctx.caller).listJson;
-    case "tools/call":
-      return await serialiseResult(await callTool(ctx, params), params, room);
+    case "tools/call": {
+      const result = await callTool(ctx, params);
+      if (result instanceof InputRequired) {
+        kind.resultType = "input_required";
+        return JSON.stringify(result.result);
+      }
+      return await serialiseResult(result, params, room);
+    }
     case "resources/list":
     case "resources/templates/list":
     case "resources/read":
@@ -371,11 +386,24 @@ async function dispatch(
   }
 }
 
-/** How a tools/call ended, for the audit trail. */
-export type ToolOutcome = "ok" | "error" | "denied" | "unavailable" | "invalid" | "crash";
+/** How a tools/call ended, for the audit trail (asked: the person is asked first; declined: they said no). */
+export type ToolOutcome =
+  | "ok"
+  | "error"
+  | "denied"
+  | "unavailable"
+  | "invalid"
+  | "crash"
+  | "asked"
+  | "declined";
+
+/** A tools/call that asks the person before it runs: its 2026 `input_required` result (lib/mcp/confirm.ts). */
+class InputRequired {
+  constructor(readonly result: { inputRequests: Record<string, unknown>; requestState: string }) {}
+}
 
 /** Runs tools/call and reports its outcome to ctx.onToolCall (also for refused and unknown tools). */
-async function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResult> {
+async function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResult | InputRequired> {
   const start = performance.now();
   const name = isObject(params) && typeof params.name === "string" ? params.name : "";
   let outcome: ToolOutcome = "crash";
@@ -399,7 +427,10 @@ function outcomeOf(err: AppError): ToolOutcome {
   return "error";
 }
 
-async function runTool(ctx: McpCallContext, params: unknown): Promise<[ToolResult, ToolOutcome]> {
+async function runTool(
+  ctx: McpCallContext,
+  params: unknown,
+): Promise<[ToolResult | InputRequired, ToolOutcome]> {
   if (!isObject(params) || typeof params.name !== "string") {
     throw new RpcError(RPC.INVALID_PARAMS, "tools/call needs params.name");
   }
@@ -422,6 +453,22 @@ async function runTool(ctx: McpCallContext, params: unknown): Promise<[ToolResul
   const parsed = tool.schema.safeParse(args);
   if (!parsed.success) return [toolFailure(inputError(parsed.error)), "invalid"];
   try {
+    // Deleting or moving money: the person confirms first, or the operator's policy decides (docs/mcp.md).
+    const gate = await confirmationGate({
+      db: ctx.db,
+      secretKey: ctx.secretKey,
+      caller: ctx.caller,
+      era: ctx.era ?? "2025",
+      clientCapabilities: ctx.era === "2026" ? clientCapabilitiesOf(params) : null,
+      tool: tool.name,
+      args,
+      input: parsed.data as Record<string, unknown>,
+      inputResponses: params.inputResponses,
+      requestState: params.requestState,
+      policy: ctx.confirmWrites ?? "off",
+    });
+    if (gate.kind === "input_required") return [new InputRequired(gate.result), "asked"];
+    if (gate.kind === "done") return [gate.result, gate.result.isError ? "denied" : "declined"];
     const value = await tool.def.run(
       {
         db: ctx.db,
@@ -435,6 +482,7 @@ async function runTool(ctx: McpCallContext, params: unknown): Promise<[ToolResul
     );
     return [forProtocol(toolSuccess(value), ctx.protocolVersion), "ok"];
   } catch (err) {
+    if (err instanceof RpcError) throw err; // a refused requestState (-32602): nothing ran
     if (err instanceof AppError) return [toolFailure(err), outcomeOf(err)];
     if (isDatabaseUnavailable(err)) {
       ctx.log.warn("tool: database unavailable", {
