@@ -30,6 +30,7 @@ import type { ExportLinks } from "./exports.ts";
 import { confirmationGate, type ConfirmPolicy } from "./confirm.ts";
 import { denial } from "./permissions.ts";
 import type { Registry } from "./registry.ts";
+import { resourceMethod } from "./resources.ts";
 import { ANSWER_MAX_BYTES, type Room, serialiseResult } from "./result_json.ts";
 import { DEFAULT_SERVER_INFO, discoverJson, initialize } from "./handshake.ts";
 import {
@@ -376,6 +377,10 @@ async function dispatch(
       }
       return await serialiseResult(result, params, room);
     }
+    case "resources/list":
+    case "resources/templates/list":
+    case "resources/read":
+      return await resourceMethod(ctx, method, params, room);
     default:
       throw notFound();
   }
