@@ -14,6 +14,9 @@ const TEST_ONLY = [
   "axe-core",
   "gpt-tokenizer",
   "express",
+  "@modelcontextprotocol/client",
+  "ajv",
+  "ajv-formats",
 ];
 
 interface Config {

@@ -7,6 +7,7 @@ import {
   CONTACT_SORT_FIELDS,
   CONTACT_STATUSES,
   CONTACT_TEXT_FILTERS,
+  type ContactSortField,
   type ContactTextFilter,
   listContacts as list,
 } from "../lib/workspace/contacts.ts";
@@ -40,6 +41,22 @@ const textFilters = Object.fromEntries(
   ]),
 ) as Record<ContactTextFilter, z.ZodOptional<z.ZodString>>;
 
+const SORT_NAMES = Object.keys(CONTACT_SORT_FIELDS) as ContactSortField[];
+/** The seed's 16 names and, as before, their snake_case columns (created_at); only the names are advertised. */
+const SORT_ACCEPTED: ReadonlySet<string> = new Set([...SORT_NAMES, ...Object.values(CONTACT_SORT_FIELDS)]);
+
+/**
+ * An enum of the 16 sortable names in the JSON Schema; the server accepts exactly what it accepted when this was
+ * a free string (lib/workspace/contacts.ts sortColumn), column names included.
+ */
+function sortFieldSchema() {
+  return z.string({ error: "must be a string" })
+    .refine((v) => SORT_ACCEPTED.has(v), { error: `must be one of ${SORT_NAMES.join(", ")}` })
+    .meta({ enum: SORT_NAMES })
+    .describe("Column to sort by. Default createdAt.")
+    .optional();
+}
+
 /** The filter and sort fields, shared with export_contacts. */
 export const CONTACT_FILTER_FIELDS = {
   search: textField(
@@ -53,10 +70,7 @@ export const CONTACT_FILTER_FIELDS = {
   ).optional(),
   assignedTo: uuidField("Only contacts assigned to this workspace member (user id).")
     .optional(),
-  sortField: z.string({ error: "must be a string" }).max(64, { error: "must be at most 64 characters" })
-    .describe(
-      `Column to sort by, one of: ${Object.keys(CONTACT_SORT_FIELDS).join(", ")}. Default createdAt.`,
-    ).optional(),
+  sortField: sortFieldSchema(),
   sortDirection: z.enum(["asc", "desc"]).default("desc").describe("Sort direction. Default desc."),
 };
 

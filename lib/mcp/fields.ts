@@ -57,7 +57,7 @@ export function limitField(defaultLimit: number, max: number) {
   return z.number(typeError("must be a number")).int({ error: "must be an integer" })
     .min(1, { error: "must be at least 1" }).max(max, { error: `must be at most ${max}` })
     .default(defaultLimit)
-    .describe(`Page size (records per answer).`);
+    .describe("Records per page.");
 }
 
 /** Rows to skip before the first returned one (for paging through long lists). */
@@ -65,7 +65,7 @@ export function offsetField() {
   return z.number(typeError("must be a number")).int({ error: "must be an integer" })
     .min(0, { error: "must not be negative" }).max(100_000, { error: "must be at most 100000" })
     .default(0)
-    .describe("Paging: the nextOffset of the last page.");
+    .describe("The last page's nextOffset.");
 }
 
 /**

@@ -12,8 +12,7 @@ export function pageOutput<E extends z.ZodRawShape = Record<never, never>>(extra
     // null (with totalAtLeast) when the count stopped at its window (lib/workspace/page.ts)
     total: z.int().nullable(),
     totalAtLeast: z.int().optional(),
-    limit: z.int(),
-    offset: z.int(),
+    // the page also echoes `limit` and `offset`; a client knows them from its request, so they cost no tokens here
     hasMore: z.boolean(),
     nextOffset: z.int().nullable(),
     ...(extra ?? ({} as E)),

@@ -7,6 +7,7 @@ import type { AnyTool, InputSchema, ToolAnnotations } from "./tool.ts";
 import { isModule } from "../workspace/modules.ts";
 import { AppError } from "../errors.ts";
 import { outsideSelection, type Selection, selectionKey } from "./toolsets.ts";
+import { inputJsonSchema, outputJsonSchema } from "./json_schema.ts";
 
 /** One tool as served by one variant. */
 export interface CompiledTool {
@@ -44,80 +45,6 @@ export interface Registry {
 const ANNOTATION_KEYS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
 /** Distinct capability signatures are few (roles × module sets); the bound only guards against surprises. */
 const MAX_VIEWS = 500;
-
-type JsonNode = Record<string, unknown>;
-
-/**
- * Formats a JSON Schema validator (and a model) understands without the pattern zod also emits. The server keeps
- * validating with the zod schema (the full ISO date and UUID rules), so only the advertised schema gets shorter:
- * the patterns were a third of the tools/list tokens.
- */
-const FORMATS_WITHOUT_PATTERN: ReadonlySet<string> = new Set(["uuid", "date", "date-time", "email", "time"]);
-
-/**
- * Makes one schema node shorter without changing what it accepts: drops a pattern that restates `format`, a
- * `minLength` or `minItems` of 0, z.int()'s safe-integer bounds, the description of array items (the array's own description says it), and folds
- * `anyOf: [X, {type: "null"}]` into X with `type: [X.type, "null"]`.
- */
-function compactNode(node: JsonNode, parentDescribed: boolean): void {
-  for (const alt of (node.anyOf ?? []) as JsonNode[]) compactNode(alt, false);
-  for (const p of Object.values((node.properties ?? {}) as Record<string, JsonNode>)) compactNode(p, false);
-  if (node.items && typeof node.items === "object") compactNode(node.items as JsonNode, !!node.description);
-  const anyOf = node.anyOf as JsonNode[] | undefined;
-  if (anyOf?.length === 2 && anyOf[1].type === "null" && Object.keys(anyOf[1]).length === 1) {
-    const inner = anyOf[0];
-    if (typeof inner.type === "string" && !inner.anyOf && inner.const === undefined) {
-      delete node.anyOf;
-      const description = node.description ?? inner.description;
-      Object.assign(node, inner, { type: [inner.type, "null"] });
-      if (Array.isArray(inner.enum)) node.enum = [...inner.enum, null];
-      if (description !== undefined) node.description = description;
-    }
-  }
-  if (typeof node.format === "string" && FORMATS_WITHOUT_PATTERN.has(node.format)) delete node.pattern;
-  if (node.minLength === 0) delete node.minLength;
-  if (node.minItems === 0) delete node.minItems;
-  // z.int()'s implicit safe-integer bounds, and an object that allows anything, say nothing a client needs
-  if (node.maximum === Number.MAX_SAFE_INTEGER) delete node.maximum;
-  if (node.minimum === Number.MIN_SAFE_INTEGER) delete node.minimum;
-  const props = node.properties as JsonNode | undefined;
-  const extra = node.additionalProperties as JsonNode | undefined;
-  if (props && Object.keys(props).length === 0 && extra && Object.keys(extra).length === 0) {
-    delete node.properties;
-    delete node.additionalProperties;
-  }
-  if (parentDescribed) delete node.description;
-}
-
-/**
- * JSON Schema of a tool input, without the $schema marker (MCP assumes 2020-12), compacted (compactNode).
- * `field.describe(…).nullable()` puts the description inside anyOf, where clients do not show it: it is hoisted
- * to the property.
- */
-export function inputJsonSchema(schema: InputSchema): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" }) as JsonNode;
-  delete json.$schema;
-  for (const prop of Object.values((json.properties ?? {}) as Record<string, JsonNode>)) {
-    const alts = prop.anyOf as JsonNode[] | undefined;
-    const inner = alts?.find((p) => p.description);
-    if (!prop.description && inner) {
-      prop.description = inner.description;
-      for (const p of alts!) delete p.description;
-    }
-  }
-  compactNode(json, false);
-  return json;
-}
-
-/** JSON Schema of a tool's structuredContent, compacted like the inputs. */
-export function outputJsonSchema(schema: z.ZodObject): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: "output", unrepresentable: "throw" }) as JsonNode;
-  delete json.$schema;
-  // a result may gain fields later without breaking clients that validate it
-  delete json.additionalProperties;
-  compactNode(json, false);
-  return json;
-}
 
 /** Refuses a definition that would mislead clients or skip a rule; runs once per registry build. */
 function validate(def: AnyTool, json: Record<string, unknown>, variant: McpVariant): void {

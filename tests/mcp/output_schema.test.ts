@@ -58,21 +58,22 @@ Deno.test("outputSchema: the page list tools and get_booking_settings declare on
   const reg = buildRegistry(TOOLS, "A");
   const declared = [...reg.all.values()].filter((t) => t.listing.outputSchema).map((t) => t.name).sort();
   assert.deepEqual(declared, [...PAGE_TOOLS, "get_booking_settings"].sort());
-  const page = reg.all.get("list_tasks")!.listing.outputSchema as { required: string[]; type: string };
+  const page = reg.all.get("list_tasks")!.listing.outputSchema as { properties: object; type: string };
   assert.equal(page.type, "object");
-  // the three keyset lists (list_contacts, list_tasks, list_activities) add nextCursor; the others do not
-  assert.deepEqual(page.required, [
+  // the three keyset lists (list_contacts, list_tasks, list_activities) add nextCursor; the others do not.
+  // No `required` (docs/mcp.md "Portable schemas"): the fields are typed, their presence is not promised.
+  assert.deepEqual(Object.keys(page.properties), [
     "items",
     "total",
-    "limit",
-    "offset",
+    "totalAtLeast",
     "hasMore",
     "nextOffset",
     "nextCursor",
   ]);
-  const invoices = reg.all.get("list_invoices")!.listing.outputSchema as { required: string[] };
-  assert.ok(invoices.required.includes("sums"));
-  assert.equal(invoices.required.includes("nextCursor"), false);
+  assert.equal("required" in page, false);
+  const invoices = reg.all.get("list_invoices")!.listing.outputSchema as { properties: object };
+  assert.ok("sums" in invoices.properties);
+  assert.equal("nextCursor" in invoices.properties, false);
   for (const name of ["list_projects"]) {
     assert.equal(
       reg.all.get(name)!.listing.outputSchema,
@@ -115,8 +116,8 @@ Deno.test("the SDK client refuses a result that does not match the declared outp
     variants: { A: z.strictObject({}) },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     outputSchema: pageOutput(),
-    description: "Test stand-in. Returns a page without nextOffset.",
-    run: () => ({ items: [], total: 0, limit: 10, offset: 0, hasMore: false }),
+    description: "Test stand-in. Returns a page whose hasMore is not a boolean.",
+    run: () => ({ items: [], total: 0, limit: 10, offset: 0, hasMore: "no", nextOffset: null }),
   });
   const c = await connect(mcpApp(db.sql, "A", { tools: [liar] }), f.keys.owner);
   try {

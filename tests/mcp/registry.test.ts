@@ -290,7 +290,10 @@ Deno.test("tools/list advertises format uuid/date without zod's long patterns; t
   const paths = bad.error!.issues.map((i) => i.path.join(".")).sort();
   assert.deepEqual(paths, ["dueDate", "projectId"]);
   const nullable = reg.all.get("update_task")!.listing.inputSchema.properties as Record<string, unknown>;
-  assert.deepEqual((nullable.projectId as { type: unknown }).type, ["string", "null"], "anyOf+null folded");
+  // portable: anyOf with a null branch, never a type list (tests/mcp/schema_portability.test.ts)
+  assert.deepEqual((nullable.projectId as { anyOf: unknown }).anyOf, [{ type: "string", format: "uuid" }, {
+    type: "null",
+  }]);
 });
 
 Deno.test("gpt-tokenizer is bench-only: main.ts's module graph does not reach it", async () => {
