@@ -36,6 +36,7 @@ import { eraOf, type ServerInfo } from "../lib/mcp/modern.ts";
 import { SERVER_NAME, SERVER_VERSION } from "../lib/mcp/handshake.ts";
 import { narrowRegistry, type Registry, registryFor } from "../lib/mcp/registry.ts";
 import { effectiveSelection, parseSelection, type Selection } from "../lib/mcp/toolsets.ts";
+import { withSelection } from "../lib/mcp/caller.ts";
 import { DEFAULT_PROTOCOL_VERSION, handleMcpMessage } from "../lib/mcp/server.ts";
 import { rpcErrorBody } from "../lib/mcp/jsonrpc.ts";
 import { decodeUtf8 } from "../lib/unsafe_input.ts";
@@ -207,11 +208,12 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
 
     const body = decodeUtf8(bytes);
     if (body === null) return refuse(c, NOT_UTF8);
-    const caller = result.caller;
+    const selection = effectiveSelection(selected.selection, result.caller);
+    const caller = withSelection(result.caller, selection);
     const requestId = c.get("requestId");
     const protocolVersion = versionHeader ?? DEFAULT_PROTOCOL_VERSION;
     const answer = await handleMcpMessage({
-      registry: narrowed(registry, effectiveSelection(selected.selection, caller)),
+      registry: narrowed(registry, selection),
       caller,
       db: deps.sql,
       log: deps.log,

@@ -56,9 +56,15 @@ import { createAppointment } from "./create_appointment.ts";
 import { updateAppointment } from "./update_appointment.ts";
 import { getBookingSettings } from "./get_booking_settings.ts";
 import { updateBookingSettings } from "./update_booking_settings.ts";
+// Context: who and where the caller is, and whom it works with (issue 25)
+import { getContext } from "./get_context.ts";
+import { listMembers } from "./list_members.ts";
 
 /** Every tool, in tools/list order; each declares the variants it belongs to. */
 export const TOOLS: readonly AnyTool[] = [
+  // Context (issue 25): first, so a model reading the catalogue meets them before the tools that need their ids
+  getContext,
+  listMembers,
   // Projects
   listProjects,
   getProject,

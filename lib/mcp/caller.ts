@@ -38,6 +38,18 @@ export interface Caller {
   toolsets?: readonly string[];
   /** the key or grant is limited to read-only tools */
   readOnly?: boolean;
+  /**
+   * the selection in force for this request: the credential's limits narrowed by the URL's
+   * (lib/mcp/toolsets.ts effectiveSelection; set by routes/mcp.ts through `withSelection`); absent = none
+   */
+  selection?: ConnectionSelection;
+}
+
+/** A selection as the caller carries it (lib/mcp/toolsets.ts Selection, without importing that module). */
+export interface ConnectionSelection {
+  /** only these toolsets; null = every toolset */
+  toolsets: readonly string[] | null;
+  readOnly: boolean;
 }
 
 export type CallerResult =
@@ -188,6 +200,16 @@ export function callerFrom(f: CallerFacts): Caller {
   if (f.toolsets) caller.toolsets = f.toolsets;
   if (f.readOnly) caller.readOnly = true;
   return Object.freeze(caller);
+}
+
+/** `caller` with the selection in force for its request (get_context reports it); unchanged when there is none. */
+export function withSelection(
+  caller: Caller,
+  selection: { toolsets: Iterable<string> | null; readOnly: boolean } | null,
+): Caller {
+  if (!selection) return caller;
+  const toolsets = selection.toolsets ? [...selection.toolsets] : null;
+  return Object.freeze({ ...caller, selection: { toolsets, readOnly: selection.readOnly } });
 }
 
 /**

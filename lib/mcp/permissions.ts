@@ -25,6 +25,10 @@ export const DEFAULT_AREA_ROLES = {
   time_tracking: ["owner", "admin", "manager", "accounting", "member"],
   calendar: ["owner", "admin", "manager", "member"],
   booking: ["owner", "admin", "manager"],
+  // Portico extensions (issue 25): who and where the caller is (get_context), and whom it works with
+  // (list_members; what each role sees of a member: docs/mcp.md "Member directory")
+  context: ["owner", "admin", "manager", "accounting", "member", "guest"],
+  members: ["owner", "admin", "manager", "accounting", "member", "guest"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Area = keyof typeof DEFAULT_AREA_ROLES;
@@ -46,13 +50,19 @@ export interface CallerRights {
   areas: ReadonlySet<Area>;
 }
 
+/**
+ * Areas every member may use whatever a `role_permissions` row says: a caller may always ask who and where it is
+ * (get_context), as the owner may always use every area.
+ */
+export const UNRESTRICTED_AREAS: ReadonlySet<Area> = new Set(["context"]);
+
 /** The areas `role` may use given the workspace's overrides (area → roles); unknown areas/roles are ignored. */
 export function allowedAreas(role: Role | null, overrides: Record<string, readonly string[]>): Set<Area> {
   const out = new Set<Area>();
   if (!role) return out;
   for (const area of AREAS) {
     const roles = overrides[area] ?? DEFAULT_AREA_ROLES[area];
-    if (role === "owner" || roles.includes(role)) out.add(area);
+    if (role === "owner" || UNRESTRICTED_AREAS.has(area) || roles.includes(role)) out.add(area);
   }
   return out;
 }

@@ -40,10 +40,21 @@ export const AREA_TOOLSET = {
   time_tracking: "time",
   calendar: "calendar",
   booking: "booking",
-} as const satisfies Record<Area, Toolset>;
+  // null: in no toolset, so no selection removes them — every job needs to know who and where it is and whom it
+  // works with (the part github-mcp-server calls its "context" toolset)
+  context: null,
+  members: null,
+} as const satisfies Record<Area, Toolset | null>;
 
-export function toolsetOf(tool: Pick<AnyTool, "area">): Toolset {
+/** The toolset of a tool; null for the context tools, which every connection keeps (AREA_TOOLSET). */
+export function toolsetOf(tool: Pick<AnyTool, "area">): Toolset | null {
   return AREA_TOOLSET[tool.area];
+}
+
+/** Is `tool` in one of `toolsets`? The context tools (toolset null) are in every selection. */
+export function inToolsets(tool: Pick<AnyTool, "area">, toolsets: Iterable<string>): boolean {
+  const set = toolsetOf(tool);
+  return set === null || [...toolsets].includes(set);
 }
 
 /** What a connection asked for: only these toolsets (null = every one) and/or only read-only tools. */
@@ -55,7 +66,7 @@ export interface Selection {
 /** Why a tool is outside `selection`, or null when it is inside. */
 export function outsideSelection(tool: AnyTool, selection: Selection): string | null {
   const set = toolsetOf(tool);
-  if (selection.toolsets && !selection.toolsets.has(set)) {
+  if (selection.toolsets && set !== null && !selection.toolsets.has(set)) {
     return `${tool.name} is in the ${set} toolset, outside this connection's toolsets (${
       [...selection.toolsets].join(", ") || "none"
     })`;

@@ -5,7 +5,7 @@ import { Browser, field, signInOnPage } from "../oauth/helpers.ts";
 import { testApp } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, callOk, callTool, listedTools, rpc } from "../helpers/mcp.ts";
-import { toolsetOf, TOOLSETS } from "../../lib/mcp/toolsets.ts";
+import { inToolsets, TOOLSETS } from "../../lib/mcp/toolsets.ts";
 import { TOOLS } from "../../tools/mod.ts";
 
 const db = await freshDatabase();
@@ -240,7 +240,7 @@ Deno.test("toolsets and read-only chosen on the form: stored, listed, and the ke
     names,
     manager.filter((n) => {
       const t = toolByName.get(n)!;
-      return ["tasks", "time"].includes(toolsetOf(t)) && t.annotations.readOnlyHint;
+      return inToolsets(t, ["tasks", "time"]) && t.annotations.readOnlyHint;
     }),
   );
   assert.ok(names.includes("list_tasks") && names.includes("list_time_logs"));

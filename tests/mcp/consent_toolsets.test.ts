@@ -3,7 +3,7 @@
 // later authorization, shown on Connected apps; a re-consent starts from the remembered choice and narrows live
 // grants at once; an emptied or forged choice is refused with the page again.
 import assert from "node:assert/strict";
-import { toolsetOf, TOOLSETS } from "../../lib/mcp/toolsets.ts";
+import { inToolsets, TOOLSETS } from "../../lib/mcp/toolsets.ts";
 import { TOOLS } from "../../tools/mod.ts";
 import { testApp } from "../helpers/app.ts";
 import { MCP_RESOURCE, operatorClient } from "../helpers/bearer.ts";
@@ -119,7 +119,7 @@ async function callText(query: string, auth: string, name: string, args: unknown
 function narrowedTo(full: string[], sets: string[], readOnly: boolean): string[] {
   return full.filter((n) => {
     const t = toolByName.get(n)!;
-    return sets.includes(toolsetOf(t)) && (!readOnly || t.annotations.readOnlyHint);
+    return inToolsets(t, sets) && (!readOnly || t.annotations.readOnlyHint);
   });
 }
 
@@ -179,7 +179,8 @@ Deno.test("limits chosen on consent: stored code → grant → consent, narrow t
   assert.equal(after, before);
   // the URL narrows further and never widens
   assert.deepEqual(await namesAt("readonly=0", g.auth), own);
-  assert.deepEqual(await namesAt("toolsets=finance,projects", g.auth), []);
+  // (the context tools, in no toolset, stay: they say who and where the caller is)
+  assert.deepEqual(await namesAt("toolsets=finance,projects", g.auth), ["get_context", "list_members"]);
   assert.deepEqual(await namesAt("toolsets=tasks", g.auth), narrowedTo(full, ["tasks"], true));
   assert.equal(
     await callText("readonly=0", g.auth, "create_task", { title: "still not" }),

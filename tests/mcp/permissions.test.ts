@@ -248,7 +248,9 @@ Deno.test("tools the caller may not use are absent from tools/list, and present 
   const guest = await listedTools(apps.A, f.keys.guest);
   const areaOf = new Map(tools.map((t) => [t.name, t.area]));
   assert.ok(guest.includes("create_task") && !guest.includes("list_projects"));
-  for (const name of guest) assert.ok(["tasks", "ai_activities"].includes(areaOf.get(name)!), name);
+  for (const name of guest) {
+    assert.ok(["tasks", "ai_activities", "context", "members"].includes(areaOf.get(name)!), name);
+  }
   const owner = await listedTools(apps.A, f.keys.owner);
   assert.deepEqual(
     owner,

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createApiKey } from "../../lib/api_keys.ts";
 import { runAdmin } from "../../lib/admin/cli.ts";
 import { buildRegistry } from "../../lib/mcp/registry.ts";
-import { AREA_TOOLSET, parseSelection, toolsetOf, TOOLSETS } from "../../lib/mcp/toolsets.ts";
+import { AREA_TOOLSET, inToolsets, parseSelection, toolsetOf, TOOLSETS } from "../../lib/mcp/toolsets.ts";
 import { TOOLS } from "../../tools/mod.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { bearerFor } from "../helpers/bearer.ts";
@@ -53,28 +53,33 @@ async function callAt(app: RequestTarget, query: string, key: string, name: stri
 
 const byName = new Map(TOOLS.map((t) => [t.name, t]));
 
-Deno.test("every tool belongs to one toolset, and every toolset has tools in variant A", () => {
-  const used = new Set(TOOLS.map(toolsetOf));
+/** The tools no selection removes (toolset null): who and where the caller is, and whom it works with. */
+const CONTEXT_TOOLS = ["get_context", "list_members"];
+
+Deno.test("every tool belongs to one toolset or to the context, and every toolset has tools in variant A", () => {
+  const used = new Set(TOOLS.map(toolsetOf).filter((t) => t !== null));
   assert.deepEqual([...used].sort(), [...TOOLSETS].sort());
+  assert.deepEqual(TOOLS.filter((t) => toolsetOf(t) === null).map((t) => t.name), CONTEXT_TOOLS);
   assert.equal(toolsetOf(byName.get("list_clients")!), "crm");
   assert.equal(toolsetOf(byName.get("create_invoice")!), "finance");
   assert.equal(toolsetOf(byName.get("create_idea")!), "projects");
   assert.equal(toolsetOf(byName.get("list_recordings")!), "documents");
   assert.equal(toolsetOf(byName.get("create_time_log")!), "time");
-  assert.equal(Object.keys(AREA_TOOLSET).length, 14);
+  assert.equal(Object.keys(AREA_TOOLSET).length, 16);
   assert.equal(buildRegistry(TOOLS, "A").all.size, TOOLS.filter((t) => t.variants.A).length);
 });
 
 Deno.test("?toolsets=tasks,time: tools/list holds exactly the owner's tasks and time tools", async () => {
   const full = await listedTools(apps.A, f.keys.owner);
   const names = await namesAt(apps.A, "toolsets=tasks,time", f.keys.owner);
-  const wanted = full.filter((n) => ["tasks", "time"].includes(toolsetOf(byName.get(n)!)));
+  const wanted = full.filter((n) => inToolsets(byName.get(n)!, ["tasks", "time"]));
   assert.deepEqual(names, wanted);
+  assert.deepEqual(names.slice(0, 2), CONTEXT_TOOLS);
   assert.ok(
     names.includes("list_tasks") && names.includes("create_time_log") && names.includes("gantt_plan"),
   );
   assert.equal(names.includes("list_projects"), false);
-  assert.equal(names.length, 16);
+  assert.equal(names.length, 18);
 });
 
 Deno.test("a tool outside the selected toolsets answers unavailable:, whatever its arguments", async () => {
@@ -111,7 +116,7 @@ Deno.test("readonly=1: an owner sees only read-only tools and cannot call a writ
 
 Deno.test("toolsets and readonly combine; variant B narrows the same way", async () => {
   const names = await namesAt(apps.A, "toolsets=tasks&readonly=true", f.keys.owner);
-  assert.deepEqual(names, ["list_tasks", "get_task", "list_subtasks", "gantt_plan"]);
+  assert.deepEqual(names, [...CONTEXT_TOOLS, "list_tasks", "get_task", "list_subtasks", "gantt_plan"]);
   const b = await namesAt(apps.B, "readonly=1", f.keys.internal);
   const bFull = await listedTools(apps.B, f.keys.internal);
   assert.deepEqual(b, bFull.filter((n) => byName.get(n)!.annotations.readOnlyHint));
@@ -122,7 +127,7 @@ Deno.test("toolsets and readonly combine; variant B narrows the same way", async
 Deno.test("a selection never widens: a guest asking for finance gets no finance tool and stays denied", async () => {
   const guestFull = await listedTools(apps.A, f.keys.guest);
   const names = await namesAt(apps.A, "toolsets=finance,tasks", f.keys.guest);
-  assert.deepEqual(names, guestFull.filter((n) => ["finance", "tasks"].includes(toolsetOf(byName.get(n)!))));
+  assert.deepEqual(names, guestFull.filter((n) => inToolsets(byName.get(n)!, ["finance", "tasks"])));
   assert.equal(names.some((n) => toolsetOf(byName.get(n)!) === "finance"), false);
   const r = await callAt(apps.A, "toolsets=finance", f.keys.guest, "list_invoices", {});
   assert.ok(r.text.startsWith("access_denied: "), r.text);
@@ -163,18 +168,18 @@ Deno.test("a key limited to toolsets and read-only: the URL narrows it further a
   const full = await listedTools(apps.A, f.keys.owner);
   const own = full.filter((n) => {
     const t = byName.get(n)!;
-    return ["tasks", "time"].includes(toolsetOf(t)) && t.annotations.readOnlyHint;
+    return inToolsets(t, ["tasks", "time"]) && t.annotations.readOnlyHint;
   });
   assert.deepEqual(await listedTools(apps.A, key), own);
   assert.ok(own.includes("list_tasks") && own.includes("list_time_logs"));
   // widening attempts change nothing: readonly=0 and other toolsets
   assert.deepEqual(await namesAt(apps.A, "readonly=0", key), own);
-  assert.deepEqual(await namesAt(apps.A, "toolsets=finance", key), []);
+  assert.deepEqual(await namesAt(apps.A, "toolsets=finance", key), CONTEXT_TOOLS);
   assert.deepEqual(
     await namesAt(apps.A, "toolsets=tasks,finance", key),
     own.filter((n) =>
       n !== "list_time_logs" &&
-      toolsetOf(byName.get(n)!) === "tasks"
+      inToolsets(byName.get(n)!, ["tasks"])
     ),
   );
   const write = await callAt(apps.A, "readonly=0", key, "create_task", { title: "no" });
@@ -211,7 +216,7 @@ Deno.test("admin apikey create --toolsets a,b --read-only (runAdmin, as deno tas
   assert.deepEqual(row, { toolsets: ["tasks", "crm"], read_only: true });
   const names = await listedTools(apps.A, key);
   assert.ok(names.length > 0);
-  assert.ok(names.every((n) => ["tasks", "crm"].includes(toolsetOf(byName.get(n)!))), names.join());
+  assert.ok(names.every((n) => inToolsets(byName.get(n)!, ["tasks", "crm"])), names.join());
   assert.ok(names.every((n) => byName.get(n)!.annotations.readOnlyHint), names.join());
   // without the flags: no limits stored
   out.length = 0;
@@ -229,7 +234,7 @@ Deno.test("an OAuth access token is narrowed by the URL exactly as an API key is
   const names = await namesAt(apps.A, "toolsets=tasks&readonly=1", g.auth);
   assert.ok(names.length > 0);
   for (const n of names) {
-    assert.equal(toolsetOf(byName.get(n)!), "tasks", n);
+    assert.ok(inToolsets(byName.get(n)!, ["tasks"]), n);
     assert.equal(byName.get(n)!.annotations.readOnlyHint, true, n);
   }
   const write = await callAt(apps.A, "toolsets=tasks&readonly=1", g.auth, "create_task", { title: "x" });
