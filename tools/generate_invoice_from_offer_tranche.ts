@@ -8,8 +8,8 @@ import { invoiceOfferTranche } from "../lib/workspace/invoices.ts";
 const Input = z.strictObject({
   offerId: uuidField("The offer."),
   trancheId: uuidField(
-    "The tranche of that offer's payment plan to invoice; must be in to_invoice.",
-  ),
+    "The tranche to invoice (get_offer lists them); must be in to_invoice. Missing: the person is asked to choose.",
+  ).optional(),
   clientId: uuidField("The client billed. Default: the offer's client.").optional(),
   companyId: uuidField(
     "The issuing workspace company. Default: the offer's (or the client's) company.",
