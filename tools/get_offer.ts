@@ -5,7 +5,7 @@ import { defineTool } from "../lib/mcp/tool.ts";
 import { getOfferDetail } from "../lib/workspace/offer_reads.ts";
 
 const Input = z.strictObject({
-  offerId: uuidField("The offer's id, as list_offers returns it."),
+  offerId: uuidField("From list_offers."),
 });
 
 export const getOffer = defineTool({
@@ -17,8 +17,8 @@ export const getOffer = defineTool({
   variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: {
-    A: "Gets one offer. Returns it with status, rows and tranches {id, label, percentage, amount, status, invoiceId, invoiceNumber}; money in the offer's currency.",
-    B: "Gets one offer by id. Returns the offer with its fields.",
+    A: "Returns one offer with rows and tranches {id, label, amount, status, invoiceId, invoiceNumber}.",
+    B: "Returns one offer with every field.",
   },
   run: (ctx, input) => getOfferDetail(ctx.db, ctx.caller, input.offerId),
 });

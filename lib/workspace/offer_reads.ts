@@ -6,7 +6,6 @@ import { notFound } from "../errors.ts";
 import { requireClient } from "./clients.ts";
 import { getOffer, type Offer, type Tranche } from "./offers.ts";
 import { countUpTo, type Page, pageOf } from "./page.ts";
-import { getProject } from "./projects.ts";
 import { companyFilter, type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
 
 /**
@@ -34,8 +33,6 @@ export interface OfferSummary {
 
 export interface OfferFilter {
   clientId?: string;
-  /** offers a project was made from (projects.offer_id) */
-  projectId?: string;
   status?: OfferStatus;
   /** case-insensitive substring of the subject or the client's name */
   query?: string;
@@ -79,13 +76,8 @@ function statusCondition(db: Db, status: OfferStatus) {
 export async function listOffers(db: Db, caller: ScopedCaller, f: OfferFilter): Promise<Page<OfferSummary>> {
   const s = scopeOf(caller);
   if (f.clientId) await requireClient(db, s, f.clientId);
-  if (f.projectId) await getProject(db, caller, f.projectId);
   const parts = [db`o.workspace_id = ${s.workspaceId}`, companyFilter(db, s, "o.company_id")];
   if (f.clientId) parts.push(db`o.client_id = ${f.clientId}`);
-  if (f.projectId) {
-    parts.push(db`exists (select 1 from projects p
-      where p.workspace_id = o.workspace_id and p.id = ${f.projectId} and p.offer_id = o.id)`);
-  }
   if (f.status) parts.push(statusCondition(db, f.status));
   if (f.query) {
     // the client's name only where the caller could read the client itself, as in the answer
