@@ -13,6 +13,7 @@ export const BENCHES = [
   "memory_start",
   "scale",
   "row_tokens",
+  "jobs",
 ] as const;
 export type BenchName = typeof BENCHES[number];
 

@@ -16,6 +16,7 @@ async function run(args: BenchArgs): Promise<void> {
     if (name === "memory_start") await (await import("./memory_start.ts")).benchMemoryStart();
     if (name === "scale") await (await import("./scale.ts")).benchScale(args.scale);
     if (name === "row_tokens") await (await import("./row_tokens.ts")).benchRowTokens();
+    if (name === "jobs") await (await import("./jobs.ts")).benchJobs();
   }
 }
 

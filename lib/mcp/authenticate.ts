@@ -10,7 +10,8 @@ import { type BearerResult, createVerifiedTokenCache, loadBearerCaller, MCP_SCOP
 import { type Caller, type CallerResult, loadCaller } from "./caller.ts";
 import { RPC } from "./errors.ts";
 import type { Refusal } from "./refusals.ts";
-import { rpcErrorBody, UNAVAILABLE_MESSAGE } from "./server.ts";
+import { rpcErrorBody } from "./jsonrpc.ts";
+import { UNAVAILABLE_MESSAGE } from "./server.ts";
 
 /** The credential headers of a request; `single` is the one credential presented, when exactly one is. */
 export interface Presented {

@@ -23,7 +23,7 @@ export const INSTRUCTIONS =
   "with a code word: invalid_input, not_found, access_denied, unavailable, conflict.";
 
 /** The capabilities both eras declare (initialize's, server/discover's). */
-export const SERVER_CAPABILITIES: Record<string, unknown> = { tools: { listChanged: false } };
+export const SERVER_CAPABILITIES: Record<string, unknown> = { tools: { listChanged: false }, resources: {} };
 
 /** serverInfo when the route gives none (tests building a context by hand). */
 export const DEFAULT_SERVER_INFO: ServerInfo = Object.freeze({ name: SERVER_NAME, version: SERVER_VERSION });

@@ -3,7 +3,7 @@
 // than POST. Each is a JSON-RPC error body (id null; left out for a 2026-07-28 request: routes/mcp.ts) with its
 // HTTP status.
 import { RPC } from "./errors.ts";
-import { rpcErrorBody } from "./server.ts";
+import { rpcErrorBody } from "./jsonrpc.ts";
 import { isSupportedVersion } from "./handshake.ts";
 import { ALL_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSION } from "./modern.ts";
 

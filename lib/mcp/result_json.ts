@@ -21,9 +21,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Room for the JSON-RPC envelope around a result: `{"jsonrpc":"2.0","id":…,"result":…}` with a long id. */
-const ENVELOPE_BYTES = 1024;
+export const ENVELOPE_BYTES = 1024;
 /** Content texts longer than this (UTF-16 units) are escaped in slices of it, letting other requests run between. */
-const SLICE_CHARS = 512 * 1024;
+export const SLICE_CHARS = 512 * 1024;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
@@ -108,7 +108,7 @@ function isLong(block: ToolResult["content"][number]): boolean {
 }
 
 /** JSON.stringify(text), escaped SLICE_CHARS at a time with a yield between slices. */
-async function escapeInSlices(text: string): Promise<string> {
+export async function escapeInSlices(text: string): Promise<string> {
   let out = '"';
   for (let i = 0; i < text.length;) {
     let end = Math.min(i + SLICE_CHARS, text.length);

@@ -30,6 +30,8 @@ import type { ExportLinks } from "./exports.ts";
 import { confirmationGate, type ConfirmPolicy } from "./confirm.ts";
 import { denial } from "./permissions.ts";
 import type { Registry } from "./registry.ts";
+import { resourceMethod } from "./resources.ts";
+import { classify, type Id, isObject, rpcErrorBody } from "./jsonrpc.ts";
 import { ANSWER_MAX_BYTES, type Room, serialiseResult } from "./result_json.ts";
 import { DEFAULT_SERVER_INFO, discoverJson, initialize } from "./handshake.ts";
 import {
@@ -99,57 +101,6 @@ class DatabaseGone extends Error {
 /** Per HTTP request: whether some message of it met the database gone. */
 interface Outage {
   seen: boolean;
-}
-
-type Id = string | number;
-
-/**
- * A JSON-RPC error response; `id` null when the request's id could not be read (the 2025 revisions), left out
- * when undefined (2026-07-28, whose schema makes it optional and whose clients refuse a null one).
- */
-export function rpcErrorBody(
-  id: Id | null | undefined,
-  code: number,
-  message: string,
-  data?: Record<string, unknown>,
-): string {
-  const error = data === undefined ? { code, message } : { code, message, data };
-  return JSON.stringify(id === undefined ? { jsonrpc: "2.0", error } : { jsonrpc: "2.0", id, error });
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function isId(v: unknown): v is Id {
-  return typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
-}
-
-type Classified =
-  | { kind: "request"; id: Id; method: string; params: unknown }
-  | { kind: "notification" }
-  | { kind: "response" }
-  | { kind: "invalid"; id: Id | null; message: string };
-
-function classify(msg: unknown): Classified {
-  if (!isObject(msg) || msg.jsonrpc !== "2.0") {
-    const id = isObject(msg) && isId(msg.id) ? msg.id : null;
-    return { kind: "invalid", id, message: "Invalid Request: not a JSON-RPC 2.0 message" };
-  }
-  if (typeof msg.method === "string") {
-    if (!("id" in msg)) return { kind: "notification" };
-    if (!isId(msg.id)) {
-      return { kind: "invalid", id: null, message: "Invalid Request: id must be a string or number" };
-    }
-    if (msg.params !== undefined && !isObject(msg.params) && !Array.isArray(msg.params)) {
-      return { kind: "invalid", id: msg.id, message: "Invalid Request: params must be an object" };
-    }
-    // By position (an array) is JSON-RPC, but no MCP method takes it: refused per request (-32602).
-    return { kind: "request", id: msg.id, method: msg.method, params: msg.params };
-  }
-  // A response to a server-initiated request; this server sends none, so it is accepted and ignored.
-  if (isId(msg.id) && ("result" in msg || "error" in msg)) return { kind: "response" };
-  return { kind: "invalid", id: isId(msg.id) ? msg.id : null, message: "Invalid Request: no method" };
 }
 
 /** Handles a POST body (text). Auth, Origin and headers were checked by the route. */
@@ -376,6 +327,16 @@ async function dispatch(
       }
       return await serialiseResult(result, params, room);
     }
+    case "resources/list":
+    case "resources/templates/list":
+    case "resources/read":
+      try {
+        return await resourceMethod(ctx, method, params, room);
+      } catch (err) {
+        // The database went away mid-read: the whole answer is the 503 it is for tools/call too.
+        if (isDatabaseUnavailable(err)) throw new DatabaseGone();
+        throw err;
+      }
     default:
       throw notFound();
   }

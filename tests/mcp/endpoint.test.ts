@@ -36,7 +36,7 @@ Deno.test("initialize negotiates each supported protocol version and names the s
         websiteUrl: "http://localhost:8000",
       },
     );
-    assert.deepEqual(r.body.result.capabilities, { tools: { listChanged: false } });
+    assert.deepEqual(r.body.result.capabilities, { tools: { listChanged: false }, resources: {} });
     assert.equal(r.headers.get("mcp-session-id"), null, "stateless: no session");
   }
   // An unknown or older version is answered with the newest 2025 one (the client then decides); never 2026-07-28,
@@ -94,7 +94,7 @@ Deno.test("notifications and client responses answer 202 without a body", async 
 });
 
 Deno.test("unknown methods → -32601; malformed JSON → 400 -32700; not JSON-RPC → 400 -32600", async () => {
-  for (const m of ["resources/list", "prompts/list", "tools/unknown", "completion/complete"]) {
+  for (const m of ["resources/subscribe", "prompts/list", "tools/unknown", "completion/complete"]) {
     const r = await rpc(appA, f.keys.owner, m);
     assert.equal(r.status, 200);
     assert.equal(r.body.error.code, -32601, m);

@@ -81,7 +81,7 @@ for (const version of ["2025-03-26", "2025-06-18", "2025-11-25"]) {
           websiteUrl: "http://localhost:8000",
         },
       );
-      assert.deepEqual(c.client.getServerCapabilities(), { tools: { listChanged: false } });
+      assert.deepEqual(c.client.getServerCapabilities(), { tools: { listChanged: false }, resources: {} });
       const { tools } = await c.client.listTools();
       for (
         const name of [
