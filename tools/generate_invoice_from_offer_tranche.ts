@@ -8,11 +8,11 @@ import { invoiceOfferTranche } from "../lib/workspace/invoices.ts";
 const Input = z.strictObject({
   offerId: uuidField("The offer."),
   trancheId: uuidField(
-    "The tranche of that offer's payment plan to invoice; must be in to_invoice.",
-  ),
-  clientId: uuidField("The client billed. Default: the offer's client.").optional(),
+    "A to_invoice tranche (get_offer lists them). Omitted: the person is asked to pick one.",
+  ).optional(),
+  clientId: uuidField("Client billed. Default: the offer's.").optional(),
   companyId: uuidField(
-    "The issuing workspace company. Default: the offer's (or the client's) company.",
+    "Issuing company. Default: the offer's (or client's).",
   )
     .optional(),
   subject: textField('Subject line. Default "<offer subject>: <tranche label>".', {
@@ -20,19 +20,19 @@ const Input = z.strictObject({
   }).optional(),
   description: textField("Text above the rows.", { max: 10000 })
     .optional(),
-  invoiceDate: dateField("Invoice date; its year picks the number sequence. Default today (UTC).")
+  invoiceDate: dateField("Default today (UTC); its year picks the number sequence.")
     .optional(),
   dueDate: dateField("Payment due date, not before invoiceDate.").optional(),
   currency: currencyField("ISO 4217 currency. Default: the offer's.").optional(),
   vatRate: percentField(
-    "VAT rate in percent, 0-100. Default: the client's vatRate, else 0.",
+    "Percent, 0-100. Default: the client's vatRate, else 0.",
   )
     .optional(),
   notes: textField("Internal notes.", { max: 10000 }).optional(),
   paymentMethod: textField("How the invoice is paid.", { max: 100 })
     .optional(),
   rows: rowsField(
-    "Line items replacing the default single row (1 × the tranche's amount), 1-200 rows.",
+    "1-200 rows replacing the default one (the tranche's amount).",
     { min: 1 },
   ).optional(),
 }).refine((v) => !v.invoiceDate || !v.dueDate || v.dueDate >= v.invoiceDate, {

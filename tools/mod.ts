@@ -21,6 +21,8 @@ import { listClients } from "./list_clients.ts";
 import { createClient } from "./create_client.ts";
 import { updateClient } from "./update_client.ts";
 import { createOffer } from "./create_offer.ts";
+import { listOffers } from "./list_offers.ts";
+import { getOffer } from "./get_offer.ts";
 import { listInvoices } from "./list_invoices.ts";
 import { createInvoice } from "./create_invoice.ts";
 import { generateInvoiceFromOfferTranche } from "./generate_invoice_from_offer_tranche.ts";
@@ -87,6 +89,8 @@ export const TOOLS: readonly AnyTool[] = [
   createClient,
   updateClient,
   createOffer,
+  listOffers,
+  getOffer,
   listInvoices,
   createInvoice,
   generateInvoiceFromOfferTranche,

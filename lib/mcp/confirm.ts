@@ -5,6 +5,7 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/client.ts";
 import { AppError } from "../errors.ts";
 import type { Caller } from "./caller.ts";
+import { type Choice, CHOICES, type Chooser } from "./confirm_choices.ts";
 import { CONFIRMATIONS } from "./confirm_texts.ts";
 import {
   type CallBinding,
@@ -157,6 +158,8 @@ export function policyRefusal(tool: string, message: string): ToolResult {
  * cannot ask — when the policy is off. A bad state throws RpcError(-32602).
  */
 export async function confirmationGate(g: GateInput): Promise<GateAnswer> {
+  const chooser = CHOICES[g.tool];
+  if (chooser?.misses(g.input)) return await choiceGate(g, chooser);
   const confirmation = CONFIRMATIONS[g.tool];
   if (!confirmation) return RUN;
   const nowMs = g.now?.() ?? Date.now();
@@ -203,4 +206,99 @@ export async function confirmationGate(g: GateInput): Promise<GateAnswer> {
   }
   if (g.policy === "off") return RUN;
   return { kind: "done", result: policyRefusal(g.tool, message) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Choices (docs/mcp.md "Choices"): a call missing one value the server can list gets one form that chooses it and
+// confirms what will happen. Same state rules as the confirmation: minted here, bound to the call as sent (the
+// value still missing), spent once whatever the answer; the form's text and options are what the state's `m`
+// digests, so a retry after the record changed is asked again.
+
+/** The form of a choice: the titled enum and the confirmation box, both required. */
+function choiceForm(field: string, c: Choice): ElicitInputRequest {
+  return {
+    method: "elicitation/create",
+    params: {
+      mode: "form",
+      message: c.message,
+      requestedSchema: {
+        type: "object",
+        properties: {
+          [field]: { type: "string", title: c.title, oneOf: c.options },
+          [CONFIRM_KEY]: CONFIRM_SCHEMA.properties[CONFIRM_KEY],
+        },
+        required: [field, CONFIRM_KEY],
+      },
+    },
+  };
+}
+
+/** What the state binds of a choice: the text and every option the person was shown. */
+function choiceText(c: Choice): string {
+  return [c.message, ...c.options.map((o) => `${o.const} ${o.title}`)].join("\n");
+}
+
+/** The answer to a choice form: confirmed with a chosen value, or one of the ways of not doing it. */
+function readChoice(responses: unknown, field: string): { answer: Answer; value?: string } | null {
+  const answer = readAnswer(responses); // checks the shape; throws -32602 on a malformed one
+  if (answer !== "confirmed") return answer === null ? null : { answer };
+  let r = (responses as Record<string, unknown>)[CONFIRM_KEY] as Record<string, unknown>;
+  if (!("action" in r)) r = r.result as Record<string, unknown>;
+  const value = (r.content as Record<string, unknown>)[field];
+  return typeof value === "string" ? { answer, value } : { answer: "unticked" };
+}
+
+/** The refusal of a chosen value the form did not offer (a client that ignores the form's enum). */
+export const CHOICE_REFUSAL =
+  "Invalid params: the value chosen in inputResponses.confirm is not one the form " +
+  "offered; nothing was done. Call the tool again without requestState to be asked anew.";
+
+/**
+ * The gate for a call that misses the chooser's value. Nothing runs unless it answers `run`; when the person chose
+ * and confirmed, the chosen value is written into `g.input` (the validated input the dispatcher runs the tool
+ * with) and the call runs without a second confirmation: the form showed what will happen for each option. A
+ * client that cannot ask, or a call with nothing to choose, runs as it is: the tool then answers invalid_input with
+ * the choices (or its own error), and nothing moves.
+ */
+async function choiceGate(g: GateInput, chooser: Chooser): Promise<GateAnswer> {
+  const nowMs = g.now?.() ?? Date.now();
+  const call: CallBinding = { tool: g.tool, args: g.args, caller: g.caller };
+  let claims: StateClaims | null = null;
+  let answer: { answer: Answer; value?: string } | null = null;
+  if (g.era === "2026" && g.requestState !== undefined) {
+    const check = g.secretKey ? verifyState(g.secretKey, g.requestState, call, nowMs) : null;
+    if (check === null) throw new RpcError(RPC.INVALID_PARAMS, STATE_REFUSALS.malformed);
+    if (!check.ok && check.reason !== "expired") {
+      throw new RpcError(RPC.INVALID_PARAMS, STATE_REFUSALS[check.reason]);
+    }
+    if (check.ok) {
+      answer = readChoice(g.inputResponses, chooser.field);
+      if (!(await spendState(g.db, check.claims))) {
+        throw new RpcError(RPC.INVALID_PARAMS, STATE_REFUSALS.used);
+      }
+      claims = check.claims;
+      if (answer !== null && answer.answer !== "confirmed") return notDone(answer.answer, g.tool);
+    }
+  }
+
+  const choice = await chooser.ask(g.db, g.caller, g.input);
+  if (choice === null) return RUN;
+  const text = choiceText(choice);
+  if (claims !== null && answer?.value !== undefined && claims.m === digest(text)) {
+    if (!choice.options.some((o) => o.const === answer.value)) {
+      throw new RpcError(RPC.INVALID_PARAMS, CHOICE_REFUSAL);
+    }
+    g.input[chooser.field] = answer.value;
+    return RUN;
+  }
+  if (g.era === "2026" && g.secretKey && canElicitForm(g.clientCapabilities)) {
+    return {
+      kind: "input_required",
+      result: {
+        inputRequests: { [CONFIRM_KEY]: choiceForm(chooser.field, choice) },
+        requestState: mintState(g.secretKey, call, text, nowMs),
+      },
+    };
+  }
+  return RUN;
 }

@@ -37,7 +37,7 @@ class Rollback<T> extends Error {
  * never re-derived here. An AppError (not found, conflict, bad input) means "no confirmation": the tool then
  * answers that same error for real.
  */
-async function preview<T>(db: Db, fn: (tx: TransactionSql) => Promise<T>): Promise<T | null> {
+export async function preview<T>(db: Db, fn: (tx: TransactionSql) => Promise<T>): Promise<T | null> {
   try {
     await withTx(db, async (tx) => {
       throw new Rollback(await fn(tx));
@@ -51,7 +51,7 @@ async function preview<T>(db: Db, fn: (tx: TransactionSql) => Promise<T>): Promi
 }
 
 /** A name or free text as one visibly quoted string, cut to `max` characters. */
-function quoted(text: string, max = 120): string {
+export function quoted(text: string, max = 120): string {
   return JSON.stringify(text.length > max ? `${text.slice(0, max - 1)}…` : text);
 }
 
@@ -61,12 +61,12 @@ export function duration(minutes: number): string {
 }
 
 /** "19.00" → "19", "7.50" → "7.5" (a VAT rate as people write it). */
-function percent(rate: string): string {
+export function percent(rate: string): string {
   return rate.includes(".") ? rate.replace(/0+$/, "").replace(/\.$/, "") : rate;
 }
 
 /** "1190.00 EUR (1000.00 net + 190.00 VAT at 19 %)" */
-function amounts(inv: Invoice): string {
+export function amounts(inv: Invoice): string {
   return `${inv.total} ${inv.currency} (${inv.subtotal} net + ${inv.vatAmount} VAT at ${
     percent(inv.vatRate)
   } %` +
@@ -78,7 +78,7 @@ function amounts(inv: Invoice): string {
     ")";
 }
 
-function clientPart(inv: Invoice): string {
+export function clientPart(inv: Invoice): string {
   if (inv.clientId === null) return "without a client";
   return inv.clientName === null
     ? `to client ${inv.clientId}`

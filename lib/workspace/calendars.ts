@@ -1,4 +1,5 @@
 // Calendars: each member's own calendars (appointments and the booking page write into them).
+import { choicesSuffix } from "./choices.ts";
 import { allOf } from "../db/sql.ts";
 import type { Db } from "../db/client.ts";
 import { notFound } from "../errors.ts";
@@ -49,7 +50,21 @@ export async function requireOwnCalendar(
     select 1 from calendars c
      where c.workspace_id = ${s.workspaceId} and c.user_id = ${userId} and c.id = ${calendarId}
        and ${companyFilter(db, s, "c.company_id")}`;
-  if (!row) throw notFound(`bookingCalendarId: no calendar ${calendarId} of this user`);
+  if (!row) {
+    const own = db`select c.id, c.name from calendars c
+      where c.workspace_id = ${s.workspaceId} and c.user_id = ${userId} and ${
+      companyFilter(db, s, "c.company_id")
+    }
+      order by c.name, c.id`;
+    throw notFound(
+      `bookingCalendarId: no calendar ${calendarId} of this user${await choicesSuffix(
+        db,
+        own,
+        "calendars of this user",
+        "list_calendars",
+      )}`,
+    );
+  }
 }
 
 /** The user's default calendar visible in `s`, if any (new appointments go there). */

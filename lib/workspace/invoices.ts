@@ -19,6 +19,7 @@ import {
 import { type ClientRef, requireClient } from "./clients.ts";
 import { LINE_COLUMNS, type LineInput, lineRecords, parseLines } from "./line_items.ts";
 import { type Tranche, trancheColumns } from "./offers.ts";
+import { trancheChoices, tranchesText, unknownTranche } from "./offer_reads.ts";
 import {
   companyFilter,
   companyForWrite,
@@ -239,7 +240,8 @@ export async function createInvoice(
 
 export interface TrancheInvoiceInput {
   offerId: string;
-  trancheId: string;
+  /** optional since the tools answer a missing one with the offer's open tranches (docs/mcp.md) */
+  trancheId?: string;
   clientId?: string;
   companyId?: string;
   subject?: string;
@@ -272,7 +274,7 @@ export async function invoiceOfferTranche(
   input: TrancheInvoiceInput,
 ): Promise<{ invoice: Invoice; tranche: Tranche }> {
   const s = scopeOf(caller);
-  const id = await withTx(db, async (tx) => {
+  const [id, trancheId] = await withTx(db, async (tx) => {
     const [offer] = await tx<
       { title: string; clientId: string | null; companyId: string | null; currency: string }[]
     >`
@@ -280,6 +282,10 @@ export async function invoiceOfferTranche(
        where workspace_id = ${s.workspaceId} and id = ${input.offerId}
          and ${companyFilter(tx, s, "company_id")}`;
     if (!offer) throw notFound(`offerId: no offer ${input.offerId}`);
+    if (!input.trancheId) {
+      const found = (await trancheChoices(tx, s, input.offerId))!;
+      throw invalidInput(`trancheId: required; ${tranchesText(input.offerId, found, "to_invoice")}`);
+    }
     const [claim] = await tx<TrancheClaim[]>`
       update offer_tranches set status = 'invoiced', invoiced_at = now()
        where workspace_id = ${s.workspaceId} and offer_id = ${input.offerId} and id = ${input.trancheId}
@@ -290,7 +296,7 @@ export async function invoiceOfferTranche(
         select t.status, i.number from offer_tranches t
           left join invoices i on i.workspace_id = t.workspace_id and i.id = t.invoice_id
          where t.workspace_id = ${s.workspaceId} and t.offer_id = ${input.offerId} and t.id = ${input.trancheId}`;
-      if (!t) throw notFound(`trancheId: no tranche ${input.trancheId} in offer ${input.offerId}`);
+      if (!t) throw await unknownTranche(tx, s, input.offerId, input.trancheId);
       throw conflict(
         `tranche ${input.trancheId} is ${t.status}${
           t.number ? ` (invoice ${t.number})` : ""
@@ -318,11 +324,11 @@ export async function invoiceOfferTranche(
     await tx`
       update offer_tranches set invoice_id = ${invoiceId}
        where workspace_id = ${s.workspaceId} and id = ${input.trancheId}`;
-    return invoiceId;
+    return [invoiceId, input.trancheId] as const;
   });
   const invoice = (await fetchInvoice(db, s, id))!;
   const [tranche] = await db<Tranche[]>`
     select ${trancheColumns(db)}
-      from offer_tranches where workspace_id = ${s.workspaceId} and id = ${input.trancheId}`;
+      from offer_tranches where workspace_id = ${s.workspaceId} and id = ${trancheId}`;
   return { invoice, tranche };
 }

@@ -1,5 +1,6 @@
 // Time logs and timesheet categories: the key user's own time entries — reading, summing and writing them (the
 // pure rules: time_log_rules.ts).
+import { choicesSuffix } from "./choices.ts";
 import { allOf, clockColumn, type ConstraintAnswers, isoColumn, throwMapped } from "../db/sql.ts";
 import type { Db } from "../db/client.ts";
 import { invalidInput, notFound } from "../errors.ts";
@@ -110,7 +111,18 @@ async function requireCategory(db: Db, s: Scope, categoryId: string): Promise<vo
   const [row] = await db<{ isActive: boolean }[]>`
     select is_active as "isActive" from time_categories
      where workspace_id = ${s.workspaceId} and id = ${categoryId}`;
-  if (!row) throw notFound(`categoryId: no time category ${categoryId}`);
+  if (!row) {
+    const active = db`select c.id, c.name from time_categories c
+      where c.workspace_id = ${s.workspaceId} and c.is_active order by c.sort_order, c.name, c.id`;
+    throw notFound(
+      `categoryId: no time category ${categoryId}${await choicesSuffix(
+        db,
+        active,
+        "active categories",
+        "list_time_categories",
+      )}`,
+    );
+  }
   if (!row.isActive) throw invalidInput(`categoryId: time category ${categoryId} is no longer active`);
 }
 
