@@ -8,7 +8,7 @@ import type { Caller } from "../lib/mcp/caller.ts";
 import { allowedAreas } from "../lib/mcp/permissions.ts";
 import { buildRegistry } from "../lib/mcp/registry.ts";
 import { MODULES, ROLES } from "../lib/workspace/modules.ts";
-import { TOOLS } from "../tools/mod.ts";
+import { EXTENSION_TOOL_NAMES, TOOLS } from "../tools/mod.ts";
 
 /** The callers whose views differ: each role with a user key (A), the assistant and an outside key (B). */
 function callers(variant: McpVariant): { label: string; caller: Caller }[] {
@@ -34,6 +34,10 @@ export interface Row {
   tools: number;
   bytes: number;
   tokens: number;
+  /** tokens of the same answer without the Portico extensions: the seed's catalogue, the budgets' measure */
+  seedTokens: number;
+  /** tokens of each extension's entry in the list */
+  extensions: Record<string, number>;
 }
 
 /** One row per variant and caller. */
@@ -49,10 +53,22 @@ export function measure(): Row[] {
         tools: view.tools.size,
         bytes: view.listBytes.length,
         tokens: countTokens(view.listJson),
+        ...split(view.listJson),
       });
     }
   }
   return rows;
+}
+
+/** The seed's part of a tools/list answer, and each extension's entry, in tokens. */
+function split(listJson: string): Pick<Row, "seedTokens" | "extensions"> {
+  const tools: { name: string }[] = JSON.parse(listJson).tools;
+  const seed = tools.filter((t) => !EXTENSION_TOOL_NAMES.includes(t.name));
+  const extensions: Record<string, number> = {};
+  for (const t of tools) {
+    if (EXTENSION_TOOL_NAMES.includes(t.name)) extensions[t.name] = countTokens(JSON.stringify(t));
+  }
+  return { seedTokens: countTokens(JSON.stringify({ tools: seed })), extensions };
 }
 
 if (import.meta.main) {
@@ -60,7 +76,15 @@ if (import.meta.main) {
   if (Deno.args.includes("--json")) {
     console.log(JSON.stringify(rows));
   } else {
-    console.log("| variant | caller | tools | bytes | tokens (o200k_base) |\n|---|---|--:|--:|--:|");
-    for (const r of rows) console.log(`| ${r.variant} | ${r.who} | ${r.tools} | ${r.bytes} | ${r.tokens} |`);
+    console.log(
+      "| variant | caller | tools | bytes | tokens (o200k_base) | of which the seed's tools | extensions |\n" +
+        "|---|---|--:|--:|--:|--:|--:|",
+    );
+    for (const r of rows) {
+      const ext = Object.values(r.extensions).reduce((n, x) => n + x, 0);
+      console.log(
+        `| ${r.variant} | ${r.who} | ${r.tools} | ${r.bytes} | ${r.tokens} | ${r.seedTokens} | ${ext} |`,
+      );
+    }
   }
 }

@@ -63,6 +63,17 @@ import { getContext } from "./get_context.ts";
 import { listMembers } from "./list_members.ts";
 
 /** Every tool, in tools/list order; each declares the variants it belongs to. */
+/**
+ * Portico extensions: tools beyond the seed's 52 (A) and 27 (B), listed in README "Portico extensions" (a test
+ * checks) and budgeted apart from the seed's catalogue (tests/mcp/schema_portability.test.ts).
+ */
+export const EXTENSION_TOOL_NAMES: readonly string[] = [
+  "get_context",
+  "list_members",
+  "list_offers",
+  "get_offer",
+];
+
 export const TOOLS: readonly AnyTool[] = [
   // Context (issue 25): first, so a model reading the catalogue meets them before the tools that need their ids
   getContext,
