@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
+import { taskRefField, withTaskRefs } from "../lib/mcp/task_refs.ts";
 import { createTask as create } from "../lib/workspace/tasks.ts";
 import {
   MAX_TASK_ESTIMATE_HOURS,
@@ -12,8 +13,8 @@ import {
 } from "../lib/workspace/task_rows.ts";
 
 const common = {
-  parentTaskId: uuidField(
-    "The parent: a top-level task (subtasks nest one level only).",
+  parentTaskId: taskRefField(
+    "A top-level task: UUID or display id (WEB-42).",
   ),
   title: textField("The subtask's title.", { min: 1, max: 500 }),
   description: textField("What is to be done.", { max: 20000 })
@@ -51,7 +52,7 @@ const InputB = z.strictObject({
   status: z.enum(TASK_STATUSES_B).describe("Default todo.").optional(),
 });
 
-export const createSubtask = defineTool({
+export const createSubtask = defineTool(withTaskRefs({
   name: "create_subtask",
   title: "Create subtask",
   area: "tasks",
@@ -62,4 +63,4 @@ export const createSubtask = defineTool({
   description:
     "Creates a subtask under a top-level task, in the parent's project and company. Returns the new subtask (get_task fields).",
   run: (ctx, input) => create(ctx.db, ctx.caller, input, taskReadOptions(ctx)),
-});
+}));

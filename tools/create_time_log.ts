@@ -1,15 +1,18 @@
 // MCP tool create_time_log: logs time for the key user, on a task or (variant A) a timesheet category.
 import { z } from "zod";
 import { dateField, textField, uuidField } from "../lib/mcp/fields.ts";
-import { timeField } from "../lib/mcp/time_fields.ts";
+import { durationHoursField, timeField } from "../lib/mcp/time_fields.ts";
 import { decimalMoneyField } from "../lib/mcp/decimal_fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
+import { taskRefField, withTaskRefs } from "../lib/mcp/task_refs.ts";
 import { createTimeLog as create } from "../lib/workspace/time_logs.ts";
 
 const common = {
   date: dateField("The day worked."),
   startTime: timeField("Start time."),
-  endTime: timeField("End time, after startTime (a log does not cross midnight)."),
+  endTime: timeField("End time, after startTime (same day).").optional(),
+  hours: durationHoursField("Duration instead of endTime.")
+    .optional(),
   description: textField("What was done.", { max: 2000 }).optional(),
   isBillable: z.boolean({ error: "must be true or false" })
     .describe("Billable to the client. Default false.").optional(),
@@ -21,20 +24,22 @@ const common = {
 
 const InputA = z.strictObject({
   ...common,
-  taskId: uuidField("The task worked on. Exactly one of taskId and categoryId.")
+  taskId: taskRefField(
+    "UUID or display id (WEB-42). Exactly one of taskId and categoryId.",
+  )
     .optional(),
   categoryId: uuidField(
-    "Timesheet category (list_time_categories) for time not on a task. Exactly one of taskId and categoryId.",
+    "Timesheet category (list_time_categories) for time not on a task.",
   ).optional(),
   projectId: uuidField("The project a category log counts towards; only with categoryId.").optional(),
 });
 
 const InputB = z.strictObject({
   ...common,
-  taskId: uuidField("The task worked on."),
+  taskId: taskRefField("UUID or display id (WEB-42)."),
 });
 
-export const createTimeLog = defineTool({
+export const createTimeLog = defineTool(withTaskRefs({
   name: "create_time_log",
   title: "Log time",
   area: "time_tracking",
@@ -47,4 +52,4 @@ export const createTimeLog = defineTool({
     B: "Logs your time on a task. Returns the new time log.",
   },
   run: (ctx, input) => create(ctx.db, ctx.caller, input),
-});
+}));

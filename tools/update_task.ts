@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { dateField, hoursField, textField, uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
+import { taskRefField, withTaskRefs } from "../lib/mcp/task_refs.ts";
 import { updateTask as update } from "../lib/workspace/tasks.ts";
 import {
   MAX_TASK_ESTIMATE_HOURS,
@@ -12,7 +13,7 @@ import {
 } from "../lib/workspace/task_rows.ts";
 
 const common = {
-  taskId: uuidField("The task's id."),
+  taskId: taskRefField("UUID or display id (WEB-42)."),
   title: textField("New title.", { min: 1, max: 500 }).optional(),
   description: textField('New description; "" clears it.', {
     max: 20000,
@@ -65,7 +66,7 @@ const InputB = z.strictObject({
   status: z.enum(TASK_STATUSES_B).describe("New status.").optional(),
 });
 
-export const updateTask = defineTool({
+export const updateTask = defineTool(withTaskRefs({
   name: "update_task",
   title: "Update task",
   area: "tasks",
@@ -76,4 +77,4 @@ export const updateTask = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: "Changes the given fields of a task. Returns the updated task.",
   run: (ctx, { taskId, ...patch }) => update(ctx.db, ctx.caller, taskId, patch, taskReadOptions(ctx)),
-});
+}));

@@ -1,11 +1,11 @@
 // MCP tool update_task_status: sets a task's status (A: todo, in_progress, frozen, done; B: no frozen).
 import { z } from "zod";
-import { uuidField } from "../lib/mcp/fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
+import { taskRefField, withTaskRefs } from "../lib/mcp/task_refs.ts";
 import { setTaskStatus } from "../lib/workspace/tasks.ts";
 import { TASK_STATUSES, TASK_STATUSES_B, taskReadOptions } from "../lib/workspace/task_rows.ts";
 
-const taskId = uuidField("The task's id.");
+const taskId = taskRefField("UUID or display id (WEB-42).");
 const InputA = z.strictObject({
   taskId,
   status: z.enum(TASK_STATUSES).describe("The new status."),
@@ -15,7 +15,7 @@ const InputB = z.strictObject({
   status: z.enum(TASK_STATUSES_B).describe("The new status."),
 });
 
-export const updateTaskStatus = defineTool({
+export const updateTaskStatus = defineTool(withTaskRefs({
   name: "update_task_status",
   title: "Set task status",
   area: "tasks",
@@ -26,4 +26,4 @@ export const updateTaskStatus = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   description: "Sets a task's status (leaving in_progress ends its focus). Returns the updated task.",
   run: (ctx, input) => setTaskStatus(ctx.db, ctx.caller, input.taskId, input.status, taskReadOptions(ctx)),
-});
+}));

@@ -1,17 +1,19 @@
 // MCP tool update_time_log: changes one of the key user's own time logs, including what it is linked to.
 import { z } from "zod";
 import { dateField, textField, uuidField } from "../lib/mcp/fields.ts";
-import { timeField } from "../lib/mcp/time_fields.ts";
+import { durationHoursField, timeField } from "../lib/mcp/time_fields.ts";
 import { decimalMoneyField } from "../lib/mcp/decimal_fields.ts";
 import { defineTool } from "../lib/mcp/tool.ts";
+import { taskRefField, withTaskRefs } from "../lib/mcp/task_refs.ts";
 import { updateTimeLog as update } from "../lib/workspace/time_logs.ts";
 
 const common = {
   timeLogId: uuidField("The time log's id."),
   date: dateField("The new day.").optional(),
-  startTime: timeField("New start time, before the end time.").optional(),
-  endTime: timeField("New end time, after the start time.")
+  startTime: timeField("New start time.").optional(),
+  endTime: timeField("New end time.")
     .optional(),
+  hours: durationHoursField("Duration instead of endTime.").optional(),
   description: textField('New description; "" clears it.', { max: 2000 })
     .optional(),
   isBillable: z.boolean({ error: "must be true or false" }).describe("New billable flag.")
@@ -24,17 +26,18 @@ const common = {
 
 const InputA = z.strictObject({
   ...common,
-  taskId: uuidField("Link to this task; clears categoryId and projectId.").optional(),
+  taskId: taskRefField("UUID or display id (WEB-42); clears categoryId and projectId.")
+    .optional(),
   categoryId: uuidField("Link to this timesheet category; clears taskId.").optional(),
   projectId: uuidField("The project a category log counts towards; null clears it.").nullable().optional(),
 });
 
 const InputB = z.strictObject({
   ...common,
-  taskId: uuidField("Link the log to this task.").optional(),
+  taskId: taskRefField("UUID or display id (WEB-42).").optional(),
 });
 
-export const updateTimeLog = defineTool({
+export const updateTimeLog = defineTool(withTaskRefs({
   name: "update_time_log",
   title: "Update time log",
   area: "time_tracking",
@@ -44,8 +47,8 @@ export const updateTimeLog = defineTool({
   // Overwrites the description and times, which cannot be recovered afterwards.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   description: {
-    A: "Changes the given fields of one of your time logs; taskId and categoryId replace each other. Returns the updated time log.",
-    B: "Changes the given fields of one of your time logs. Returns the updated time log.",
+    A: "Changes the given fields of your time log; taskId and categoryId replace each other. Returns the updated log.",
+    B: "Changes the given fields of your time log. Returns the updated log.",
   },
   run: (ctx, { timeLogId, ...patch }) => update(ctx.db, ctx.caller, timeLogId, patch),
-});
+}));

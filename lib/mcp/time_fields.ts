@@ -27,3 +27,17 @@ export function webLinkField(description: string) {
     .max(2000, { error: "must be at most 2000 characters" })
     .describe(description);
 }
+
+/**
+ * A duration in hours (the unit time log answers use): more than 0, at most 24, at most 2 decimals (whole minutes
+ * survive the round trip: 0.33 h is 20 minutes). The bounds are checked but not advertised (refines, not
+ * exclusiveMinimum/maximum): a duration is positive by nature, a log's end by 23:59 bounds it more tightly than 24
+ * would, and tools/list pays for every keyword.
+ */
+export function durationHoursField(description: string) {
+  return z.number({ error: (iss) => iss.input === undefined ? "is required" : "must be a number" })
+    .refine((n) => n > 0, { error: "must be more than 0" })
+    .refine((n) => n <= 24, { error: "must be at most 24" })
+    .refine((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, { error: "must have at most 2 decimals" })
+    .describe(description);
+}

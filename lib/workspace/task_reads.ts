@@ -20,6 +20,7 @@ import { AppError, invalidInput, notFound } from "../errors.ts";
 import { errorFields } from "../log.ts";
 import { type Scope, type ScopedCaller, scopeOf } from "./scope.ts";
 import { markForecastLate } from "./task_plan.ts";
+import { DISPLAY_ID } from "./task_refs.ts";
 import {
   fetchRows,
   listColumns,
@@ -50,7 +51,7 @@ export interface TaskFilter {
   cursor?: string;
 }
 
-/** Top-level tasks the caller may see, newest first, each with its visible subtask count. */
+/** Top-level tasks the caller may see (subtasks too when named by display id or number), newest first. */
 export async function listTasks(
   db: Db,
   caller: ScopedCaller,
@@ -65,7 +66,7 @@ export async function listTasks(
   if (filter.targetUserId) await requireMember(db, s, filter.targetUserId, "targetUserId");
   // Only the given filters become conditions: an optional one written as `($n is null or …)` keeps a generic
   // prepared plan from using any index for it (list_tasks took 390 ms at 100,000 tasks).
-  const where = [visible(db, s, uid, "t"), db`t.parent_id is null`];
+  const where = [visible(db, s, uid, "t")];
   const assignedTo = (users: Fragment) =>
     db`t.id in (select a.task_id from task_assignees a where a.workspace_id = ${s.workspaceId} and a.user_id in ${users})`;
   // A prefix names at most one project of the workspace (projects_task_prefix): a scalar subquery, so the
@@ -77,18 +78,22 @@ export async function listTasks(
   if (scope === "my_team") where.push(assignedTo(teamOf(db, s.workspaceId, uid!)));
   if (filter.targetUserId) where.push(assignedTo(db`(${filter.targetUserId}::uuid)`));
   const q = filter.query?.trim();
+  // "WEB-42" in the query also matches the task with that display id. A display id or a taskNumber names a task
+  // of a project whether it is top-level or a subtask, so those find subtasks too; everything else lists
+  // top-level tasks only (issue 25).
+  const display = q?.match(DISPLAY_ID);
+  const byDisplayId = display
+    ? db`(t.project_id = ${projectOf(display[1])} and t.number = ${Number(display[2])}::int)`
+    : null;
   if (q) {
-    // "WEB-42" in the query also matches the task with that display id.
-    const display = q.match(/^([A-Za-z][A-Za-z0-9]{1,9})-(\d{1,9})$/);
     where.push(anyOf(db, [
       contains(db, "t.title", q),
       contains(db, "t.description", q),
-      ...(display
-        ? [db`(t.project_id = ${projectOf(display[1])} and t.number = ${Number(display[2])}::int)`]
-        : []),
+      ...(byDisplayId ? [byDisplayId] : []),
     ]));
   }
   if (filter.taskNumber !== undefined) where.push(db`t.number = ${filter.taskNumber}::int`);
+  else where.push(byDisplayId ? db`(t.parent_id is null or ${byDisplayId})` : db`t.parent_id is null`);
   if (filter.projectPrefix) where.push(db`t.project_id = ${projectOf(filter.projectPrefix)}`);
   if (filter.overdue !== undefined) {
     where.push(filter.overdue ? overdueColumn(db, today) : db`not ${overdueColumn(db, today)}`);

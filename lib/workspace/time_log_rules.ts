@@ -10,12 +10,16 @@ export const PROJECT_LINK_RULE =
   "projectId: allowed only on category-linked time logs (a task log counts its " +
   "task's project)";
 export const TIMES_RULE = "endTime: must be after startTime (a time log does not cross midnight)";
+export const END_OR_HOURS_RULE = "hours: give endTime or hours (the duration from startTime), not both";
+export const END_REQUIRED_RULE = "endTime: is required (or hours: the duration from startTime)";
 
 /** Fields to change; undefined = unchanged, null = cleared. */
 export interface TimeLogPatch {
   date?: string;
   startTime?: string;
   endTime?: string;
+  /** a duration instead of endTime: the end becomes the (new or stored) start plus this */
+  hours?: number;
   description?: string;
   taskId?: string;
   categoryId?: string;
@@ -44,6 +48,40 @@ export function logMinutes(startTime: string, endTime: string): number {
   const m = minutesOf(endTime, "endTime") - minutesOf(startTime, "startTime");
   if (m <= 0) throw invalidInput(TIMES_RULE);
   return m;
+}
+
+/**
+ * The end time of a log given as a start and a duration (`hours`, the name the answer uses): hours × 60 rounded
+ * to the whole minute (0.33 → 20 minutes; every whole number of minutes survives the round trip through the
+ * answer's 2-decimal hours). The log stays on its day: an end after 23:59 is refused naming `hours`, as is a
+ * duration of less than a minute (the schema already refuses 0 and negatives).
+ */
+export function endFromHours(startTime: string, hours: number): string {
+  const minutes = Math.round(hours * 60);
+  if (!(minutes >= 1)) throw invalidInput("hours: must be at least one minute (0.02)");
+  const end = minutesOf(startTime, "startTime") + minutes;
+  if (end > 23 * 60 + 59) {
+    throw invalidInput(
+      `hours: ${startTime} plus ${hours} h ends after midnight (a time log does not cross midnight; end it by ` +
+        "23:59 and log the rest on the next day)",
+    );
+  }
+  return `${String(Math.floor(end / 60)).padStart(2, "0")}:${String(end % 60).padStart(2, "0")}`;
+}
+
+/**
+ * The end time of a log written either way: the seed's endTime, or hours from the start. Both at once is refused
+ * (they could disagree); `required` (a new log) refuses neither.
+ */
+export function endTimeOf(
+  startTime: string,
+  given: { endTime?: string; hours?: number },
+  required: boolean,
+): string | undefined {
+  if (given.endTime !== undefined && given.hours !== undefined) throw invalidInput(END_OR_HOURS_RULE);
+  if (given.hours !== undefined) return endFromHours(startTime, given.hours);
+  if (given.endTime === undefined && required) throw invalidInput(END_REQUIRED_RULE);
+  return given.endTime;
 }
 
 /** The link of a new log (variant A rules; variant B's schema only offers taskId, which is required there). */

@@ -9,6 +9,7 @@ import { companyFilter, inScope, type Scope, type ScopedCaller, scopeOf } from "
 import { visible as visibleTask } from "./task_rows.ts";
 import { countUpTo, type Page, pageOf, type Paging } from "./page.ts";
 import {
+  endTimeOf,
   EXCLUSIVE_LINK_RULE,
   type Link,
   logAmount,
@@ -68,7 +69,9 @@ export interface TimeLog extends TimeLogRow {
 export interface NewTimeLog {
   date: string;
   startTime: string;
-  endTime: string;
+  /** exactly one of endTime and hours (the duration from startTime) */
+  endTime?: string;
+  hours?: number;
   taskId?: string;
   categoryId?: string;
   projectId?: string;
@@ -343,7 +346,8 @@ const ERRORS: ConstraintAnswers = {
 export async function createTimeLog(db: Db, caller: ScopedCaller, input: NewTimeLog): Promise<TimeLog> {
   const s = scopeOf(caller);
   const userId = actingUser(caller);
-  logMinutes(input.startTime, input.endTime);
+  const endTime = endTimeOf(input.startTime, input, true)!;
+  logMinutes(input.startTime, endTime);
   const link = newLink(input);
   const companyId = await linkCompany(db, s, userId, link, () => personalCompany(s, "time log"));
   let id: string;
@@ -351,7 +355,7 @@ export async function createTimeLog(db: Db, caller: ScopedCaller, input: NewTime
     [{ id }] = await db<{ id: string }[]>`
       insert into time_logs (workspace_id, company_id, user_id, date, start_time, end_time, task_id, category_id,
                              project_id, description, is_billable, hourly_rate)
-      values (${s.workspaceId}, ${companyId}, ${userId}, ${input.date}, ${input.startTime}, ${input.endTime},
+      values (${s.workspaceId}, ${companyId}, ${userId}, ${input.date}, ${input.startTime}, ${endTime},
               ${link.taskId}, ${link.categoryId}, ${link.projectId}, ${input.description ?? ""},
               ${input.isBillable ?? false}, ${storedRate(input.hourlyRate)})
       returning id`;
@@ -378,7 +382,9 @@ export async function updateTimeLog(
   }
   const current = await fetchLog(db, s, userId, id);
   if (!current) throw notFound(`timeLogId: no time log ${id}`);
-  logMinutes(patch.startTime ?? current.startTime, patch.endTime ?? current.endTime);
+  const startTime = patch.startTime ?? current.startTime;
+  const endTime = endTimeOf(startTime, patch, false);
+  logMinutes(startTime, endTime ?? current.endTime);
   // A task log's projectId is the task's project (read-only); its direct project column is null.
   const stored: Link = {
     taskId: current.taskId,
@@ -399,7 +405,7 @@ export async function updateTimeLog(
   };
   if (patch.date !== undefined) set.date = patch.date;
   if (patch.startTime !== undefined) set.start_time = patch.startTime;
-  if (patch.endTime !== undefined) set.end_time = patch.endTime;
+  if (endTime !== undefined) set.end_time = endTime;
   if (patch.description !== undefined) set.description = patch.description;
   if (patch.isBillable !== undefined) set.is_billable = patch.isBillable;
   if (patch.hourlyRate !== undefined) set.hourly_rate = storedRate(patch.hourlyRate);

@@ -22,7 +22,10 @@ import {
 // deno-lint-ignore no-explicit-any
 type Schema = Record<string, any>;
 
-/** An id-like parameter of a tool: format uuid (or an array of them), or a name ending in Id/Ids. */
+/**
+ * An id-like parameter of a tool: format uuid (or an array of them), a task reference (UUID or display id), or a
+ * name ending in Id/Ids.
+ */
 interface IdParam {
   name: string;
   array: boolean;
@@ -71,7 +74,8 @@ function idParams(schema: Schema, tables: readonly string[]): IdParam[] {
     const p = nonNull(raw);
     const array = p.type === "array";
     const item = array ? nonNull(p.items ?? {}) : p;
-    const uuid = item.format === "uuid";
+    // a task id parameter takes a UUID or a display id (WEB-42): a plain string, still a reference
+    const uuid = item.format === "uuid" || /UUID or display id/.test(String(item.description ?? ""));
     if (!uuid && !/Ids?$/.test(name)) continue;
     out.push({
       name,
@@ -145,7 +149,8 @@ const OVERRIDES: Record<string, (own: OwnPicker, kind: Probe["kind"]) => Record<
     );
     return t ? { offerId: t.parent, trancheId: t.id } : {};
   },
-  create_time_log: (own) => ({ categoryId: own.find("time_categories")?.id }),
+  // endTime is optional since a duration (hours) may replace it: the probe uses the seed's form
+  create_time_log: (own) => ({ categoryId: own.find("time_categories")?.id, endTime: "10:00" }),
 };
 
 /** Parameters of which a call names at most one: setting one drops the others. */
