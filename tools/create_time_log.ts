@@ -9,7 +9,8 @@ import { createTimeLog as create } from "../lib/workspace/time_logs.ts";
 
 const common = {
   date: dateField("The day worked."),
-  startTime: timeField("Start time."),
+  startTime: timeField("Start time. Omitted with hours: after your last log that day, else 09:00.")
+    .optional(),
   endTime: timeField("End time, after startTime (same day).").optional(),
   hours: durationHoursField("Duration instead of endTime.")
     .optional(),

@@ -18,7 +18,7 @@ export const INSTRUCTIONS =
   "of the credential: an API key, or the workspace chosen when the app was allowed. Dates are days, " +
   "YYYY-MM-DD, in UTC: get_context says today's date and who and where you are; list_members gives the " +
   "user ids of people. Ids are UUIDs; tasks also have a display id such as " +
-  "WEB-42, which list_tasks' query finds. List rows are compact: get_ tools give a record in full, and " +
+  "WEB-42, which every task id parameter accepts and list_tasks' query finds. List rows are compact: get_ tools give a record in full, and " +
   "list_clients, list_invoices, list_contacts and list_activities take full: true instead. The tools offered " +
   "may be narrowed by the connection (/mcp?toolsets=tasks,time&readonly=1) or the credential. Errors start " +
   "with a code word: invalid_input, not_found, access_denied, unavailable, conflict.";

@@ -12,6 +12,8 @@ export const PROJECT_LINK_RULE =
 export const TIMES_RULE = "endTime: must be after startTime (a time log does not cross midnight)";
 export const END_OR_HOURS_RULE = "hours: give endTime or hours (the duration from startTime), not both";
 export const END_REQUIRED_RULE = "endTime: is required (or hours: the duration from startTime)";
+export const START_REQUIRED_RULE =
+  "startTime: is required with endTime (with hours alone, the log follows your last one that day)";
 
 /** Fields to change; undefined = unchanged, null = cleared. */
 export interface TimeLogPatch {

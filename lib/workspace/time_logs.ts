@@ -17,6 +17,7 @@ import {
   newLink,
   patchedLink,
   PROJECT_LINK_RULE,
+  START_REQUIRED_RULE,
   storedRate,
   summarize,
   type TimeLogPatch,
@@ -68,7 +69,8 @@ export interface TimeLog extends TimeLogRow {
 
 export interface NewTimeLog {
   date: string;
-  startTime: string;
+  /** absent with `hours`: the log follows the person's last log of that day (stackedStart) */
+  startTime?: string;
   /** exactly one of endTime and hours (the duration from startTime) */
   endTime?: string;
   hours?: number;
@@ -346,8 +348,9 @@ const ERRORS: ConstraintAnswers = {
 export async function createTimeLog(db: Db, caller: ScopedCaller, input: NewTimeLog): Promise<TimeLog> {
   const s = scopeOf(caller);
   const userId = actingUser(caller);
-  const endTime = endTimeOf(input.startTime, input, true)!;
-  logMinutes(input.startTime, endTime);
+  const startTime = input.startTime ?? await stackedStart(db, s.workspaceId, userId, input);
+  const endTime = endTimeOf(startTime, input, true)!;
+  logMinutes(startTime, endTime);
   const link = newLink(input);
   const companyId = await linkCompany(db, s, userId, link, () => personalCompany(s, "time log"));
   let id: string;
@@ -355,7 +358,7 @@ export async function createTimeLog(db: Db, caller: ScopedCaller, input: NewTime
     [{ id }] = await db<{ id: string }[]>`
       insert into time_logs (workspace_id, company_id, user_id, date, start_time, end_time, task_id, category_id,
                              project_id, description, is_billable, hourly_rate)
-      values (${s.workspaceId}, ${companyId}, ${userId}, ${input.date}, ${input.startTime}, ${endTime},
+      values (${s.workspaceId}, ${companyId}, ${userId}, ${input.date}, ${startTime}, ${endTime},
               ${link.taskId}, ${link.categoryId}, ${link.projectId}, ${input.description ?? ""},
               ${input.isBillable ?? false}, ${storedRate(input.hourlyRate)})
       returning id`;
@@ -363,6 +366,27 @@ export async function createTimeLog(db: Db, caller: ScopedCaller, input: NewTime
     throwMapped(err, ERRORS);
   }
   return (await fetchLog(db, s, userId, id))!;
+}
+
+/** Where a log given as a duration alone starts when nobody said: the day's first log starts here. */
+export const DAY_START = "09:00";
+
+/**
+ * The start of a log given as `hours` without a start ("log 2 hours yesterday"): the end of the person's latest
+ * log that day, else DAY_START. The person said how long, not when; placing it after what is already logged
+ * keeps the day's logs from overlapping, and the answer shows the times chosen.
+ */
+async function stackedStart(
+  db: Db,
+  workspaceId: string,
+  userId: string,
+  input: Pick<NewTimeLog, "date" | "hours">,
+): Promise<string> {
+  if (input.hours === undefined) throw invalidInput(START_REQUIRED_RULE);
+  const [row] = await db<{ end: string | null }[]>`
+    select to_char(max(end_time), 'HH24:MI') as "end" from time_logs
+     where workspace_id = ${workspaceId} and user_id = ${userId} and date = ${input.date}`;
+  return row.end ?? DAY_START;
 }
 
 /**

@@ -131,7 +131,8 @@ Deno.test("create_time_log: bad durations are invalid_input naming the field; no
       "invalid_input: hours: give endTime or hours (the duration from startTime), not both",
     ],
     [{}, "invalid_input: endTime: is required (or hours: the duration from startTime)"],
-    [{ startTime: undefined, hours: 1 }, /^invalid_input: startTime: is required/],
+    // hours alone follow the day's last log (below); an end without a start cannot be placed
+    [{ startTime: undefined, endTime: "10:00" }, /^invalid_input: startTime: is required with endTime/],
   ];
   const before = await logRows();
   for (const v of ["A", "B"] as const) {
@@ -272,4 +273,38 @@ Deno.test("both ways in: an OAuth access token logs a duration as its person", a
     hours: 0.5,
     taskId: task.id,
   }, "invalid_input");
+});
+
+Deno.test("create_time_log: hours without a start follow the day's last log (09:00 on an empty day); no start and no hours is refused", async () => {
+  for (const v of ["A", "B"] as const) {
+    const date = v === "A" ? "2026-05-04" : "2026-05-05";
+    const first = await callOk(apps[v], owner[v], "create_time_log", { date, hours: 2, taskId: task.id });
+    assert.deepEqual([first.startTime, first.endTime], ["09:00", "11:00"], v);
+    await callOk(apps[v], owner[v], "create_time_log", {
+      date,
+      startTime: "13:00",
+      endTime: "14:15",
+      taskId: task.id,
+    });
+    const next = await callOk(apps[v], owner[v], "create_time_log", { date, hours: 0.5, taskId: task.id });
+    assert.deepEqual([next.startTime, next.endTime], ["14:15", "14:45"], v);
+    const before = (await logRows()).length;
+    const refused = await callFails(
+      apps[v],
+      owner[v],
+      "create_time_log",
+      { date, taskId: task.id },
+      "invalid_input",
+    );
+    assert.match(refused, /^invalid_input: startTime: is required with endTime/);
+    const late = await callFails(
+      apps[v],
+      owner[v],
+      "create_time_log",
+      { date, hours: 10, taskId: task.id },
+      "invalid_input",
+    );
+    assert.match(late, /^invalid_input: hours: 14:45 plus 10 h ends after midnight/);
+    assert.equal((await logRows()).length, before, "nothing stored");
+  }
 });
