@@ -383,10 +383,11 @@ async function stackedStart(
   input: Pick<NewTimeLog, "date" | "hours">,
 ): Promise<string> {
   if (input.hours === undefined) throw invalidInput(START_REQUIRED_RULE);
-  const [row] = await db<{ end: string | null }[]>`
-    select to_char(max(end_time), 'HH24:MI') as "end" from time_logs
-     where workspace_id = ${workspaceId} and user_id = ${userId} and date = ${input.date}`;
-  return row.end ?? DAY_START;
+  const [row] = await db<{ end: string }[]>`
+    select ${clockColumn(db, "end_time")} as "end" from time_logs
+     where workspace_id = ${workspaceId} and user_id = ${userId} and date = ${input.date}
+     order by end_time desc limit 1`;
+  return row?.end ?? DAY_START;
 }
 
 /**
