@@ -8,7 +8,7 @@ import type { Caller } from "../lib/mcp/caller.ts";
 import { allowedAreas } from "../lib/mcp/permissions.ts";
 import { buildRegistry } from "../lib/mcp/registry.ts";
 import { MODULES, ROLES } from "../lib/workspace/modules.ts";
-import { EXTENSION_TOOL_NAMES, TOOLS } from "../tools/mod.ts";
+import { isExtension, TOOLS } from "../tools/mod.ts";
 
 /** The callers whose views differ: each role with a user key (A), the assistant and an outside key (B). */
 function callers(variant: McpVariant): { label: string; caller: Caller }[] {
@@ -53,20 +53,20 @@ export function measure(): Row[] {
         tools: view.tools.size,
         bytes: view.listBytes.length,
         tokens: countTokens(view.listJson),
-        ...split(view.listJson),
+        ...split(view.listJson, variant),
       });
     }
   }
   return rows;
 }
 
-/** The seed's part of a tools/list answer, and each extension's entry, in tokens. */
-function split(listJson: string): Pick<Row, "seedTokens" | "extensions"> {
+/** The seed's part of a tools/list answer, and each extension's entry (of this variant), in tokens. */
+function split(listJson: string, variant: McpVariant): Pick<Row, "seedTokens" | "extensions"> {
   const tools: { name: string }[] = JSON.parse(listJson).tools;
-  const seed = tools.filter((t) => !EXTENSION_TOOL_NAMES.includes(t.name));
+  const seed = tools.filter((t) => !isExtension(t.name, variant));
   const extensions: Record<string, number> = {};
   for (const t of tools) {
-    if (EXTENSION_TOOL_NAMES.includes(t.name)) extensions[t.name] = countTokens(JSON.stringify(t));
+    if (isExtension(t.name, variant)) extensions[t.name] = countTokens(JSON.stringify(t));
   }
   return { seedTokens: countTokens(JSON.stringify({ tools: seed })), extensions };
 }

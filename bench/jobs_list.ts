@@ -139,6 +139,36 @@ export const JOBS: Job[] = [
     ],
   },
   {
+    name: "Log a call with the collaborator Nina",
+    domain: "crm",
+    said: { person: "Nina", title: "Call about the illustrations" },
+    steps: [
+      { tool: "list_crm_parties", args: (_a, s) => ({ kind: "collaborator", query: s.person }) },
+      {
+        tool: "create_activity",
+        args: (a, s) => ({
+          title: s.title,
+          type: "call",
+          collaboratorId: a.find((p) => p.kind === "collaborator" && String(p.name).startsWith(s.person)).id,
+        }),
+      },
+    ],
+    done: (a) => a.at(-1).entity?.kind === "collaborator",
+  },
+  {
+    name: "What did we last do with the supplier PrintWorks AG?",
+    domain: "crm",
+    said: { supplier: "PrintWorks AG" },
+    steps: [
+      { tool: "list_crm_parties", args: (_a, s) => ({ kind: "supplier", query: s.supplier }) },
+      {
+        tool: "list_activities",
+        args: (a, s) => ({ supplierId: a.find(byName("name", s.supplier)).id, limit: 1 }),
+      },
+    ],
+    done: (a) => a.at(-1).items.length === 1,
+  },
+  {
     name: "Read the meeting notes for Nordlicht",
     domain: "documents",
     said: { search: "Nordlicht" },

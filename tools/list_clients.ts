@@ -13,7 +13,8 @@ export const listClients = defineTool({
   area: "clients",
   module: null,
   needsUser: false,
-  variants: { A: Input },
+  // B too (a Portico extension there, tools/mod.ts VARIANT_EXTENSIONS): the same schema and answer as A
+  variants: { A: Input, B: Input },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   outputSchema: pageOutput(),
   description:

@@ -1,4 +1,5 @@
 // The tool registry source: every tool file imported explicitly (deno compile and Deno Deploy need static imports).
+import type { McpVariant } from "../lib/config.ts";
 import type { AnyTool } from "../lib/mcp/tool.ts";
 import { createProject } from "./create_project.ts";
 import { getProject } from "./get_project.ts";
@@ -32,6 +33,7 @@ import { exportContacts } from "./export_contacts.ts";
 import { listContacts } from "./list_contacts.ts";
 import { updateContact } from "./update_contact.ts";
 import { listActivities } from "./list_activities.ts";
+import { listCrmParties } from "./list_crm_parties.ts";
 import { createActivity } from "./create_activity.ts";
 import { updateActivity } from "./update_activity.ts";
 import { trackAiActivity } from "./track_ai_activity.ts";
@@ -72,7 +74,24 @@ export const EXTENSION_TOOL_NAMES: readonly string[] = [
   "list_members",
   "list_offers",
   "get_offer",
+  "list_crm_parties",
 ];
+
+/**
+ * Seed tools Portico also serves in a variant the seed leaves them out of, with their A schema and behaviour
+ * (README "Portico extensions"). In that variant they are extensions: outside the seed's 52/27 and budgeted as
+ * extensions (tests/mcp/schema_portability.test.ts, bench/catalogue_tokens.ts).
+ */
+export const VARIANT_EXTENSIONS: Readonly<Record<McpVariant, readonly string[]>> = {
+  A: [],
+  // B serves create_client; without its list, a clientId there came only from create_client's answer
+  B: ["list_clients"],
+};
+
+/** Is `name` a Portico extension in `variant` (a tool beyond the seed's, or a seed tool newly offered there)? */
+export function isExtension(name: string, variant: McpVariant): boolean {
+  return EXTENSION_TOOL_NAMES.includes(name) || VARIANT_EXTENSIONS[variant].includes(name);
+}
 
 export const TOOLS: readonly AnyTool[] = [
   // Context (issue 25): first, so a model reading the catalogue meets them before the tools that need their ids
@@ -112,6 +131,7 @@ export const TOOLS: readonly AnyTool[] = [
   createContact,
   updateContact,
   listActivities,
+  listCrmParties,
   createActivity,
   updateActivity,
   trackAiActivity,

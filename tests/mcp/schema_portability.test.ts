@@ -2,7 +2,6 @@
 // nothing in tools/list of either variant, the advertised schemas accept what the server accepts, and the
 // catalogue stays within its token budget.
 import assert from "node:assert/strict";
-import { EXTENSION_TOOL_NAMES } from "../../tools/mod.ts";
 import { z } from "zod";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -11,7 +10,7 @@ import type { McpVariant } from "../../lib/config.ts";
 import { buildRegistry, type CompiledTool } from "../../lib/mcp/registry.ts";
 import { inputJsonSchema } from "../../lib/mcp/json_schema.ts";
 import { CONTACT_SORT_FIELDS } from "../../lib/workspace/contacts.ts";
-import { TOOLS } from "../../tools/mod.ts";
+import { EXTENSION_TOOL_NAMES, isExtension, TOOLS, VARIANT_EXTENSIONS } from "../../tools/mod.ts";
 
 // ---------------------------------------------------------------------------------------------------------------
 // The MCP Inspector 2.12.0's schema lint, as `--strict` runs it on a tools/list answer. Source: npm
@@ -215,10 +214,17 @@ for (const variant of ["A", "B"] as const) {
     // registry.all is the tools/list of the owner (A) and of the internal key (B) (tests/mcp/registry.test.ts);
     // every other caller sees a subset of these tools with the same schemas
     const tools = listing(variant);
-    // the seed's 52 (A) and 27 (B), and every Portico extension of the variant
-    const extensions = tools.filter((t) => EXTENSION_TOOL_NAMES.includes(t.name)).length;
-    assert.equal(tools.length - extensions, variant === "A" ? 52 : 27);
-    assert.equal(extensions, EXTENSION_TOOL_NAMES.length);
+    // the seed's 52 (A) and 27 (B), and the Portico extensions of the variant: the new tools it serves (all of
+    // them in A; B leaves out those whose data only A has, such as list_crm_parties) and the seed's tools it
+    // newly serves (VARIANT_EXTENSIONS: list_clients in B)
+    const extensions = tools.filter((t) => isExtension(t.name, variant)).map((t) => t.name);
+    assert.equal(tools.length - extensions.length, variant === "A" ? 52 : 27);
+    const served = TOOLS.filter((t) => t.variants[variant] && EXTENSION_TOOL_NAMES.includes(t.name));
+    assert.deepEqual(
+      extensions.sort(),
+      [...served.map((t) => t.name), ...VARIANT_EXTENSIONS[variant]].sort(),
+    );
+    if (variant === "A") assert.deepEqual(served.length, EXTENSION_TOOL_NAMES.length);
     const findings = inspectorLint(tools);
     assert.deepEqual(findings.map((f) => `${f.tool} ${f.rule} ${f.path}`), []);
   });
@@ -362,6 +368,12 @@ Deno.test("tools/list for an owner in A: the seed's tools within 19,389 tokens (
   for (const [name, tokens] of Object.entries(owner.extensions)) {
     assert.ok(tokens <= 250, `${name}: ${tokens} tokens`);
   }
+  // B's extensions (list_clients among them, a seed tool new to B) within the same 250 each
+  const internal = measure().find((r) => r.variant === "B" && r.who === "internal key")!;
+  assert.ok(Object.keys(internal.extensions).includes("list_clients"));
+  for (const [name, tokens] of Object.entries(internal.extensions)) {
+    assert.ok(tokens <= 250, `B ${name}: ${tokens} tokens`);
+  }
 });
 
 Deno.test("README's Portico extensions table lists exactly the extension tools", async () => {
@@ -370,4 +382,14 @@ Deno.test("README's Portico extensions table lists exactly the extension tools",
   const table = section.slice(0, section.indexOf("\n### ") > 0 ? section.indexOf("\n### ") : undefined);
   const listed = new Set([...table.matchAll(/^\| `([a-z_]+)`/gm)].map((m) => m[1]));
   for (const name of EXTENSION_TOOL_NAMES) assert.ok(listed.has(name), `README lacks ${name}`);
+  // a seed tool newly served in a variant has its row too ("`list_clients` in B")
+  for (const [variant, names] of Object.entries(VARIANT_EXTENSIONS)) {
+    for (const name of names) {
+      assert.match(
+        table,
+        new RegExp(`^\\| \`${name}\` in ${variant} `, "m"),
+        `README lacks ${name} in ${variant}`,
+      );
+    }
+  }
 });
