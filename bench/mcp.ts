@@ -60,7 +60,7 @@ interface Timing {
  */
 async function measureAll(
   fns: Record<string, () => Promise<unknown>>,
-  rounds = 9,
+  rounds = 10,
   sliceMs = 150,
 ): Promise<Record<string, Timing>> {
   const samples: Record<string, number[]> = {};
@@ -68,8 +68,10 @@ async function measureAll(
     samples[name] = [];
     for (let i = 0; i < 100; i++) await fn(); // warm-up
   }
+  const entries = Object.entries(fns);
   for (let r = 0; r < rounds; r++) {
-    for (const [name, fn] of Object.entries(fns)) {
+    // Every other round in reverse order: no contender always follows the same one (and its garbage).
+    for (const [name, fn] of r % 2 === 0 ? entries : [...entries].reverse()) {
       let n = 0;
       const start = performance.now();
       while (performance.now() - start < sliceMs) {
