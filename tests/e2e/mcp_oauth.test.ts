@@ -7,13 +7,8 @@
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { Page } from "playwright-core";
 import { createApiKey } from "../../lib/api_keys.ts";
 import { createUser } from "../../lib/accounts.ts";
@@ -24,6 +19,7 @@ import { addMember, createCompany, createWorkspace } from "../../lib/workspace/w
 import { haveChromium, launchChromium, warnIfMissing } from "../helpers/browser.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { MemoryProvider } from "../helpers/oauth_host.ts";
 
 warnIfMissing("tests/e2e/mcp_oauth.test.ts");
 
@@ -38,81 +34,6 @@ interface Seen {
   wwwAuthenticate: string | null;
   /** the form body of token requests */
   form?: URLSearchParams;
-}
-
-/**
- * An OAuthClientProvider as an MCP host application would write one, keeping everything in memory. `preset`
- * is client information configured by hand (an operator-registered client); without it the SDK registers
- * (RFC 7591) or uses a metadata document URL.
- */
-class MemoryProvider implements OAuthClientProvider {
-  #client: OAuthClientInformationMixed | undefined;
-  #tokens: OAuthTokens | undefined;
-  #verifier: string | undefined;
-  #state: string | undefined;
-  /** every authorization URL the SDK asked the host to open */
-  readonly authorizationUrls: URL[] = [];
-  /** how many times the SDK stored fresh client information */
-  saved = 0;
-
-  constructor(
-    readonly redirectUrl: string,
-    readonly clientName: string,
-    preset?: OAuthClientInformationMixed,
-    readonly clientMetadataUrl?: string,
-  ) {
-    this.#client = preset;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.clientName,
-      redirect_uris: [this.redirectUrl],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  state(): string {
-    this.#state = crypto.randomUUID();
-    return this.#state;
-  }
-  get lastState(): string | undefined {
-    return this.#state;
-  }
-  clientInformation() {
-    return this.#client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.saved++;
-    this.#client = info;
-  }
-  tokens() {
-    return this.#tokens;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.#tokens = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrls.push(url);
-  }
-  saveCodeVerifier(verifier: string) {
-    this.#verifier = verifier;
-  }
-  codeVerifier(): string {
-    if (!this.#verifier) throw new Error("no code verifier saved");
-    return this.#verifier;
-  }
-  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery") {
-    if (scope === "all" || scope === "client") this.#client = undefined;
-    if (scope === "all" || scope === "tokens") this.#tokens = undefined;
-    if (scope === "all" || scope === "verifier") this.#verifier = undefined;
-  }
-  get lastAuthorizationUrl(): URL {
-    const url = this.authorizationUrls.at(-1);
-    if (!url) throw new Error("the SDK asked for no authorization");
-    return url;
-  }
 }
 
 Deno.test({

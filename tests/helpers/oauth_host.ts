@@ -18,6 +18,8 @@ export class MemoryProvider implements OAuthClientProvider {
   #state: string | undefined;
   /** every authorization URL the SDK asked the host to open */
   readonly authorizationUrls: URL[] = [];
+  /** how many times the SDK stored fresh client information */
+  saved = 0;
 
   constructor(
     readonly redirectUrl: string,
@@ -47,6 +49,7 @@ export class MemoryProvider implements OAuthClientProvider {
     return this.#client;
   }
   saveClientInformation(info: OAuthClientInformationMixed) {
+    this.saved++;
     this.#client = info;
   }
   tokens() {

@@ -3,18 +3,14 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { decodeJwt } from "jose";
 import { testApp } from "../helpers/app.ts";
 import { operatorClient, TEST_ISSUER } from "../helpers/bearer.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, MCP_URL, mcpApp, type Variant } from "../helpers/mcp.ts";
 import { authorizeThrough, Browser, REDIRECT } from "../oauth/helpers.ts";
+import { MemoryProvider } from "../helpers/oauth_host.ts";
 
 const db = await freshDatabase();
 const f = await buildFixture(db.sql);
@@ -302,46 +298,10 @@ Deno.test("SDK client: the six permission rules, both variants", async () => {
   }
 });
 
-/** An OAuthClientProvider as a host application writes one, in memory; the browser trip is the test's. */
-class MemoryProvider implements OAuthClientProvider {
-  #client: OAuthClientInformationMixed | undefined;
-  #tokens: OAuthTokens | undefined;
-  #verifier: string | undefined;
-  readonly authorizationUrls: URL[] = [];
-  readonly redirectUrl = REDIRECT;
-  constructor(preset?: OAuthClientInformationMixed) {
-    this.#client = preset;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "SDK auth() test",
-      redirect_uris: [REDIRECT],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  clientInformation() {
-    return this.#client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.#client = info;
-  }
-  tokens() {
-    return this.#tokens;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.#tokens = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrls.push(url);
-  }
-  saveCodeVerifier(verifier: string) {
-    this.#verifier = verifier;
-  }
-  codeVerifier(): string {
-    if (!this.#verifier) throw new Error("no code verifier saved");
-    return this.#verifier;
+/** The host's in-memory provider (tests/helpers/oauth_host.ts) for this file's redirect and client name. */
+class SdkAuthProvider extends MemoryProvider {
+  constructor(preset?: ConstructorParameters<typeof MemoryProvider>[2]) {
+    super(REDIRECT, "SDK auth() test", preset);
   }
 }
 
@@ -377,7 +337,7 @@ Deno.test("SDK auth() started from the issuer: no document at the root, so the a
   // Before issue 23 the root document named {ISSUER}/mcp and auth() refused it: "Protected resource
   // http://localhost:8000/mcp does not match expected http://localhost:8000/ (or origin)" (RFC 9728 §3.3).
   const seen: string[] = [];
-  const provider = new MemoryProvider();
+  const provider = new SdkAuthProvider();
   const { app, url, tokens } = await authorizeFrom(TEST_ISSUER, provider, seen);
   assert.equal(seen[0], "GET /.well-known/oauth-protected-resource 404");
   assert.equal(seen[1], "GET /.well-known/oauth-authorization-server 200");
@@ -394,7 +354,7 @@ Deno.test("SDK auth() started from the issuer: no document at the root, so the a
 
 Deno.test("SDK auth() started from the /mcp URL: the path-suffixed document names /mcp; the token lists tools", async () => {
   const seen: string[] = [];
-  const provider = new MemoryProvider({ client_id: await operatorClient(db.sql) });
+  const provider = new SdkAuthProvider({ client_id: await operatorClient(db.sql) });
   const { fetchFn, url, tokens } = await authorizeFrom(MCP_URL, provider, seen);
   assert.equal(seen[0], "GET /.well-known/oauth-protected-resource/mcp 200");
   assert.equal(url.searchParams.get("resource"), MCP_URL);
