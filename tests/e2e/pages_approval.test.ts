@@ -12,6 +12,7 @@ import { MODULES } from "../../lib/workspace/modules.ts";
 import { addMember, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import {
   assertNoAxeViolations,
+  assertNoSidewaysScroll,
   haveChromium,
   launchChromium,
   VIEWPORTS,
@@ -24,15 +25,6 @@ warnIfMissing("tests/e2e/pages_approval.test.ts");
 
 const PASSWORD = "approval pages 123";
 const REDIRECT = "http://127.0.0.1:9/callback";
-
-async function noSidewaysScroll(page: Page, label: string): Promise<void> {
-  const [scroll, width] = await page.evaluate(() => {
-    // deno-lint-ignore no-explicit-any
-    const doc = (globalThis as any).document.documentElement;
-    return [doc.scrollWidth, doc.clientWidth];
-  });
-  assert.ok(scroll <= width, `${label}: ${scroll}px wide in a ${width}px viewport`);
-}
 
 Deno.test({
   name: "Chromium approval pages (1280×800, 390×844): ask, wait, continue by itself, denied without JS, axe",
@@ -100,12 +92,12 @@ Deno.test({
             await page.getByRole("heading", { name: `Notes App ${label} needs an operator's approval` })
               .waitFor();
             await assertNoAxeViolations(page, `ask page ${label}`);
-            await noSidewaysScroll(page, `ask page ${label}`);
+            await assertNoSidewaysScroll(page, `ask page ${label}`);
             await page.getByLabel("Note to the operators (optional)").fill("For the weekly report");
             await page.getByRole("button", { name: "Ask for approval" }).click();
             await page.getByRole("heading", { name: "Waiting for an operator" }).waitFor();
             await assertNoAxeViolations(page, `waiting page ${label}`);
-            await noSidewaysScroll(page, `waiting page ${label}`);
+            await assertNoSidewaysScroll(page, `waiting page ${label}`);
             const request = await requestOf(clientId);
             assert.equal(request.note, "For the weekly report");
 
@@ -159,7 +151,7 @@ Deno.test({
             await openAndSignIn(page2, clientId, "pia@example.com");
             await page2.getByRole("heading", { name: "Not approved" }).waitFor();
             await assertNoAxeViolations(page2, "denied page");
-            await noSidewaysScroll(page2, "denied page");
+            await assertNoSidewaysScroll(page2, "denied page");
           } finally {
             await context2.close();
           }

@@ -11,6 +11,7 @@ import { MODULES } from "../../lib/workspace/modules.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import {
   assertNoAxeViolations,
+  assertNoSidewaysScroll,
   haveChromium,
   launchChromium,
   VIEWPORTS,
@@ -29,16 +30,6 @@ async function signIn(page: Page, issuer: string, path: string, email: string): 
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL((u) => u.pathname === path);
-}
-
-/** The page fits the viewport's width: nothing makes a phone scroll sideways. */
-async function assertNoSidewaysScroll(page: Page, label: string): Promise<void> {
-  const [scroll, width] = await page.evaluate(() => {
-    // deno-lint-ignore no-explicit-any
-    const doc = (globalThis as any).document.documentElement;
-    return [doc.scrollWidth, doc.clientWidth];
-  });
-  assert.ok(scroll <= width, `${label}: ${scroll}px wide in a ${width}px viewport`);
 }
 
 Deno.test({

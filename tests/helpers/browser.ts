@@ -126,3 +126,13 @@ export async function inViewport(page: Page, selector: string): Promise<boolean>
     return hit !== null && (hit === el || el.contains(hit));
   });
 }
+
+/** The page fits its viewport's width: nothing makes a phone scroll sideways. */
+export async function assertNoSidewaysScroll(page: Page, label: string): Promise<void> {
+  const [scroll, width] = await page.evaluate(() => {
+    // deno-lint-ignore no-explicit-any
+    const doc = (globalThis as any).document.documentElement;
+    return [doc.scrollWidth, doc.clientWidth];
+  });
+  if (scroll > width) throw new Error(`${label}: ${scroll}px wide in a ${width}px viewport`);
+}
