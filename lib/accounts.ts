@@ -5,6 +5,13 @@ import { invalidInput, notFound, pgCode, requireUuid } from "./errors.ts";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** What is wrong with a new password, or null: the one rule for sign-up, the operator's and the reset page. */
+export function passwordProblem(password: string): string | null {
+  if (password.length < 8) return "password must be at least 8 characters";
+  if (password.length > 1024) return "password must be at most 1024 characters";
+  return null;
+}
+
 export interface NewUser {
   email: string;
   password: string;
@@ -25,8 +32,8 @@ export async function createUser(
 ): Promise<{ id: string }> {
   const email = input.email.trim();
   if (!EMAIL.test(email) || email.length > 320) throw invalidInput("email must be an email address");
-  if (input.password.length < 8) throw invalidInput("password must be at least 8 characters");
-  if (input.password.length > 1024) throw invalidInput("password must be at most 1024 characters");
+  const problem = passwordProblem(input.password);
+  if (problem) throw invalidInput(problem);
   const credits = input.credits ?? 0;
   if (!Number.isInteger(credits) || credits < 0) throw invalidInput("credits must be a non-negative integer");
   const plan = input.plan ?? "free";

@@ -83,6 +83,10 @@ export interface Config {
    * client): `off` runs it as before, `require` refuses it (docs/mcp.md "Confirmations")
    */
   confirmWrites: "off" | "require";
+  /** SMTP_URL: where mail goes (smtp:// or smtps://, credentials in the URL); unset: the log / dev mailbox */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM: the sender of every mail; default `no-reply@` the issuer's host */
+  mailFrom: string;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -245,7 +249,26 @@ const schema = z.object({
     "must be an absolute https URL without a fragment (plain http only to a loopback host)",
   ).optional(),
   CONFIRM_WRITES: z.enum(["off", "require"], { error: "must be off or require" }).default("off"),
+  SMTP_URL: z.string().refine(
+    isSmtpUrl,
+    "must be an smtp:// or smtps:// URL with a host, e.g. smtps://user:pass@mail.example.com",
+  )
+    .optional(),
+  MAIL_FROM: z.string().trim().max(320, "must be at most 320 characters").refine(
+    (s) => /^[^\s@<>]+@[^\s@<>]+$/.test(s) || /^[^<>\r\n]{1,100} <[^\s@<>]+@[^\s@<>]+>$/.test(s),
+    "must be an address (a@example.com) or a name and an address (Portico <a@example.com>)",
+  ).optional(),
 });
+
+/** Whether `text` can be SMTP_URL: smtp:// (STARTTLS when offered) or smtps:// (TLS from the start), with a host. */
+export function isSmtpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return (u.protocol === "smtp:" || u.protocol === "smtps:") && u.hostname !== "" && !u.hash;
+  } catch {
+    return false;
+  }
+}
 
 /** Every variable the schema reads; README's Configuration table lists exactly these (a test checks). */
 export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(schema.shape));
@@ -304,6 +327,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     brandLogo: e.BRAND_LOGO,
     approvalWebhookUrl: e.APPROVAL_WEBHOOK_URL,
     confirmWrites: e.CONFIRM_WRITES,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ?? `no-reply@${new URL(issuer).hostname}`,
   };
 }
 

@@ -20,6 +20,7 @@ import m00022 from "./00022_refresh_family_live.sql" with { type: "text" };
 import m00023 from "./00023_search_no_pending_list.sql" with { type: "text" };
 import m00024 from "./00024_approvals.sql" with { type: "text" };
 import m00025 from "./00025_mcp_spent_request_states.sql" with { type: "text" };
+import m00026 from "./00026_password_resets.sql" with { type: "text" };
 
 export interface Migration {
   name: string;
@@ -48,4 +49,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "00023_search_no_pending_list.sql", sql: m00023 },
   { name: "00024_approvals.sql", sql: m00024 },
   { name: "00025_mcp_spent_request_states.sql", sql: m00025 },
+  { name: "00026_password_resets.sql", sql: m00026 },
 ];

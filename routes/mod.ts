@@ -25,6 +25,8 @@ import { createExportRoutes } from "./exports.ts";
 import { createAccountKeysRoutes } from "./account_keys.ts";
 import { loadBranding } from "../lib/branding.ts";
 import { brandingContext, createPageAssetRoutes } from "./page_assets.ts";
+import { createMailer, type Mailer } from "../lib/mail.ts";
+import { createPasswordResetRoutes } from "./password_reset_pages.ts";
 
 export interface AppDeps {
   config: Config;
@@ -46,6 +48,8 @@ export interface AppDeps {
   databaseProblem?: () => string | undefined;
   /** Test-only: a cheaper scrypt cost for password hashes so suites stay fast; production leaves it out. */
   scrypt?: ScryptParams;
+  /** where mail goes; by default as SMTP_URL says (lib/mail.ts `createMailer`) */
+  mailer?: Mailer;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -77,6 +81,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", createMcpRoutes({ ...deps, keys, mcpRateLimits }));
   app.route("/", createExportRoutes({ ...deps, mcpRateLimits }));
   app.route("/", createAccountKeysRoutes(deps));
+  app.route(
+    "/",
+    createPasswordResetRoutes({ ...deps, mailer: deps.mailer ?? createMailer(deps.config, deps.log) }),
+  );
   app.route("/", createPageAssetRoutes(branding));
   return app;
 }

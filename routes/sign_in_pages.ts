@@ -24,6 +24,8 @@ import { SignInPage } from "../views/sign_in.tsx";
 import type { OAuthRouteDeps } from "./oauth_deps.ts";
 
 const DEFAULT_RETURN = "/account/apps";
+/** Shown on /signin after a password reset (routes/password_reset_pages.ts sends the person here). */
+export const PASSWORD_RESET_NOTICE = "Your password was changed. Sign in with the new one.";
 
 export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const app = createPageApp(deps.log);
@@ -54,6 +56,7 @@ export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
         problem: problem === "invalid_credentials" || problem === "throttled" || problem === "disabled"
           ? problem
           : undefined,
+        notice: c.req.query("reset") === "done" ? PASSWORD_RESET_NOTICE : undefined,
       }),
     );
   });

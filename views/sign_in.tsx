@@ -9,6 +9,8 @@ export interface SignInProps {
   problem?: "invalid_credentials" | "throttled" | "disabled";
   /** the application asking, when signing in for an authorization request */
   clientName?: string;
+  /** a notice above the form (the password was just reset) */
+  notice?: string;
   /** a link back to the account chooser when other accounts are signed in */
   backHref?: string;
 }
@@ -29,6 +31,7 @@ export function SignInPage(props: SignInProps) {
           to continue to <strong>{props.clientName}</strong>
         </p>
       )}
+      {props.notice && <p role="status">{props.notice}</p>}
       {props.problem && (
         <p class="error" role="alert">
           {SIGN_IN_MESSAGES[props.problem]}
@@ -56,6 +59,9 @@ export function SignInPage(props: SignInProps) {
         />
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <p>
+          <a href="/signin/forgot">Forgot password?</a>
+        </p>
         <div class="actions">
           <button type="submit">Sign in</button>
           {props.backHref && <a class="button secondary" href={props.backHref}>Back</a>}

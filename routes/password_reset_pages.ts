@@ -1,0 +1,117 @@
+// "Forgot password?": /signin/forgot (ask for a link; one answer for every address), /signin/reset (choose a new
+// password with the link), and /dev/mailbox (the mail a `deno task dev` server without SMTP_URL would send).
+import type { Hono } from "hono";
+import { z } from "zod";
+import type { Config } from "../lib/config.ts";
+import type { ScryptParams } from "../lib/crypto.ts";
+import type { Sql } from "../lib/db/client.ts";
+import { clientIp } from "../lib/http/client_ip.ts";
+import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
+import { readForm } from "../lib/http/form.ts";
+import { createPageApp } from "../lib/http/pages.ts";
+import { render } from "../lib/http/render.ts";
+import type { AppEnv } from "../lib/http/types.ts";
+import type { Logger } from "../lib/log.ts";
+import type { Mailer } from "../lib/mail.ts";
+import { reachesLoopback } from "../lib/net/loopback.ts";
+import { formExpired } from "../lib/page_errors.ts";
+import { requestReset, resetLinkLive, resetPassword } from "../lib/password_reset.ts";
+import {
+  DevMailboxPage,
+  ForgotPasswordPage,
+  ResetLinkInvalidPage,
+  ResetPasswordPage,
+  ResetSentPage,
+} from "../views/password_reset.tsx";
+
+export interface PasswordResetDeps {
+  config: Config;
+  sql: Sql;
+  log: Logger;
+  secretKey: string;
+  mailer: Mailer;
+  /** Test-only: a cheaper scrypt cost for the new hash */
+  scrypt?: ScryptParams;
+}
+
+const str = (max: number) => z.string().max(max).optional();
+const ResetForm = z.object({
+  csrf: str(200),
+  email: str(320),
+  token: str(200),
+  password: str(1024),
+  confirm: str(1024),
+});
+
+export function createPasswordResetRoutes(deps: PasswordResetDeps): Hono<AppEnv> {
+  const app = createPageApp(deps.log);
+  const sql = deps.sql;
+
+  async function form(c: Parameters<typeof verifyCsrf>[0]) {
+    const r = ResetForm.safeParse((await readForm(c)).one);
+    return r.success && verifyCsrf(c, deps, r.data.csrf) ? r.data : null;
+  }
+
+  app.get("/signin/forgot", (c) => render(c, ForgotPasswordPage({ csrf: csrfToken(c, deps) })));
+
+  app.post("/signin/forgot", async (c) => {
+    const f = await form(c);
+    if (!f) return formExpired(c);
+    await requestReset(
+      sql,
+      {
+        email: f.email ?? "",
+        ip: clientIp(c, deps.config.trustedProxies),
+        issuer: deps.config.issuer,
+        requestId: c.get("requestId"),
+      },
+      deps.mailer,
+      deps.log,
+    );
+    // The same redirect for every address: whether it has an account, is disabled or was throttled.
+    return c.redirect("/signin/forgot/sent", 303);
+  });
+
+  app.get("/signin/forgot/sent", (c) => render(c, ResetSentPage()));
+
+  app.get("/signin/reset", async (c) => {
+    const token = c.req.query("token") ?? "";
+    if (!await resetLinkLive(sql, token)) return render(c, ResetLinkInvalidPage(), 400);
+    return render(c, ResetPasswordPage({ csrf: csrfToken(c, deps), token }));
+  });
+
+  app.post("/signin/reset", async (c) => {
+    const f = await form(c);
+    if (!f) return formExpired(c);
+    const token = f.token ?? "";
+    const password = f.password ?? "";
+    if (password !== (f.confirm ?? "")) {
+      if (!await resetLinkLive(sql, token)) return render(c, ResetLinkInvalidPage(), 400);
+      const problem = "The two passwords are not the same.";
+      return render(c, ResetPasswordPage({ csrf: csrfToken(c, deps), token, problem }), 400);
+    }
+    const result = await resetPassword(sql, token, password, deps.scrypt);
+    if (!result.ok && result.reason === "bad_password") {
+      if (!await resetLinkLive(sql, token)) return render(c, ResetLinkInvalidPage(), 400);
+      const problem = result.problem.charAt(0).toUpperCase() + result.problem.slice(1) + ".";
+      return render(c, ResetPasswordPage({ csrf: csrfToken(c, deps), token, problem }), 400);
+    }
+    if (!result.ok) return render(c, ResetLinkInvalidPage(), 400);
+    deps.log.info("password reset", {
+      request_id: c.get("requestId"),
+      user_id: result.userId,
+      sessions_ended: result.sessionsEnded,
+    });
+    // Not signed in here: the person signs in with the new password, so a second factor (issue 29) still applies.
+    return c.redirect("/signin?reset=done", 303);
+  });
+
+  // Only with the dev mailbox (embedded database, no SMTP_URL) and only to this machine: it shows live links.
+  if (deps.mailer.kind === "dev") {
+    app.get("/dev/mailbox", (c) => {
+      if (!reachesLoopback(clientIp(c, deps.config.trustedProxies))) return c.notFound();
+      return render(c, DevMailboxPage({ mails: deps.mailer.inbox() }));
+    });
+  }
+  return app;
+}
