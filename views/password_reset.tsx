@@ -97,7 +97,7 @@ export function DevMailboxPage(props: { mails: readonly DevMail[] }) {
           <p>
             To {m.to}, {m.at.toISOString()}
           </p>
-          <pre>{m.text}</pre>
+          <pre>{m.text.split(/(https?:\/\/\S+)/).map((part, i) => i % 2 === 1 ? <a href={part}>{part}</a> : part)}</pre>
         </section>
       ))}
     </Layout>

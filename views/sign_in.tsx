@@ -59,11 +59,9 @@ export function SignInPage(props: SignInProps) {
         />
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
-        <p>
-          <a href="/signin/forgot">Forgot password?</a>
-        </p>
         <div class="actions">
           <button type="submit">Sign in</button>
+          <a class="button secondary" href="/signin/forgot">Forgot password?</a>
           {props.backHref && <a class="button secondary" href={props.backHref}>Back</a>}
         </div>
       </form>

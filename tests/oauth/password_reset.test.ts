@@ -149,7 +149,7 @@ Deno.test("the sign-in page links to /signin/forgot", async () => {
   const w = await world();
   try {
     const html = await (await new Browser(w.app).get("/signin")).text();
-    assert.match(html, /<a href="\/signin\/forgot">Forgot password\?<\/a>/);
+    assert.match(html, /<a class="button secondary" href="\/signin\/forgot">Forgot password\?<\/a>/);
   } finally {
     await w.close();
   }
