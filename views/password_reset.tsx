@@ -91,13 +91,13 @@ export function DevMailboxPage(props: { mails: readonly DevMail[] }) {
         Mail this server would have sent (no <code>SMTP_URL</code>{" "}
         is set; shown only with the embedded database). Newest first, the last 50.
       </p>
-      {props.mails.length === 0 ? <p>No mail yet.</p> : props.mails.map((m) => (
-        <section>
+      {props.mails.length === 0 ? <p>No mail yet.</p> : props.mails.map((m, n) => (
+        <section key={n}>
           <h2>{m.subject}</h2>
           <p>
             To {m.to}, {m.at.toISOString()}
           </p>
-          <pre>{m.text.split(/(https?:\/\/\S+)/).map((part, i) => i % 2 === 1 ? <a href={part}>{part}</a> : part)}</pre>
+          <pre>{m.text.split(/(https?:\/\/\S+)/).map((part, i) => i % 2 === 1 ? <a key={i} href={part}>{part}</a> : part)}</pre>
         </section>
       ))}
     </Layout>
