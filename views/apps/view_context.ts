@@ -2,6 +2,13 @@
  * The seam between the MCP Apps views (views/apps/<name>.tsx) and the host glue (lib/mcp/apps*.ts).
  * Each view exports `mount(root: HTMLElement, ctx: ViewContext): void`; the glue calls mount again with a new
  * context when the host sends a new result.
+ *
+ * Bundling (for the glue): deno.json's `"jsx": "precompile"` yields server-only templates that render NOTHING in a
+ * browser, and `deno bundle` ignores per-file JSX pragmas. Bundle the views with a config whose compilerOptions say
+ * `"jsx": "react-jsx", "jsxImportSource": "preact"` (imports: preact, preact/), e.g.
+ * `deno bundle --config <that>.json --platform browser --minify -o out.js views/apps/plan.tsx`
+ * (tests/helpers/app_views.ts does exactly this for the views' own tests). Each view ships its own CSS in a
+ * <style> element rendered by Preact (text, not HTML), so a bundle is one JS file.
  */
 
 /** A tool result as the host hands it back (CallToolResult, the parts the views read). */
