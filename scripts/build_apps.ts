@@ -10,6 +10,10 @@ export type ViewName = typeof VIEW_NAMES[number];
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const GENERATED_PATH = `${ROOT}lib/mcp/apps_bundles.generated.ts`;
 
+// deno.json's "precompile" JSX makes server-side templates that render nothing in a browser: the views are bundled
+// with "react-jsx" and the same Preact as deno.json's (a test compares the two pins).
+export const BUNDLE_CONFIG = `${ROOT}scripts/apps/bundle.json`;
+
 const TITLES: Record<ViewName, string> = { plan: "Plan", offer: "Offer", week: "Week" };
 
 // Defence in depth: whatever the host's own policy, the document itself allows no network, frames or forms.
@@ -48,7 +52,7 @@ async function bundleJs(name: ViewName): Promise<string> {
         "bundle",
         "--quiet",
         "--config",
-        `${ROOT}deno.json`,
+        BUNDLE_CONFIG,
         "--platform",
         "browser",
         "--minify",

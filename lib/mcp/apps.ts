@@ -2,9 +2,15 @@
 // them, and the one rule of who sees any of it: only a host that declared the extension (docs/mcp.md "MCP Apps").
 // For every other host tools/list, resources/list, initialize and server/discover stay byte-for-byte as before.
 import { APP_HTML } from "./apps_bundles.generated.ts";
-import type { ResourceContext } from "./resources.ts";
+import type { Caller } from "./caller.ts";
+import type { Registry, ToolView } from "./registry.ts";
 import { ResourceNotFound } from "./resources_uri.ts";
-import type { ToolView } from "./registry.ts";
+
+/** What the views need of a request (lib/mcp/resources.ts ResourceContext satisfies it). */
+interface ViewsContext {
+  registry: Registry;
+  caller: Caller;
+}
 
 export const APPS_EXTENSION = "io.modelcontextprotocol/ui";
 export const APP_MIME = "text/html;profile=mcp-app";
@@ -88,7 +94,7 @@ export function appsList(view: ToolView): { listJson: string; listBytes: Uint8Ar
 }
 
 /** A view is the caller's when one of its tools is in the caller's tools/list view (same rule as tools). */
-function mayShow(ctx: ResourceContext, name: ViewName): boolean {
+function mayShow(ctx: ViewsContext, name: ViewName): boolean {
   const tools = ctx.registry.view(ctx.caller).tools;
   return VIEWS[name].tools.some((t) => tools.has(t));
 }
@@ -101,7 +107,7 @@ const HTML_BYTES = Object.fromEntries(
 const UI_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
 
 /** The views this caller may see, as resources/list entries (they come before every other resource). */
-export function appResources(ctx: ResourceContext): Record<string, unknown>[] {
+export function appResources(ctx: ViewsContext): Record<string, unknown>[] {
   return VIEW_NAMES.filter((n) => mayShow(ctx, n)).map((n) => ({
     uri: viewUri(n),
     name: `view-${n}`,
@@ -119,7 +125,7 @@ export function isAppUri(uri: unknown): uri is string {
 }
 
 /** resources/read of a view: the same document for everyone who may see it; data arrives by postMessage. */
-export function readAppResource(ctx: ResourceContext, uri: string): { contents: Record<string, unknown>[] } {
+export function readAppResource(ctx: ViewsContext, uri: string): { contents: Record<string, unknown>[] } {
   const name = uri.slice("ui://portico/".length) as ViewName;
   if (!uri.startsWith("ui://portico/") || !VIEW_NAMES.includes(name) || !mayShow(ctx, name)) {
     throw new ResourceNotFound(uri);

@@ -1,7 +1,7 @@
 // The checked-in MCP Apps bundles (lib/mcp/apps_bundles.generated.ts) equal a fresh `deno task apps` build of
 // views/apps/*.tsx and scripts/apps/glue.ts, each stays small, and none can reach the network.
 import assert from "node:assert/strict";
-import { buildModule, GENERATED_PATH, VIEW_NAMES } from "../../scripts/build_apps.ts";
+import { buildModule, BUNDLE_CONFIG, GENERATED_PATH, VIEW_NAMES } from "../../scripts/build_apps.ts";
 import { APP_HTML } from "../../lib/mcp/apps_bundles.generated.ts";
 
 /** What one view may weigh (HTML with Preact, the view and the glue inline). */
@@ -26,4 +26,12 @@ Deno.test(`each view is one HTML document of at most ${MAX_VIEW_BYTES} bytes wit
       assert.ok(!html.includes(api), `${name} uses ${api}`);
     }
   }
+});
+
+Deno.test("the views are bundled with the Preact deno.json pins (only the JSX mode differs)", async () => {
+  const main = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  const bundle = JSON.parse(await Deno.readTextFile(BUNDLE_CONFIG));
+  assert.equal(bundle.imports.preact, main.imports.preact);
+  assert.equal(bundle.imports["preact/"], main.imports["preact/"]);
+  assert.equal(bundle.compilerOptions.jsx, "react-jsx");
 });
