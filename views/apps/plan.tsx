@@ -15,7 +15,7 @@
 //   [data-task-panel]           the side panel with get_task's answer (data-task-id)
 //   [data-beyond]               tasks beyond the horizon: data-total; each li [data-beyond-task] data-task-id
 //   [data-truncated]            "showing n of total" when the answer was cut by limit
-//   [data-alert]                a refusal (role=alert); [data-status] an outcome (role=status)
+//   [data-alert]                a refusal (role=alert); [data-outcome] an outcome (role=status)
 import { useEffect, useRef, useState } from "preact/hooks";
 import {
   Alert,

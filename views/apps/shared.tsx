@@ -78,12 +78,17 @@ export const arr = (v: unknown): unknown[] => Array.isArray(v) ? v : [];
 export const obj = (v: unknown): Record<string, unknown> =>
   v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
 
+/** A region that may scroll sideways (wide tables on a phone), reachable by keyboard. */
+export function Scroll({ label, children }: { label: string; children: ComponentChildren }) {
+  return <div class="scroll" tabIndex={0} role="region" aria-label={label}>{children}</div>;
+}
+
 export function Alert({ text }: { text: string | null }) {
   return text ? <div class="alert" role="alert" data-alert>{text}</div> : null;
 }
 
 export function Status({ text }: { text: string | null }) {
-  return text ? <div class="status" role="status" data-status>{text}</div> : null;
+  return text ? <div class="status" role="status" data-outcome>{text}</div> : null;
 }
 
 /** The view's frame: its theme, its stylesheet, its content. */
