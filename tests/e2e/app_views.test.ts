@@ -241,6 +241,16 @@ Deno.test({
               name: "set_task_queue_position",
               args: { taskId: T(3), userId: ANA, slotIndex: 2 },
             });
+            // focus stays on the moved bar (its "later" button is now disabled: its title button)
+            assert.equal(
+              await page.evaluate(() =>
+                (globalThis as unknown as {
+                  document: { activeElement: { getAttribute(n: string): string | null } };
+                })
+                  .document.activeElement.getAttribute("aria-label")
+              ),
+              "Open WEB-3 Task number 3",
+            );
             // the refusal (a member without the right) is shown, and the plan stays as it was
             h.calls = [];
             h.answer = () => refused("forbidden: you may not change Ben Brook's queue");

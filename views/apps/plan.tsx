@@ -42,7 +42,7 @@ const CSS = `
 .pv .lane { border-top: 1px solid var(--line); padding: .4rem 0; }
 .pv .lane h2 { margin: .2rem 0 .3rem; font-size: .95rem; }
 .pv ul.bars { list-style: none; margin: 0; padding: 0; }
-.pv li.row { display: grid; grid-template-columns: minmax(9rem, 15rem) 1fr auto; gap: .25rem .5rem;
+.pv li.row { display: grid; grid-template-columns: minmax(9rem, 15rem) 1fr 4.5rem; gap: .25rem .5rem;
   align-items: center; padding: .15rem 0; }
 .pv .title { text-align: left; background: none; border: none; color: var(--fg); padding: .1rem .2rem;
   font-size: .85rem; text-decoration: underline dotted; overflow-wrap: anywhere; }
@@ -55,10 +55,10 @@ const CSS = `
 .pv .bar.late, .pv .bar.overdue { border-color: var(--danger); }
 .pv .due { position: absolute; top: 0; bottom: 0; width: 2px; background: var(--warn); }
 .pv .today { position: absolute; top: -.1rem; bottom: -.1rem; width: 2px; background: var(--today); }
-.pv .moves { display: flex; gap: .25rem; }
+.pv .moves { display: flex; gap: .25rem; justify-content: flex-end; }
 .pv .moves button { padding: .1rem .45rem; }
 .pv .flags { display: inline-flex; gap: .25rem; margin-left: .25rem; }
-.pv .axis { display: grid; grid-template-columns: minmax(9rem, 15rem) 1fr auto; gap: .5rem; font-size: .75rem; }
+.pv .axis { display: grid; grid-template-columns: minmax(9rem, 15rem) 1fr 4.5rem; gap: .5rem; font-size: .75rem; }
 .pv .axis .scale { display: flex; justify-content: space-between; color: var(--muted); }
 .pv .layout { display: grid; grid-template-columns: 1fr; gap: 1rem; }
 .pv .layout.open { grid-template-columns: minmax(0, 1fr) minmax(14rem, 22rem); }

@@ -44,7 +44,8 @@ const CSS = `
 .pv .key { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem;
   vertical-align: middle; }
 .pv tfoot th, .pv tfoot td { font-weight: 700; border-top: 2px solid var(--line); }
-@media (max-width: 560px) { .pv .grid { grid-template-columns: 4.5rem 1fr; font-size: .8rem; } }
+.pv .grid > span, .pv tbody th { white-space: nowrap; }
+@media (max-width: 560px) { .pv .grid { grid-template-columns: 5.5rem 1fr; font-size: .8rem; padding-right: .75rem; } }
 `;
 
 interface Log {
