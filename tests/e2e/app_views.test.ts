@@ -82,12 +82,27 @@ class Harness {
         PorticoView: { mount(root: unknown, ctx: unknown): void };
         porticoCallTool(name: string, args: unknown): Promise<unknown>;
       };
-      g.PorticoView.mount(g.document.getElementById("root"), {
+      const view = {
         ...c,
         locale: "en-GB",
         callTool: (name: string, args: unknown) => g.porticoCallTool(name, args),
-      });
+      };
+      (g as unknown as { lastCtx: unknown }).lastCtx = view;
+      g.PorticoView.mount(g.document.getElementById("root"), view);
     }, ctx);
+  }
+
+  /** Mounts again as the host glue does on a context change: the same input and result objects, another theme. */
+  async remount(theme: "light" | "dark"): Promise<void> {
+    await this.page.evaluate((theme) => {
+      const g = globalThis as unknown as {
+        document: { getElementById(id: string): unknown };
+        PorticoView: { mount(root: unknown, ctx: unknown): void };
+        lastCtx: Record<string, unknown>;
+      };
+      g.lastCtx = { ...g.lastCtx, theme };
+      g.PorticoView.mount(g.document.getElementById("root"), g.lastCtx);
+    }, theme);
   }
 
   attr(selector: string, name: string): Promise<string | null> {
@@ -261,6 +276,11 @@ Deno.test({
             assert.deepEqual(h.calls.map((c) => c.name), ["set_task_queue_position"]);
             assert.equal(await h.attr(`li[data-bar][data-task-id="${T(4)}"]`, "data-slot"), "0");
             await assertNoAxeViolations(page, `plan view after a refusal ${vpName}`);
+            // a theme change from the host mounts again with the same result: the moved plan stays, in dark
+            await h.remount("dark");
+            assert.equal(await h.attr("[data-view]", "data-theme"), "dark");
+            assert.equal(await h.attr(`li[data-bar][data-task-id="${T(4)}"]`, "data-slot"), "0");
+            assert.equal(await h.attr(`li[data-bar][data-task-id="${T(3)}"]`, "data-slot"), "2");
           },
         );
 
@@ -380,6 +400,24 @@ Deno.test({
                 "Confirm: invoice Support for €2,500.00?",
               );
               assert.equal(h.calls.length, 2);
+              // a 2026-07-28 input_required answer passed on by the host: its elicitation's message is shown
+              h.answer = () => ({
+                resultType: "input_required",
+                inputRequests: {
+                  confirm: {
+                    method: "elicitation/create",
+                    params: {
+                      mode: "form",
+                      message: "Invoice Support (€2,500.00) now?",
+                      requestedSchema: {},
+                    },
+                  },
+                },
+                content: [],
+              } as unknown as ToolResult);
+              await page.locator(`[data-invoice-tranche][data-tranche-id="${TR(3)}"]`).click();
+              await page.locator("[data-confirm]", { hasText: "Invoice Support (€2,500.00) now?" }).waitFor();
+              assert.equal(h.calls.length, 3);
               await assertNoAxeViolations(page, `offer view after invoicing ${vpName} ${theme}`);
             },
           );
