@@ -170,6 +170,10 @@ Deno.test({
             assert.equal(await h.attr("[data-window]", "data-today"), "2026-11-27");
             assert.match(await page.locator("h1").innerText(), /23 Nov – 20 Dec/);
             assert.deepEqual(
+              await page.locator("[data-tick]").evaluateAll((e) => e.map((x) => x.getAttribute("data-date"))),
+              ["2026-11-23", "2026-11-30", "2026-12-07", "2026-12-14", "2026-12-20"],
+            );
+            assert.deepEqual(
               await page.locator("[data-lane]").evaluateAll((ls) =>
                 ls.map((l) => l.getAttribute("data-user-id"))
               ),

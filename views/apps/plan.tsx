@@ -10,6 +10,7 @@
 //   [data-ghost]                present on ghost bars (the li and the drawn bar)
 //   [data-bar-shape]            the drawn bar (role=img, aria-label naming task, person, dates, status, flags)
 //   [data-today-line]           today's line in a track (when today is in the window)
+//   [data-tick]                 a date on the window's axis (data-date): its first day, Mondays between, its last day
 //   [data-move="up"|"down"]     the buttons moving a ghost bar in its person's queue
 //   [data-open-task]            the button opening a task (data-task-id) in the side panel
 //   [data-task-panel]           the side panel with get_task's answer (data-task-id)
@@ -21,6 +22,7 @@ import {
   Alert,
   arr,
   dayNum,
+  dayStr,
   Frame,
   mountView,
   num,
@@ -59,7 +61,10 @@ const CSS = `
 .pv .moves button { padding: .1rem .45rem; }
 .pv .flags { display: inline-flex; gap: .25rem; margin-left: .25rem; }
 .pv .axis { display: grid; grid-template-columns: minmax(9rem, 15rem) 1fr 4.5rem; gap: .5rem; font-size: .75rem; }
-.pv .axis .scale { display: flex; justify-content: space-between; color: var(--muted); }
+.pv .axis .scale { position: relative; height: 1.1rem; color: var(--muted); }
+.pv .axis .scale span { position: absolute; white-space: nowrap; }
+.pv .axis .scale span.tick { transform: translateX(-50%); }
+.pv .axis .scale span.end { right: 0; }
 .pv .layout { display: grid; grid-template-columns: 1fr; gap: 1rem; }
 .pv .layout.open { grid-template-columns: minmax(0, 1fr) minmax(14rem, 22rem); }
 .pv aside { border: 1px solid var(--line); border-radius: 8px; padding: .75rem; background: var(--card);
@@ -168,6 +173,31 @@ function barText(b: Bar, lane: Lane, today: string, locale?: string): string {
   return parts.join(", ");
 }
 
+/**
+ * The window's dates between its first and last day: Mondays (at most six labels, none crowding the ends), and the
+ * weeks as faint lines in every track (a background, so a plan of hundreds of bars adds no elements for them).
+ */
+function ticksOf(first: number, days: number): { labels: string[]; lines: Record<string, string> } {
+  const monday = first + ((8 - ((first % 7) + 7 + 4) % 7) % 7); // 1970-01-01 was a Thursday (weekday 4)
+  const mondays: number[] = [];
+  for (let d = monday; d < first + days; d += 7) mondays.push(d);
+  const step = Math.max(1, Math.ceil(mondays.length / 6));
+  const labels = mondays.filter((d, i) =>
+    i % step === 0 && (d - first) / days > 0.1 && (d - first) / days < 0.88
+  )
+    .map(dayStr);
+  const k = 7 / days, at = (monday - first) / days;
+  const lines: Record<string, string> = k < 1 && mondays.length
+    ? {
+      backgroundImage: "linear-gradient(to right, var(--line) 1px, transparent 1px)",
+      backgroundSize: `${k * 100}% 100%`,
+      backgroundPositionX: `${(at / (1 - k)) * 100}%`,
+      backgroundRepeat: "repeat-x",
+    }
+    : {};
+  return { labels, lines };
+}
+
 function TaskPanel(
   { task, error, onClose }: {
     task: Record<string, unknown> | null;
@@ -241,6 +271,7 @@ function PlanView({ ctx }: { ctx: ViewContext }) {
   const beyond = arr(plan.beyondHorizon).map(obj);
   const beyondTotal = num(plan.beyondHorizonTotal) ?? beyond.length;
   const locale = ctx.locale;
+  const ticks = ticksOf(f, days);
 
   async function move(b: Bar, lane: Lane, dir: -1 | 1) {
     const slot = lane.ghosts.indexOf(b) + dir;
@@ -326,8 +357,13 @@ function PlanView({ ctx }: { ctx: ViewContext }) {
             <div class="axis" aria-hidden="true">
               <span />
               <span class="scale">
-                <span>{shortDate(from, locale)}</span>
-                <span>{shortDate(to, locale)}</span>
+                <span style={{ left: 0 }} data-tick data-date={from}>{shortDate(from, locale)}</span>
+                {ticks.labels.map((d) => (
+                  <span class="tick" key={d} style={{ left: `${pos(d)}%` }} data-tick data-date={d}>
+                    {shortDate(d, locale)}
+                  </span>
+                ))}
+                <span class="end" data-tick data-date={to}>{shortDate(to, locale)}</span>
               </span>
             </div>
           )}
@@ -387,7 +423,7 @@ function PlanView({ ctx }: { ctx: ViewContext }) {
                           {b.late && <span class="tag warn">Late forecast</span>}
                         </span>
                       </span>
-                      <div class="track">
+                      <div class="track" style={ticks.lines}>
                         {b.dueDate && b.dueDate >= from && b.dueDate <= to && (
                           <span class="due" style={{ left: `${pos(b.dueDate)}%` }} aria-hidden="true" />
                         )}
