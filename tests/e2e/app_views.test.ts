@@ -469,6 +469,17 @@ Deno.test({
             },
           );
         }
+        if (vpName === "phone") {
+          await t.step("every view at 360 px wide: no sideways scrolling", async () => {
+            await page.setViewportSize({ width: 360, height: 740 });
+            await h.mount(planJs.script, { input: PLAN_INPUT, result: plan(), theme: "light" });
+            await h.noOverflow("plan at 360 px");
+            await h.mount(offerJs.script, { input: { offerId: OFFER_ID }, result: offer(), theme: "light" });
+            await h.noOverflow("offer at 360 px");
+            await h.mount(weekJs.script, { input: WEEK_INPUT, result: timeLogs(), theme: "light" });
+            await h.noOverflow("week at 360 px");
+          });
+        }
         await page.close();
       }
     } finally {
