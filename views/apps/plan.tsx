@@ -18,11 +18,11 @@
 //   [data-truncated]            "showing n of total" when the answer was cut by limit
 //   [data-alert]                a refusal (role=alert); [data-outcome] an outcome (role=status)
 import { useEffect, useRef, useState } from "preact/hooks";
+import { type Bar, barText, isOverdue, label, type Lane, lanesOf, readBar, ticksOf } from "./plan_model.ts";
 import {
   Alert,
   arr,
   dayNum,
-  dayStr,
   Frame,
   mountView,
   num,
@@ -34,6 +34,7 @@ import {
   structured,
   thrownText,
 } from "./shared.tsx";
+import { TaskPanel } from "./task_panel.tsx";
 import type { ViewContext } from "./view_context.ts";
 
 const CSS = `
@@ -80,166 +81,6 @@ const CSS = `
   .pv .layout.open { grid-template-columns: 1fr; }
 }
 `;
-
-interface Bar {
-  taskId: string;
-  displayId: string | null;
-  title: string;
-  status: string;
-  userId: string | null;
-  userName: string | null;
-  start: string;
-  end: string;
-  kind: "solid" | "ghost";
-  dueDate: string | null;
-  late: boolean;
-  clippedStart: boolean;
-  clippedEnd: boolean;
-}
-
-interface Lane {
-  userId: string | null;
-  name: string;
-  bars: Bar[];
-  /** the lane's ghost bars in queue order */
-  ghosts: Bar[];
-}
-
-function readBar(v: unknown): Bar | null {
-  const b = obj(v);
-  const taskId = str(b.taskId), start = str(b.start), end = str(b.end);
-  if (!taskId || !start || !end) return null;
-  return {
-    taskId,
-    displayId: str(b.displayId),
-    title: str(b.title) ?? "",
-    status: str(b.status) ?? "",
-    userId: str(b.userId),
-    userName: str(b.userName),
-    start,
-    end,
-    kind: b.kind === "ghost" ? "ghost" : "solid",
-    dueDate: str(b.dueDate),
-    late: b.endsAfterDueDate === true,
-    clippedStart: b.clippedStart === true,
-    clippedEnd: b.clippedEnd === true,
-  };
-}
-
-/** Lanes by person name (unassigned last); ghost bars in the order the planner queued them (by start). */
-function lanesOf(bars: Bar[]): Lane[] {
-  const byUser = new Map<string, Lane>();
-  for (const b of bars) {
-    const k = b.userId ?? "";
-    let lane = byUser.get(k);
-    if (!lane) {
-      lane = {
-        userId: b.userId,
-        name: b.userId ? b.userName ?? "Unnamed person" : "Unassigned",
-        bars: [],
-        ghosts: [],
-      };
-      byUser.set(k, lane);
-    }
-    lane.bars.push(b);
-  }
-  const lanes = [...byUser.values()];
-  for (const l of lanes) {
-    l.bars.sort((a, b) => a.start.localeCompare(b.start) || a.end.localeCompare(b.end));
-    l.ghosts = l.bars.filter((b) => b.kind === "ghost");
-  }
-  return lanes.sort((a, b) =>
-    (a.userId === null ? 1 : 0) - (b.userId === null ? 1 : 0) || a.name.localeCompare(b.name)
-  );
-}
-
-const label = (b: Bar) => (b.displayId ? `${b.displayId} ` : "") + (b.title || "Untitled task");
-const isOverdue = (b: Bar, today: string) => b.dueDate !== null && b.dueDate < today && b.status !== "done";
-
-function barText(b: Bar, lane: Lane, today: string, locale?: string): string {
-  const parts = [
-    label(b),
-    lane.name,
-    `${b.kind === "ghost" ? "auto-planned" : "scheduled"} ${shortDate(b.start, locale)} to ${
-      shortDate(b.end, locale)
-    }`,
-    `status ${b.status.replace("_", " ")}`,
-  ];
-  if (b.clippedStart) parts.push("starts before the window");
-  if (b.clippedEnd) parts.push("continues after the window");
-  if (b.dueDate) parts.push(`due ${shortDate(b.dueDate, locale)}`);
-  if (isOverdue(b, today)) parts.push("overdue");
-  if (b.late) parts.push("forecast to finish after its due date");
-  return parts.join(", ");
-}
-
-/**
- * The window's dates between its first and last day: Mondays (at most six labels, none crowding the ends), and the
- * weeks as faint lines in every track (a background, so a plan of hundreds of bars adds no elements for them).
- */
-function ticksOf(first: number, days: number): { labels: string[]; lines: Record<string, string> } {
-  const monday = first + ((8 - ((first % 7) + 7 + 4) % 7) % 7); // 1970-01-01 was a Thursday (weekday 4)
-  const mondays: number[] = [];
-  for (let d = monday; d < first + days; d += 7) mondays.push(d);
-  const step = Math.max(1, Math.ceil(mondays.length / 6));
-  const labels = mondays.filter((d, i) =>
-    i % step === 0 && (d - first) / days > 0.1 && (d - first) / days < 0.88
-  )
-    .map(dayStr);
-  const k = 7 / days, at = (monday - first) / days;
-  const lines: Record<string, string> = k < 1 && mondays.length
-    ? {
-      backgroundImage: "linear-gradient(to right, var(--line) 1px, transparent 1px)",
-      backgroundSize: `${k * 100}% 100%`,
-      backgroundPositionX: `${(at / (1 - k)) * 100}%`,
-      backgroundRepeat: "repeat-x",
-    }
-    : {};
-  return { labels, lines };
-}
-
-function TaskPanel(
-  { task, error, onClose }: {
-    task: Record<string, unknown> | null;
-    error: string | null;
-    onClose: () => void;
-  },
-) {
-  const ref = useRef<HTMLElement>(null);
-  useEffect(() => ref.current?.focus(), [task, error]);
-  const t = task ?? {};
-  const id = str(t.id);
-  const assignees = arr(t.assignees).map((a) => str(obj(a).name)).filter((n): n is string => !!n);
-  const rows: Array<[string, string | null]> = [
-    ["Status", str(t.status)?.replace("_", " ") ?? null],
-    ["Priority", str(t.priority)],
-    ["Project", str(t.projectName)],
-    ["Start", str(t.startDate)],
-    ["Due", str(t.dueDate)],
-    ["Estimate", num(t.estimatedHours) !== null ? `${num(t.estimatedHours)} h` : null],
-    ["Logged", num(t.actualHours) !== null ? `${num(t.actualHours)} h` : null],
-    ["Assignees", assignees.length ? assignees.join(", ") : null],
-    ["Subtasks", Array.isArray(t.subtasks) ? String(t.subtasks.length) : null],
-    ["Comments", Array.isArray(t.comments) ? String(t.comments.length) : null],
-  ];
-  return (
-    <aside aria-labelledby="task-panel-title" data-task-panel data-task-id={id ?? ""} tabIndex={-1} ref={ref}>
-      <h2 id="task-panel-title">
-        {task ? (str(t.displayId) ? `${str(t.displayId)} ` : "") + (str(t.title) ?? "") : "Task"}
-      </h2>
-      <Alert text={error} />
-      {task && (
-        <dl>
-          {rows.filter(([, v]) => v).map((
-            [k, v],
-          ) => [<dt key={`t${k}`}>{k}</dt>, <dd key={`d${k}`}>{v}</dd>])}
-        </dl>
-      )}
-      {task && str(t.description) ? <p class="desc">{str(t.description)}</p> : null}
-      <button type="button" class="secondary" onClick={onClose} data-close-panel>Close</button>
-    </aside>
-  );
-}
 
 function PlanView({ ctx }: { ctx: ViewContext }) {
   const [plan, setPlan] = useState<Record<string, unknown> | null>(ctx.result);
