@@ -13,9 +13,9 @@
 //   [data-invoice-number]       the invoice number shown in an invoiced tranche's row
 //   [data-invoice-tranche]      the "Invoice this tranche" button (data-tranche-id)
 //   [data-alert]                a refusal (role=alert); data-confirm present when the server asks for a confirmation
-//   [data-status]               the outcome (role=status), data-invoice-number of the new invoice
+//   [data-outcome]              the outcome (role=status), data-invoice-number of the new invoice
 import { useState } from "preact/hooks";
-import { arr, Frame, mountView, obj, resultText, str, structured, thrownText } from "./shared.tsx";
+import { arr, Frame, mountView, obj, resultText, Scroll, str, structured, thrownText } from "./shared.tsx";
 import type { ViewContext } from "./view_context.ts";
 
 const CSS = `
@@ -170,11 +170,13 @@ function OfferView({ ctx }: { ctx: ViewContext }) {
         </div>
       )}
       {msg && msg.kind === "done" && (
-        <div class="status" role="status" data-status data-invoice-number={msg.invoiceNumber}>{msg.text}</div>
+        <div class="status" role="status" data-outcome data-invoice-number={msg.invoiceNumber}>
+          {msg.text}
+        </div>
       )}
       <h2>Rows</h2>
       {rows.length === 0 ? <p class="muted" data-no-rows>No rows.</p> : (
-        <div class="scroll">
+        <Scroll label="Rows">
           <table class="lines">
             <thead>
               <tr>
@@ -207,7 +209,7 @@ function OfferView({ ctx }: { ctx: ViewContext }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </Scroll>
       )}
       <table class="totals">
         <caption>Totals</caption>
@@ -223,69 +225,71 @@ function OfferView({ ctx }: { ctx: ViewContext }) {
         </tbody>
       </table>
       <h2>Payment plan</h2>
-      {tranches.length === 0 ? <p class="muted" data-no-tranches>No payment plan.</p> : (
-        <div class="scroll">
-          <table class="lines">
-            <thead>
-              <tr>
-                <th scope="col">Tranche</th>
-                <th scope="col" class="num">Amount</th>
-                <th scope="col">Due</th>
-                <th scope="col">Status</th>
-                <th scope="col">Invoice</th>
-              </tr>
-            </thead>
-            <tbody>
-              {tranches.map((t) => (
-                <tr
-                  key={t.id}
-                  data-tranche
-                  data-tranche-id={t.id}
-                  data-status={t.status}
-                  data-amount={t.amount}
-                  data-due={t.dueDate ?? undefined}
-                  data-invoice-id={t.invoiceId ?? undefined}
-                  data-invoice-number={t.invoiceNumber ?? undefined}
-                >
-                  <td class="desc">
-                    {t.label}
-                    {t.percentage ? <span class="muted">{` (${t.percentage} %)`}</span> : null}
-                  </td>
-                  <td class="num" data-label="Amount">{money(t.amount, currency, locale)}</td>
-                  <td data-label="Due">{t.dueDate ?? "—"}</td>
-                  <td data-label="Status">
-                    <span class={t.status === "invoiced" ? "tag ok" : "tag warn"}>
-                      {t.status === "invoiced" ? "Invoiced" : "To invoice"}
-                    </span>
-                  </td>
-                  <td data-label="Invoice">
-                    {t.status === "invoiced"
-                      ? (
-                        <span data-invoice-number={t.invoiceNumber ?? ""}>
-                          {t.invoiceNumber ?? "Invoiced"}
-                        </span>
-                      )
-                      : (
-                        <button
-                          type="button"
-                          data-invoice-tranche
-                          data-tranche-id={t.id}
-                          disabled={busy !== null}
-                          aria-label={`Invoice this tranche: ${t.label}, ${
-                            money(t.amount, currency, locale)
-                          }`}
-                          onClick={() => invoice(t)}
-                        >
-                          {busy === t.id ? "Invoicing…" : "Invoice this tranche"}
-                        </button>
-                      )}
-                  </td>
+      {tranches.length === 0
+        ? <p class="muted" data-no-tranches>No payment plan.</p>
+        : (
+          <Scroll label="Payment plan">
+            <table class="lines">
+              <thead>
+                <tr>
+                  <th scope="col">Tranche</th>
+                  <th scope="col" class="num">Amount</th>
+                  <th scope="col">Due</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Invoice</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {tranches.map((t) => (
+                  <tr
+                    key={t.id}
+                    data-tranche
+                    data-tranche-id={t.id}
+                    data-status={t.status}
+                    data-amount={t.amount}
+                    data-due={t.dueDate ?? undefined}
+                    data-invoice-id={t.invoiceId ?? undefined}
+                    data-invoice-number={t.invoiceNumber ?? undefined}
+                  >
+                    <td class="desc">
+                      {t.label}
+                      {t.percentage ? <span class="muted">{` (${t.percentage} %)`}</span> : null}
+                    </td>
+                    <td class="num" data-label="Amount">{money(t.amount, currency, locale)}</td>
+                    <td data-label="Due">{t.dueDate ?? "—"}</td>
+                    <td data-label="Status">
+                      <span class={t.status === "invoiced" ? "tag ok" : "tag warn"}>
+                        {t.status === "invoiced" ? "Invoiced" : "To invoice"}
+                      </span>
+                    </td>
+                    <td data-label="Invoice">
+                      {t.status === "invoiced"
+                        ? (
+                          <span data-invoice-number={t.invoiceNumber ?? ""}>
+                            {t.invoiceNumber ?? "Invoiced"}
+                          </span>
+                        )
+                        : (
+                          <button
+                            type="button"
+                            data-invoice-tranche
+                            data-tranche-id={t.id}
+                            disabled={busy !== null}
+                            aria-label={`Invoice this tranche: ${t.label}, ${
+                              money(t.amount, currency, locale)
+                            }`}
+                            onClick={() => invoice(t)}
+                          >
+                            {busy === t.id ? "Invoicing…" : "Invoice this tranche"}
+                          </button>
+                        )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Scroll>
+        )}
     </div>
   );
 }

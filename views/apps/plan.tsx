@@ -10,13 +10,15 @@
 //   [data-ghost]                present on ghost bars (the li and the drawn bar)
 //   [data-bar-shape]            the drawn bar (role=img, aria-label naming task, person, dates, status, flags)
 //   [data-today-line]           today's line in a track (when today is in the window)
+//   [data-tick]                 a date on the window's axis (data-date): its first day, Mondays between, its last day
 //   [data-move="up"|"down"]     the buttons moving a ghost bar in its person's queue
 //   [data-open-task]            the button opening a task (data-task-id) in the side panel
 //   [data-task-panel]           the side panel with get_task's answer (data-task-id)
 //   [data-beyond]               tasks beyond the horizon: data-total; each li [data-beyond-task] data-task-id
 //   [data-truncated]            "showing n of total" when the answer was cut by limit
-//   [data-alert]                a refusal (role=alert); [data-status] an outcome (role=status)
+//   [data-alert]                a refusal (role=alert); [data-outcome] an outcome (role=status)
 import { useEffect, useRef, useState } from "preact/hooks";
+import { type Bar, barText, isOverdue, label, type Lane, lanesOf, readBar, ticksOf } from "./plan_model.ts";
 import {
   Alert,
   arr,
@@ -32,6 +34,7 @@ import {
   structured,
   thrownText,
 } from "./shared.tsx";
+import { TaskPanel } from "./task_panel.tsx";
 import type { ViewContext } from "./view_context.ts";
 
 const CSS = `
@@ -42,7 +45,7 @@ const CSS = `
 .pv .lane { border-top: 1px solid var(--line); padding: .4rem 0; }
 .pv .lane h2 { margin: .2rem 0 .3rem; font-size: .95rem; }
 .pv ul.bars { list-style: none; margin: 0; padding: 0; }
-.pv li.row { display: grid; grid-template-columns: minmax(9rem, 15rem) 1fr auto; gap: .25rem .5rem;
+.pv li.row { display: grid; grid-template-columns: minmax(9rem, 15rem) 1fr 4.5rem; gap: .25rem .5rem;
   align-items: center; padding: .15rem 0; }
 .pv .title { text-align: left; background: none; border: none; color: var(--fg); padding: .1rem .2rem;
   font-size: .85rem; text-decoration: underline dotted; overflow-wrap: anywhere; }
@@ -55,11 +58,14 @@ const CSS = `
 .pv .bar.late, .pv .bar.overdue { border-color: var(--danger); }
 .pv .due { position: absolute; top: 0; bottom: 0; width: 2px; background: var(--warn); }
 .pv .today { position: absolute; top: -.1rem; bottom: -.1rem; width: 2px; background: var(--today); }
-.pv .moves { display: flex; gap: .25rem; }
+.pv .moves { display: flex; gap: .25rem; justify-content: flex-end; }
 .pv .moves button { padding: .1rem .45rem; }
 .pv .flags { display: inline-flex; gap: .25rem; margin-left: .25rem; }
-.pv .axis { display: grid; grid-template-columns: minmax(9rem, 15rem) 1fr auto; gap: .5rem; font-size: .75rem; }
-.pv .axis .scale { display: flex; justify-content: space-between; color: var(--muted); }
+.pv .axis { display: grid; grid-template-columns: minmax(9rem, 15rem) 1fr 4.5rem; gap: .5rem; font-size: .75rem; }
+.pv .axis .scale { position: relative; height: 1.1rem; color: var(--muted); }
+.pv .axis .scale span { position: absolute; white-space: nowrap; }
+.pv .axis .scale span.tick { transform: translateX(-50%); }
+.pv .axis .scale span.end { right: 0; }
 .pv .layout { display: grid; grid-template-columns: 1fr; gap: 1rem; }
 .pv .layout.open { grid-template-columns: minmax(0, 1fr) minmax(14rem, 22rem); }
 .pv aside { border: 1px solid var(--line); border-radius: 8px; padding: .75rem; background: var(--card);
@@ -75,141 +81,6 @@ const CSS = `
   .pv .layout.open { grid-template-columns: 1fr; }
 }
 `;
-
-interface Bar {
-  taskId: string;
-  displayId: string | null;
-  title: string;
-  status: string;
-  userId: string | null;
-  userName: string | null;
-  start: string;
-  end: string;
-  kind: "solid" | "ghost";
-  dueDate: string | null;
-  late: boolean;
-  clippedStart: boolean;
-  clippedEnd: boolean;
-}
-
-interface Lane {
-  userId: string | null;
-  name: string;
-  bars: Bar[];
-  /** the lane's ghost bars in queue order */
-  ghosts: Bar[];
-}
-
-function readBar(v: unknown): Bar | null {
-  const b = obj(v);
-  const taskId = str(b.taskId), start = str(b.start), end = str(b.end);
-  if (!taskId || !start || !end) return null;
-  return {
-    taskId,
-    displayId: str(b.displayId),
-    title: str(b.title) ?? "",
-    status: str(b.status) ?? "",
-    userId: str(b.userId),
-    userName: str(b.userName),
-    start,
-    end,
-    kind: b.kind === "ghost" ? "ghost" : "solid",
-    dueDate: str(b.dueDate),
-    late: b.endsAfterDueDate === true,
-    clippedStart: b.clippedStart === true,
-    clippedEnd: b.clippedEnd === true,
-  };
-}
-
-/** Lanes by person name (unassigned last); ghost bars in the order the planner queued them (by start). */
-function lanesOf(bars: Bar[]): Lane[] {
-  const byUser = new Map<string, Lane>();
-  for (const b of bars) {
-    const k = b.userId ?? "";
-    let lane = byUser.get(k);
-    if (!lane) {
-      lane = {
-        userId: b.userId,
-        name: b.userId ? b.userName ?? "Unnamed person" : "Unassigned",
-        bars: [],
-        ghosts: [],
-      };
-      byUser.set(k, lane);
-    }
-    lane.bars.push(b);
-  }
-  const lanes = [...byUser.values()];
-  for (const l of lanes) {
-    l.bars.sort((a, b) => a.start.localeCompare(b.start) || a.end.localeCompare(b.end));
-    l.ghosts = l.bars.filter((b) => b.kind === "ghost");
-  }
-  return lanes.sort((a, b) =>
-    (a.userId === null ? 1 : 0) - (b.userId === null ? 1 : 0) || a.name.localeCompare(b.name)
-  );
-}
-
-const label = (b: Bar) => (b.displayId ? `${b.displayId} ` : "") + (b.title || "Untitled task");
-const isOverdue = (b: Bar, today: string) => b.dueDate !== null && b.dueDate < today && b.status !== "done";
-
-function barText(b: Bar, lane: Lane, today: string, locale?: string): string {
-  const parts = [
-    label(b),
-    lane.name,
-    `${b.kind === "ghost" ? "auto-planned" : "scheduled"} ${shortDate(b.start, locale)} to ${
-      shortDate(b.end, locale)
-    }`,
-    `status ${b.status.replace("_", " ")}`,
-  ];
-  if (b.clippedStart) parts.push("starts before the window");
-  if (b.clippedEnd) parts.push("continues after the window");
-  if (b.dueDate) parts.push(`due ${shortDate(b.dueDate, locale)}`);
-  if (isOverdue(b, today)) parts.push("overdue");
-  if (b.late) parts.push("forecast to finish after its due date");
-  return parts.join(", ");
-}
-
-function TaskPanel(
-  { task, error, onClose }: {
-    task: Record<string, unknown> | null;
-    error: string | null;
-    onClose: () => void;
-  },
-) {
-  const ref = useRef<HTMLElement>(null);
-  useEffect(() => ref.current?.focus(), [task, error]);
-  const t = task ?? {};
-  const id = str(t.id);
-  const assignees = arr(t.assignees).map((a) => str(obj(a).name)).filter((n): n is string => !!n);
-  const rows: Array<[string, string | null]> = [
-    ["Status", str(t.status)?.replace("_", " ") ?? null],
-    ["Priority", str(t.priority)],
-    ["Project", str(t.projectName)],
-    ["Start", str(t.startDate)],
-    ["Due", str(t.dueDate)],
-    ["Estimate", num(t.estimatedHours) !== null ? `${num(t.estimatedHours)} h` : null],
-    ["Logged", num(t.actualHours) !== null ? `${num(t.actualHours)} h` : null],
-    ["Assignees", assignees.length ? assignees.join(", ") : null],
-    ["Subtasks", Array.isArray(t.subtasks) ? String(t.subtasks.length) : null],
-    ["Comments", Array.isArray(t.comments) ? String(t.comments.length) : null],
-  ];
-  return (
-    <aside aria-labelledby="task-panel-title" data-task-panel data-task-id={id ?? ""} tabIndex={-1} ref={ref}>
-      <h2 id="task-panel-title">
-        {task ? (str(t.displayId) ? `${str(t.displayId)} ` : "") + (str(t.title) ?? "") : "Task"}
-      </h2>
-      <Alert text={error} />
-      {task && (
-        <dl>
-          {rows.filter(([, v]) => v).map((
-            [k, v],
-          ) => [<dt key={`t${k}`}>{k}</dt>, <dd key={`d${k}`}>{v}</dd>])}
-        </dl>
-      )}
-      {task && str(t.description) ? <p class="desc">{str(t.description)}</p> : null}
-      <button type="button" class="secondary" onClick={onClose} data-close-panel>Close</button>
-    </aside>
-  );
-}
 
 function PlanView({ ctx }: { ctx: ViewContext }) {
   const [plan, setPlan] = useState<Record<string, unknown> | null>(ctx.result);
@@ -241,6 +112,7 @@ function PlanView({ ctx }: { ctx: ViewContext }) {
   const beyond = arr(plan.beyondHorizon).map(obj);
   const beyondTotal = num(plan.beyondHorizonTotal) ?? beyond.length;
   const locale = ctx.locale;
+  const ticks = ticksOf(f, days);
 
   async function move(b: Bar, lane: Lane, dir: -1 | 1) {
     const slot = lane.ghosts.indexOf(b) + dir;
@@ -326,8 +198,13 @@ function PlanView({ ctx }: { ctx: ViewContext }) {
             <div class="axis" aria-hidden="true">
               <span />
               <span class="scale">
-                <span>{shortDate(from, locale)}</span>
-                <span>{shortDate(to, locale)}</span>
+                <span style={{ left: 0 }} data-tick data-date={from}>{shortDate(from, locale)}</span>
+                {ticks.labels.map((d) => (
+                  <span class="tick" key={d} style={{ left: `${pos(d)}%` }} data-tick data-date={d}>
+                    {shortDate(d, locale)}
+                  </span>
+                ))}
+                <span class="end" data-tick data-date={to}>{shortDate(to, locale)}</span>
               </span>
             </div>
           )}
@@ -387,7 +264,7 @@ function PlanView({ ctx }: { ctx: ViewContext }) {
                           {b.late && <span class="tag warn">Late forecast</span>}
                         </span>
                       </span>
-                      <div class="track">
+                      <div class="track" style={ticks.lines}>
                         {b.dueDate && b.dueDate >= from && b.dueDate <= to && (
                           <span class="due" style={{ left: `${pos(b.dueDate)}%` }} aria-hidden="true" />
                         )}

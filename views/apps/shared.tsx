@@ -40,11 +40,22 @@ export const BASE_CSS = `
 .pv .tag.ok { color: var(--ok); }
 `;
 
-/** The text of a tool result's text parts (what a refusal or a confirmation says). */
+/**
+ * The text of a tool result's text parts (what a refusal says), or, for an answer that asks the person first
+ * (2026-07-28 `input_required`: `inputRequests` of elicitations), the messages it asks with.
+ */
 export function resultText(r: ViewToolResult | null | undefined): string {
-  if (!r || !Array.isArray(r.content)) return "";
-  return r.content.filter((c) => c && c.type === "text" && typeof c.text === "string").map((c) => c.text)
-    .join("\n").trim();
+  if (!r) return "";
+  const text = (Array.isArray(r.content) ? r.content : [])
+    .filter((c) => c && c.type === "text" && typeof c.text === "string").map((c) => c.text).join("\n").trim();
+  if (text) return text;
+  const asks = (r as { inputRequests?: unknown }).inputRequests;
+  if (!asks || typeof asks !== "object") return "";
+  return Object.values(asks as Record<string, unknown>)
+    .map((
+      q,
+    ) => (q && typeof q === "object" ? (q as { params?: { message?: unknown } }).params?.message : null))
+    .filter((m): m is string => typeof m === "string").join("\n").trim();
 }
 
 /** An object's structuredContent, or null. */
@@ -78,12 +89,17 @@ export const arr = (v: unknown): unknown[] => Array.isArray(v) ? v : [];
 export const obj = (v: unknown): Record<string, unknown> =>
   v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
 
+/** A region that may scroll sideways (wide tables on a phone), reachable by keyboard. */
+export function Scroll({ label, children }: { label: string; children: ComponentChildren }) {
+  return <div class="scroll" tabIndex={0} role="region" aria-label={label}>{children}</div>;
+}
+
 export function Alert({ text }: { text: string | null }) {
   return text ? <div class="alert" role="alert" data-alert>{text}</div> : null;
 }
 
 export function Status({ text }: { text: string | null }) {
-  return text ? <div class="status" role="status" data-status>{text}</div> : null;
+  return text ? <div class="status" role="status" data-outcome>{text}</div> : null;
 }
 
 /** The view's frame: its theme, its stylesheet, its content. */
@@ -98,19 +114,21 @@ export function Frame(
   );
 }
 
-const generations = new WeakMap<HTMLElement, number>();
+const mounted = new WeakMap<HTMLElement, { n: number; input: unknown; result: unknown }>();
 
 /**
- * Renders `View` into `root`. Called again (a new result from the host), it starts the view afresh: a new key
- * drops the state the previous result left (a plan moved, an invoice made).
+ * Renders `View` into `root`. Called again with a new result or input (the host sent one), it starts the view
+ * afresh: a new key drops the state the previous result left (a plan moved, an invoice made). Called again with the
+ * same ones (a theme or locale change), it re-renders and keeps that state.
  */
 export function mountView(
   View: FunctionComponent<{ ctx: ViewContext }>,
   root: HTMLElement,
   ctx: ViewContext,
 ) {
-  const n = (generations.get(root) ?? 0) + 1;
-  generations.set(root, n);
+  const last = mounted.get(root);
+  const n = last && last.input === ctx.input && last.result === ctx.result ? last.n : (last?.n ?? 0) + 1;
+  mounted.set(root, { n, input: ctx.input, result: ctx.result });
   render(<View key={n} ctx={ctx} />, root);
 }
 

@@ -14,7 +14,19 @@
 //                               with data-hours (and data-project-id / data-category-id)
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
-import { arr, dayLabel, dayNum, dayStr, Frame, mountView, num, obj, shortDate, str } from "./shared.tsx";
+import {
+  arr,
+  dayLabel,
+  dayNum,
+  dayStr,
+  Frame,
+  mountView,
+  num,
+  obj,
+  Scroll,
+  shortDate,
+  str,
+} from "./shared.tsx";
 import type { ViewContext } from "./view_context.ts";
 
 const CSS = `
@@ -22,7 +34,8 @@ const CSS = `
 .pv[data-theme=dark] { --c0: #7aa2ff; --c1: #7bd88f; --c2: #ff8a80; --c3: #ffcc66; --c4: #c9a2ff; --c5: #66d9e8; }
 .pv .toggle { display: flex; gap: .25rem; margin: .25rem 0 .5rem; }
 .pv .toggle button[aria-pressed=false] { background: transparent; color: var(--accent); }
-.pv .grid { display: grid; grid-template-columns: 7rem 1fr; gap: .2rem .5rem; align-items: center; margin-bottom: .5rem; }
+.pv .grid { display: grid; grid-template-columns: 7rem 1fr; gap: .2rem .5rem; align-items: center; margin-bottom: .5rem;
+  padding-right: 1.25rem; }
 .pv .hours { position: relative; height: 1rem; font-size: .7rem; color: var(--muted); }
 .pv .hours span { position: absolute; transform: translateX(-50%); }
 .pv .dtrack { position: relative; height: 1.6rem; background: var(--card); border-radius: 4px;
@@ -31,7 +44,8 @@ const CSS = `
 .pv .key { display: inline-block; width: .8rem; height: .8rem; border-radius: 2px; margin-right: .35rem;
   vertical-align: middle; }
 .pv tfoot th, .pv tfoot td { font-weight: 700; border-top: 2px solid var(--line); }
-@media (max-width: 560px) { .pv .grid { grid-template-columns: 4.5rem 1fr; font-size: .8rem; } }
+.pv .grid > span, .pv tbody th { white-space: nowrap; }
+@media (max-width: 560px) { .pv .grid { grid-template-columns: 5.5rem 1fr; font-size: .8rem; padding-right: .75rem; } }
 `;
 
 interface Log {
@@ -195,7 +209,7 @@ function LogsView({ ctx, result }: { ctx: ViewContext; result: Record<string, un
         ))}
       </div>
       <h2>Hours per day</h2>
-      <div class="scroll">
+      <Scroll label="Hours per day">
         <table>
           <thead>
             <tr>
@@ -244,7 +258,7 @@ function LogsView({ ctx, result }: { ctx: ViewContext; result: Record<string, un
             </tr>
           </tfoot>
         </table>
-      </div>
+      </Scroll>
     </>
   );
 }
@@ -260,7 +274,7 @@ function SummaryView({ ctx, result }: { ctx: ViewContext; result: Record<string,
     </tr>
   );
   const table = (title: string, body: unknown[]) => (
-    <div class="scroll">
+    <Scroll label={title}>
       <table>
         <caption>{title}</caption>
         <thead>
@@ -272,7 +286,7 @@ function SummaryView({ ctx, result }: { ctx: ViewContext; result: Record<string,
         </thead>
         <tbody>{body}</tbody>
       </table>
-    </div>
+    </Scroll>
   );
   return (
     <div data-summary>
