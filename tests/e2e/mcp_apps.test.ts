@@ -71,59 +71,59 @@ Deno.test({
     );
     const host = await hostPage();
     let browser: Browser | undefined;
+    /** One JSON-RPC request to Portico as a host that declared MCP Apps (/mcp?apps=1). */
+    async function mcp(credential: string, method: string, params: unknown): Promise<Json> {
+      const res = await postMcp(
+        { request: (_u, init) => portico.request(`${MCP_URL}?apps=1`, init) },
+        credential,
+        { jsonrpc: "2.0", id: 1, method, params },
+      );
+      assert.equal(res.status, 200);
+      return (await res.json()).result;
+    }
+    async function tool(credential: string, name: string, args: Record<string, unknown>): Promise<Json> {
+      const r = await mcp(credential, "tools/call", { name, arguments: args });
+      assert.notEqual(r.isError, true, `${name}: ${JSON.stringify(r.content)}`);
+      return r;
+    }
+    const viewHtml = async (credential: string, name: string): Promise<string> => {
+      const tools = (await mcp(credential, "tools/list", {})).tools as Json[];
+      const uri = `ui://portico/${name}`;
+      assert.ok(tools.some((x) => x._meta?.ui?.resourceUri === uri), `a tool names ${uri}`);
+      const read = await mcp(credential, "resources/read", { uri });
+      assert.equal(read.contents[0].mimeType, "text/html;profile=mcp-app");
+      return read.contents[0].text;
+    };
+
+    /** A page of the host showing one view; the view's tool calls go through `credential` and are recorded. */
+    async function show(
+      credential: string,
+      view: string,
+      toolName: string,
+      args: Record<string, unknown>,
+      result: Json,
+      opts: { theme?: "light" | "dark"; size?: keyof typeof VIEWPORTS } = {},
+    ): Promise<{ page: Page; frame: Frame; calls: ToolCallRecord[] }> {
+      const page = await browser!.newPage({ viewport: VIEWPORTS[opts.size ?? "desktop"] });
+      const calls: ToolCallRecord[] = [];
+      await page.exposeFunction("hostCallTool", async (params: { name: string; arguments?: Json }) => {
+        calls.push({ name: params.name, arguments: params.arguments ?? {} });
+        return await mcp(credential, "tools/call", params);
+      });
+      await page.goto(host.url);
+      const html = await viewHtml(credential, view);
+      await page.evaluate(
+        (e) => (globalThis as unknown as { embed(e: unknown): Promise<void> }).embed(e),
+        { html, tool: toolName, args, result, theme: opts.theme ?? "light" },
+      );
+      const frame = page.frames().find((f) => f !== page.mainFrame());
+      assert.ok(frame, "the view's frame");
+      await frame.locator(`[data-view=${view}]`).waitFor();
+      return { page, frame, calls };
+    }
+
     try {
       browser = await launchChromium();
-
-      /** One JSON-RPC request to Portico as a host that declared MCP Apps (/mcp?apps=1). */
-      async function mcp(credential: string, method: string, params: unknown): Promise<Json> {
-        const res = await postMcp(
-          { request: (_u, init) => portico.request(`${MCP_URL}?apps=1`, init) },
-          credential,
-          { jsonrpc: "2.0", id: 1, method, params },
-        );
-        assert.equal(res.status, 200);
-        return (await res.json()).result;
-      }
-      async function tool(credential: string, name: string, args: Record<string, unknown>): Promise<Json> {
-        const r = await mcp(credential, "tools/call", { name, arguments: args });
-        assert.notEqual(r.isError, true, `${name}: ${JSON.stringify(r.content)}`);
-        return r;
-      }
-      const viewHtml = async (credential: string, name: string): Promise<string> => {
-        const tools = (await mcp(credential, "tools/list", {})).tools as Json[];
-        const uri = `ui://portico/${name}`;
-        assert.ok(tools.some((x) => x._meta?.ui?.resourceUri === uri), `a tool names ${uri}`);
-        const read = await mcp(credential, "resources/read", { uri });
-        assert.equal(read.contents[0].mimeType, "text/html;profile=mcp-app");
-        return read.contents[0].text;
-      };
-
-      /** A page of the host showing one view; the view's tool calls go through `credential` and are recorded. */
-      async function show(
-        credential: string,
-        view: string,
-        toolName: string,
-        args: Record<string, unknown>,
-        result: Json,
-        opts: { theme?: "light" | "dark"; size?: keyof typeof VIEWPORTS } = {},
-      ): Promise<{ page: Page; frame: Frame; calls: ToolCallRecord[] }> {
-        const page = await browser!.newPage({ viewport: VIEWPORTS[opts.size ?? "desktop"] });
-        const calls: ToolCallRecord[] = [];
-        await page.exposeFunction("hostCallTool", async (params: { name: string; arguments?: Json }) => {
-          calls.push({ name: params.name, arguments: params.arguments ?? {} });
-          return await mcp(credential, "tools/call", params);
-        });
-        await page.goto(host.url);
-        const html = await viewHtml(credential, view);
-        await page.evaluate(
-          (e) => (globalThis as unknown as { embed(e: unknown): Promise<void> }).embed(e),
-          { html, tool: toolName, args, result, theme: opts.theme ?? "light" },
-        );
-        const frame = page.frames().find((f) => f !== page.mainFrame());
-        assert.ok(frame, "the view's frame");
-        await frame.locator(`[data-view=${view}]`).waitFor();
-        return { page, frame, calls };
-      }
 
       const today = todayUtc();
       const to = new Date(Date.parse(today) + 59 * 86_400_000).toISOString().slice(0, 10);

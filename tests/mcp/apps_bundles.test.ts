@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { buildModule, BUNDLE_CONFIG, GENERATED_PATH, VIEW_NAMES } from "../../scripts/build_apps.ts";
 import { APP_HTML } from "../../lib/mcp/apps_bundles.generated.ts";
+import { APPS_PROTOCOL_VERSION } from "../../scripts/apps/glue.ts";
 
 /** What one view may weigh (HTML with Preact, the view and the glue inline). */
 const MAX_VIEW_BYTES = 64 * 1024;
@@ -18,6 +19,7 @@ Deno.test(`each view is one HTML document of at most ${MAX_VIEW_BYTES} bytes wit
     const bytes = new TextEncoder().encode(html).length;
     assert.ok(bytes <= MAX_VIEW_BYTES, `${name}: ${bytes} bytes`);
     assert.ok(html.startsWith("<!doctype html>"));
+    assert.ok(html.includes(`"${APPS_PROTOCOL_VERSION}"`), `${name} speaks ${APPS_PROTOCOL_VERSION}`);
     assert.ok(html.includes(`content="default-src 'none'; script-src 'unsafe-inline'`), name);
     // One inline script, no external one, and no way to the network in the code.
     assert.equal(html.split("<script").length, 2, name);
