@@ -23,20 +23,9 @@ const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-i
 const BASE_CSS =
   ":root{color-scheme:light dark}body{margin:0;font-family:var(--font-sans,system-ui,sans-serif)}";
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** One view's JavaScript, minified (deno bundle, esbuild inside). */
 async function bundleJs(name: ViewName): Promise<string> {
-  const view = `${ROOT}views/apps/${name}.tsx`;
-  // Until a view exists, a placeholder stands in so the glue can be developed and tested.
-  const source = (await exists(view)) ? view : `${ROOT}scripts/apps/placeholder.tsx`;
+  const source = `${ROOT}views/apps/${name}.tsx`;
   const dir = await Deno.makeTempDir({ prefix: "portico-apps-" });
   try {
     const entry = `${dir}/${name}.ts`;

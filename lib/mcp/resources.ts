@@ -384,7 +384,12 @@ export async function resourceMethod(
       return JSON.stringify(page);
     }
     if (method === "resources/read" && ctx.apps && isAppUri(uriParam(params))) {
-      return JSON.stringify(readAppResource(ctx, uriParam(params)));
+      const uri = uriParam(params);
+      const json = JSON.stringify(readAppResource(ctx, uri));
+      const limit = Math.max(room.left - ENVELOPE_BYTES, 0);
+      const bytes = utf8Bytes(json);
+      if (bytes > limit) throw new ResourceTooLarge(uri, bytes, limit);
+      return json;
     }
     if (method === "resources/templates/list") return JSON.stringify(listResourceTemplates(ctx));
     return await readResourceJson(ctx, params, Math.max(room.left - ENVELOPE_BYTES, 0));

@@ -222,24 +222,41 @@ Deno.test({
           },
         );
 
-        await t.step(`${way}: the week shows the logs and their total hours`, async () => {
-          const args = {
-            startDate: new Date(Date.parse(today) - 6 * 86_400_000).toISOString().slice(0, 10),
-            endDate: today,
-          };
-          const logs = await tool(credential, "list_time_logs", args);
-          const items = logs.structuredContent.items as Json[];
-          assert.ok(items.length >= 4);
-          const { page, frame } = await show(credential, "week", "list_time_logs", args, logs);
-          try {
-            assert.equal(await frame.locator("[data-log]").count(), items.length);
-            const minutes = items.reduce((s: number, l: Json) => s + minutesOf(l), 0);
-            const all = await frame.locator("[data-total=all]").first().getAttribute("data-hours");
-            assert.equal(all, (minutes / 60).toFixed(2));
-          } finally {
-            await page.close();
-          }
-        });
+        await t.step(
+          `${way}: the week shows the logs and their total hours, and time_log_summary's totals`,
+          async () => {
+            const args = {
+              startDate: new Date(Date.parse(today) - 6 * 86_400_000).toISOString().slice(0, 10),
+              endDate: today,
+            };
+            const logs = await tool(credential, "list_time_logs", args);
+            const items = logs.structuredContent.items as Json[];
+            assert.ok(items.length >= 4);
+            const { page, frame } = await show(credential, "week", "list_time_logs", args, logs);
+            try {
+              assert.equal(await frame.locator("[data-log]").count(), items.length);
+              const minutes = items.reduce((s: number, l: Json) => s + minutesOf(l), 0);
+              const all = await frame.locator("[data-total=all]").first().getAttribute("data-hours");
+              assert.equal(all, (minutes / 60).toFixed(2));
+            } finally {
+              await page.close();
+            }
+            // time_log_summary's answer in the same view: its totals.
+            const summary = await tool(credential, "time_log_summary", args);
+            const shown = await show(credential, "week", "time_log_summary", args, summary);
+            try {
+              const total = shown.frame.locator("[data-summary] [data-total=all]");
+              assert.equal(
+                await total.getAttribute("data-hours"),
+                summary.structuredContent.totalHours.toFixed(2),
+              );
+              const minutes = items.reduce((s: number, l: Json) => s + minutesOf(l), 0);
+              assert.equal((minutes / 60).toFixed(2), summary.structuredContent.totalHours.toFixed(2));
+            } finally {
+              await shown.page.close();
+            }
+          },
+        );
       }
 
       await t.step(
