@@ -26,7 +26,7 @@ import {
 } from "../helpers/browser.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { MCP_URL, postMcp } from "../helpers/mcp.ts";
-import { serveApp } from "../helpers/serve.ts";
+import { type HttpTarget, serveApp } from "../helpers/serve.ts";
 import { hostPage, type ToolCallRecord } from "./apps_host/host.ts";
 
 warnIfMissing("tests/e2e/mcp_apps.test.ts");
@@ -72,9 +72,14 @@ Deno.test({
     const host = await hostPage();
     let browser: Browser | undefined;
     /** One JSON-RPC request to Portico as a host that declared MCP Apps (/mcp?apps=1). */
-    async function mcp(credential: string, method: string, params: unknown): Promise<Json> {
+    async function mcp(
+      credential: string,
+      method: string,
+      params: unknown,
+      target: HttpTarget = portico,
+    ): Promise<Json> {
       const res = await postMcp(
-        { request: (_u, init) => portico.request(`${MCP_URL}?apps=1`, init) },
+        { request: (_u, init) => target.request(`${MCP_URL}?apps=1`, init) },
         credential,
         { jsonrpc: "2.0", id: 1, method, params },
       );
@@ -102,13 +107,13 @@ Deno.test({
       toolName: string,
       args: Record<string, unknown>,
       result: Json,
-      opts: { theme?: "light" | "dark"; size?: keyof typeof VIEWPORTS } = {},
+      opts: { theme?: "light" | "dark"; size?: keyof typeof VIEWPORTS; target?: HttpTarget } = {},
     ): Promise<{ page: Page; frame: Frame; calls: ToolCallRecord[] }> {
       const page = await browser!.newPage({ viewport: VIEWPORTS[opts.size ?? "desktop"] });
       const calls: ToolCallRecord[] = [];
       await page.exposeFunction("hostCallTool", async (params: { name: string; arguments?: Json }) => {
         calls.push({ name: params.name, arguments: params.arguments ?? {} });
-        return await mcp(credential, "tools/call", params);
+        return await mcp(credential, "tools/call", params, opts.target);
       });
       await page.goto(host.url);
       const html = await viewHtml(credential, view);
@@ -258,6 +263,63 @@ Deno.test({
           },
         );
       }
+
+      await t.step(
+        "create_offer's answer in the offer view; under CONFIRM_WRITES=require a 2025 host's invoice is refused in the view",
+        async () => {
+          const strict = serveApp(createApp({
+            config: parseConfig({
+              ISSUER: "http://localhost:8000",
+              SECRET_KEY: TEST_SECRET,
+              CONFIRM_WRITES: "require",
+              ...TEST_RATE_LIMITS,
+            }),
+            sql: db.sql,
+            log: silentLogger,
+            secretKey: TEST_SECRET,
+            scrypt: TEST_SCRYPT,
+          }));
+          try {
+            const [client] = await db.sql<{ id: string }[]>`
+              select id from clients where workspace_id = ${workspaceId} order by created_at limit 1`;
+            const args = {
+              subject: "Maintenance",
+              clientId: client.id,
+              offerDate: today,
+              currency: "CHF",
+              rows: [{ description: "Support", quantity: 4, unitPrice: "120.00" }],
+              tranches: [{ label: "Half", percentage: 50 }, { label: "Rest", percentage: 50 }],
+            };
+            const created = await mcp(
+              demo.apiKey,
+              "tools/call",
+              { name: "create_offer", arguments: args },
+              strict,
+            );
+            const data = created.structuredContent;
+            const { page, frame, calls } = await show(demo.apiKey, "offer", "create_offer", args, created, {
+              target: strict,
+            });
+            try {
+              assert.equal(await frame.locator("[data-row]").count(), 1);
+              assert.equal(await frame.locator("[data-tranche]").count(), 2);
+              assert.equal(await frame.locator("[data-total=net]").getAttribute("data-amount"), data.total);
+              await frame.locator("[data-invoice-tranche]").first().click();
+              const alert = frame.locator("[data-alert]");
+              await alert.waitFor();
+              assert.match(await alert.innerText(), /^access_denied: .*CONFIRM_WRITES=require/);
+              assert.equal(calls[0].name, "generate_invoice_from_offer_tranche");
+              const invoiced = await db.sql`
+                select 1 from offer_tranches where offer_id = ${data.id} and invoice_id is not null`;
+              assert.equal(invoiced.length, 0);
+            } finally {
+              await page.close();
+            }
+          } finally {
+            await strict.close();
+          }
+        },
+      );
 
       await t.step(
         "the audit trail names each tool the views called, for the person who called it",
