@@ -135,6 +135,35 @@ Deno.test({
       const offerId = (await db.sql<{ id: string }[]>`
         select id from offers where workspace_id = ${workspaceId} and title = 'Website relaunch'`)[0].id;
 
+      await t.step("axe-core finds nothing and screenshots at two sizes, light and dark", async () => {
+        await Deno.mkdir(SHOTS, { recursive: true });
+        const lastWeek = {
+          startDate: new Date(Date.parse(today) - 6 * 86_400_000).toISOString().slice(0, 10),
+          endDate: today,
+        };
+        const args = { from: today, to };
+        const results: Record<string, [string, Json, Record<string, unknown>]> = {
+          plan: ["gantt_plan", await tool(demo.apiKey, "gantt_plan", args), args],
+          offer: ["get_offer", await tool(demo.apiKey, "get_offer", { offerId }), { offerId }],
+          week: ["list_time_logs", await tool(demo.apiKey, "list_time_logs", lastWeek), lastWeek],
+        };
+        for (const [view, [toolName, result, a]] of Object.entries(results)) {
+          for (const theme of ["light", "dark"] as const) {
+            for (const size of ["desktop", "phone"] as const) {
+              const { page, frame } = await show(demo.apiKey, view, toolName, a, result, { theme, size });
+              try {
+                assert.equal(await frame.locator(`[data-view=${view}]`).getAttribute("data-theme"), theme);
+                await assertNoAxeViolations(frame as unknown as Page, `${view} view (${theme}, ${size})`);
+                await page.locator("iframe").screenshot({
+                  path: new URL(`apps-${view}-${size}-${theme}.png`, SHOTS).pathname,
+                });
+              } finally {
+                await page.close();
+              }
+            }
+          }
+        }
+      });
       await t.step(
         "a manager (no invoices role) sees the refusal in the offer view; the call reached /mcp",
         async () => {
@@ -342,32 +371,6 @@ Deno.test({
           ]);
         },
       );
-
-      await t.step("axe-core finds nothing and screenshots at two sizes, light and dark", async () => {
-        await Deno.mkdir(SHOTS, { recursive: true });
-        const args = { from: today, to };
-        const results: Record<string, [string, Json, Record<string, unknown>]> = {
-          plan: ["gantt_plan", await tool(demo.apiKey, "gantt_plan", args), args],
-          offer: ["get_offer", await tool(demo.apiKey, "get_offer", { offerId }), { offerId }],
-          week: ["list_time_logs", await tool(demo.apiKey, "list_time_logs", {}), {}],
-        };
-        for (const [view, [toolName, result, a]] of Object.entries(results)) {
-          for (const theme of ["light", "dark"] as const) {
-            for (const size of ["desktop", "phone"] as const) {
-              const { page, frame } = await show(demo.apiKey, view, toolName, a, result, { theme, size });
-              try {
-                assert.equal(await frame.locator(`[data-view=${view}]`).getAttribute("data-theme"), theme);
-                await assertNoAxeViolations(frame as unknown as Page, `${view} view (${theme}, ${size})`);
-                await page.locator("iframe").screenshot({
-                  path: new URL(`apps-${view}-${size}-${theme}.png`, SHOTS).pathname,
-                });
-              } finally {
-                await page.close();
-              }
-            }
-          }
-        }
-      });
     } finally {
       await browser?.close();
       await host.close();
