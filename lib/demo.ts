@@ -18,8 +18,9 @@ export type { DemoContext };
 
 /** Domain seeders add sample records of their own tables; later issues append to this list. */
 export const DEMO_SEEDERS: Array<(db: Db, ctx: DemoContext) => Promise<void>> = [seedDemoProjects];
-DEMO_SEEDERS.push(seedDemoPersonal);
+// Tasks before personal work: the demo's time logs are booked on the first tasks, which must exist by then.
 DEMO_SEEDERS.push(seedDemoTasks);
+DEMO_SEEDERS.push(seedDemoPersonal);
 DEMO_SEEDERS.push(seedDemoCommercial);
 DEMO_SEEDERS.push(seedDemoCrm);
 

@@ -38,6 +38,7 @@ import { narrowRegistry, type Registry, registryFor } from "../lib/mcp/registry.
 import { effectiveSelection, parseSelection, type Selection } from "../lib/mcp/toolsets.ts";
 import { withSelection } from "../lib/mcp/caller.ts";
 import { DEFAULT_PROTOCOL_VERSION, handleMcpMessage } from "../lib/mcp/server.ts";
+import { appsQuery } from "../lib/mcp/apps.ts";
 import { rpcErrorBody } from "../lib/mcp/jsonrpc.ts";
 import { decodeUtf8 } from "../lib/unsafe_input.ts";
 import type { AnyTool } from "../lib/mcp/tool.ts";
@@ -222,6 +223,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
       era: eraOf(protocolVersion),
       headers: { method: c.req.header("mcp-method"), name: c.req.header("mcp-name") },
       serverInfo,
+      apps: appsQuery(c.req.query("apps")),
       secretKey: deps.secretKey,
       confirmWrites: deps.config.confirmWrites,
       exportLinks,

@@ -17,6 +17,7 @@ const TEST_ONLY = [
   "@modelcontextprotocol/client",
   "ajv",
   "ajv-formats",
+  "@modelcontextprotocol/ext-apps",
   "smtp-server",
 ];
 

@@ -1,5 +1,6 @@
 // How a client learns what this server is: initialize (the 2025 revisions) and server/discover (2026-07-28), with
 // the capabilities, identity and instructions both give.
+import { withAppsCapability } from "./apps.ts";
 import { RPC, RpcError } from "./errors.ts";
 import { MODERN_PROTOCOL_VERSION, type ServerInfo } from "./modern.ts";
 
@@ -26,6 +27,9 @@ export const INSTRUCTIONS =
 /** The capabilities both eras declare (initialize's, server/discover's). */
 export const SERVER_CAPABILITIES: Record<string, unknown> = { tools: { listChanged: false }, resources: {} };
 
+/** The capabilities of a connection with MCP Apps: the same plus the extension (lib/mcp/apps.ts). */
+const APPS_CAPABILITIES = withAppsCapability(SERVER_CAPABILITIES);
+
 /** serverInfo when the route gives none (tests building a context by hand). */
 export const DEFAULT_SERVER_INFO: ServerInfo = Object.freeze({ name: SERVER_NAME, version: SERVER_VERSION });
 
@@ -33,7 +37,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-export function initialize(serverInfo: ServerInfo | undefined, params: unknown) {
+/** `apps`: the connection opted into MCP Apps (lib/mcp/apps.ts); the extension is declared only then. */
+export function initialize(serverInfo: ServerInfo | undefined, params: unknown, apps = false) {
   if (!isObject(params) || typeof params.protocolVersion !== "string") {
     throw new RpcError(RPC.INVALID_PARAMS, "initialize needs params.protocolVersion");
   }
@@ -43,7 +48,7 @@ export function initialize(serverInfo: ServerInfo | undefined, params: unknown) 
   const info = serverInfo ?? DEFAULT_SERVER_INFO;
   return {
     protocolVersion: version,
-    capabilities: SERVER_CAPABILITIES,
+    capabilities: apps ? APPS_CAPABILITIES : SERVER_CAPABILITIES,
     // 2025-03-26's Implementation has a name and a version only.
     serverInfo: version === "2025-03-26" ? { name: info.name, version: info.version } : info,
     instructions: INSTRUCTIONS,
@@ -51,17 +56,19 @@ export function initialize(serverInfo: ServerInfo | undefined, params: unknown) 
 }
 
 const discoverAnswers = new WeakMap<ServerInfo, string>();
+const appsDiscoverAnswers = new WeakMap<ServerInfo, string>();
 
 /** server/discover's result (without the 2026 fields every result gets): the same for every caller. */
-export function discoverJson(info: ServerInfo): string {
-  let json = discoverAnswers.get(info);
+export function discoverJson(info: ServerInfo, apps = false): string {
+  const answers = apps ? appsDiscoverAnswers : discoverAnswers;
+  let json = answers.get(info);
   if (json === undefined) {
     json = JSON.stringify({
       supportedVersions: [MODERN_PROTOCOL_VERSION],
-      capabilities: SERVER_CAPABILITIES,
+      capabilities: apps ? APPS_CAPABILITIES : SERVER_CAPABILITIES,
       instructions: INSTRUCTIONS,
     });
-    discoverAnswers.set(info, json);
+    answers.set(info, json);
   }
   return json;
 }

@@ -15,6 +15,7 @@ import { getDocument, listDocuments } from "../workspace/documents.ts";
 import { getRecording, listRecordings, type Recording } from "../workspace/recordings.ts";
 import { RPC, RpcError } from "./errors.ts";
 import { sameCaller, verifyLink } from "./exports.ts";
+import { appResources, isAppUri, readAppResource } from "./apps.ts";
 import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import type { Caller } from "./caller.ts";
@@ -37,6 +38,8 @@ export { ResourceNotFound, ResourceTooLarge } from "./resources_uri.ts";
 
 /** What the resource functions use of a request (lib/mcp/server.ts McpCallContext satisfies it). */
 export interface ResourceContext {
+  /** the host declared MCP Apps (lib/mcp/apps.ts): the ui:// views are listed and readable */
+  apps?: boolean;
   /** the caller's registry, narrowed to its toolsets: whose view says which kinds it may read */
   registry: Registry;
   caller: Caller;
@@ -175,6 +178,11 @@ function encodeCursor(c: Cursor): string {
 }
 
 /** An opaque cursor of ours back to its place, or -32602. Absent (undefined or null): the first page. */
+function isObjectWithCursor(params: unknown): boolean {
+  return typeof params === "object" && params !== null && "cursor" in params &&
+    (params as Record<string, unknown>).cursor != null;
+}
+
 function decodeCursor(params: unknown): Cursor {
   const raw = typeof params === "object" && params !== null && !Array.isArray(params)
     ? (params as Record<string, unknown>).cursor
@@ -367,7 +375,22 @@ export async function resourceMethod(
   room: Room,
 ): Promise<string> {
   try {
-    if (method === "resources/list") return JSON.stringify(await listResources(ctx, params));
+    if (method === "resources/list") {
+      const page = await listResources(ctx, params);
+      // A host with MCP Apps sees the views first, on the first page (lib/mcp/apps.ts).
+      if (ctx.apps && !isObjectWithCursor(params)) {
+        page.resources.unshift(...(appResources(ctx) as unknown as Resource[]));
+      }
+      return JSON.stringify(page);
+    }
+    if (method === "resources/read" && ctx.apps && isAppUri(uriParam(params))) {
+      const uri = uriParam(params);
+      const json = JSON.stringify(readAppResource(ctx, uri));
+      const limit = Math.max(room.left - ENVELOPE_BYTES, 0);
+      const bytes = utf8Bytes(json);
+      if (bytes > limit) throw new ResourceTooLarge(uri, bytes, limit);
+      return json;
+    }
     if (method === "resources/templates/list") return JSON.stringify(listResourceTemplates(ctx));
     return await readResourceJson(ctx, params, Math.max(room.left - ENVELOPE_BYTES, 0));
   } catch (err) {

@@ -31,6 +31,7 @@ import { confirmationGate, type ConfirmPolicy } from "./confirm.ts";
 import { denial } from "./permissions.ts";
 import type { Registry } from "./registry.ts";
 import { resourceMethod } from "./resources.ts";
+import { appsList, declaresApps } from "./apps.ts";
 import { classify, type Id, isObject, rpcErrorBody } from "./jsonrpc.ts";
 import { ANSWER_MAX_BYTES, type Room, serialiseResult } from "./result_json.ts";
 import { DEFAULT_SERVER_INFO, discoverJson, initialize } from "./handshake.ts";
@@ -67,6 +68,11 @@ export interface McpCallContext {
    * envelope is checked); 2025: null, capabilities are not known per request
    */
   clientCapabilities?: Record<string, unknown> | null;
+  /**
+   * the host renders MCP Apps views (lib/mcp/apps.ts): `?apps=1` on the URL (routes/mcp.ts), or in 2026 the
+   * request's client capabilities declaring io.modelcontextprotocol/ui; unset: every answer is as without views
+   */
+  apps?: boolean;
   /** name, title, version and website (routes/mcp.ts); default DEFAULT_SERVER_INFO */
   serverInfo?: ServerInfo;
   /** SECRET_KEY (routes/mcp.ts), for state the server signs; absent in tests that build a context by hand */
@@ -138,7 +144,8 @@ export async function handleMcpMessage(ctx: McpCallContext, bodyText: string): P
         if (problem) {
           return { status: problem.status, body: rpcErrorBody(c.id, problem.code, problem.message) };
         }
-        ctx = { ...ctx, clientCapabilities: clientCapabilitiesOf(c.params) };
+        const clientCapabilities = clientCapabilitiesOf(c.params);
+        ctx = { ...ctx, clientCapabilities, apps: ctx.apps || declaresApps(clientCapabilities) };
       } else if (claimsModern(c.params)) {
         return {
           status: 400,
@@ -180,7 +187,8 @@ const CLOSE = encoder.encode("}");
  * adds its fields where the list's closing brace was.
  */
 function listAnswer(ctx: McpCallContext, id: Id): Uint8Array<ArrayBuffer> {
-  const list = ctx.registry.view(ctx.caller).listBytes;
+  const view = ctx.registry.view(ctx.caller);
+  const list = ctx.apps ? appsList(view).listBytes : view.listBytes;
   const head = encoder.encode(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
   const tail = ctx.era === "2026" ? modernListTail(ctx.serverInfo ?? DEFAULT_SERVER_INFO) : CLOSE;
   const body = ctx.era === "2026" ? list.subarray(0, list.length - 1) : list;
@@ -310,15 +318,17 @@ async function dispatch(
   switch (method) {
     case "initialize":
       if (modern) throw notFound(); // 2026-07-28 has no handshake: server/discover
-      return JSON.stringify(initialize(ctx.serverInfo, params));
+      return JSON.stringify(initialize(ctx.serverInfo, params, ctx.apps));
     case "ping":
       if (modern) throw notFound();
       return "{}";
     case "server/discover":
       if (!modern) throw notFound();
-      return discoverJson(ctx.serverInfo ?? DEFAULT_SERVER_INFO);
-    case "tools/list":
-      return ctx.registry.view(ctx.caller).listJson;
+      return discoverJson(ctx.serverInfo ?? DEFAULT_SERVER_INFO, ctx.apps);
+    case "tools/list": {
+      const view = ctx.registry.view(ctx.caller);
+      return ctx.apps ? appsList(view).listJson : view.listJson;
+    }
     case "tools/call": {
       const result = await callTool(ctx, params);
       if (result instanceof InputRequired) {

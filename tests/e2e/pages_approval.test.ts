@@ -4,12 +4,9 @@
 // app. An operator sees "Approve … and continue". axe-core at zero WCAG 2.2 AA violations on every page.
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { createUser } from "../../lib/accounts.ts";
 import { decideRequest } from "../../lib/oauth/approvals.ts";
 import { createClient } from "../../lib/oauth/clients.ts";
 import { s256 } from "../../lib/oauth/pkce.ts";
-import { MODULES } from "../../lib/workspace/modules.ts";
-import { addMember, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import {
   assertNoAxeViolations,
   assertNoSidewaysScroll,
@@ -20,6 +17,7 @@ import {
 } from "../helpers/browser.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { approvalWorld } from "../helpers/approval_world.ts";
 
 warnIfMissing("tests/e2e/pages_approval.test.ts");
 
@@ -33,20 +31,7 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     const db = await freshDatabase();
-    const person = await createUser(db.sql, {
-      email: "pia@example.com",
-      password: PASSWORD,
-      name: "Pia Person",
-    });
-    const operator = await createUser(db.sql, {
-      email: "ops@example.com",
-      password: PASSWORD,
-      name: "Opal Ops",
-    });
-    await db.sql`update users set operator = true where id = ${operator.id}`;
-    const ws = (await createWorkspace(db.sql, "Harbour Studio", [...MODULES])).id;
-    await addMember(db.sql, ws, person.id, "member", null);
-    await addMember(db.sql, ws, operator.id, "owner", null);
+    const { operator } = await approvalWorld(db.sql, PASSWORD);
     const { issuer, server } = serveAtIssuer(db.sql);
 
     async function app(name: string): Promise<string> {

@@ -4,11 +4,9 @@
 // 403 page. axe-core at zero WCAG 2.2 AA violations on every page, and no page is wider than the phone.
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { createUser } from "../../lib/accounts.ts";
 import { askApproval } from "../../lib/oauth/approvals.ts";
 import { createClient } from "../../lib/oauth/clients.ts";
-import { MODULES } from "../../lib/workspace/modules.ts";
-import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
+import { createCompany } from "../../lib/workspace/workspaces.ts";
 import {
   assertNoAxeViolations,
   assertNoSidewaysScroll,
@@ -19,6 +17,7 @@ import {
 } from "../helpers/browser.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { approvalWorld } from "../helpers/approval_world.ts";
 
 warnIfMissing("tests/e2e/pages_operator.test.ts");
 
@@ -39,21 +38,8 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     const db = await freshDatabase();
-    const operator = await createUser(db.sql, {
-      email: "ops@example.com",
-      password: PASSWORD,
-      name: "Opal Ops",
-    });
-    const person = await createUser(db.sql, {
-      email: "pia@example.com",
-      password: PASSWORD,
-      name: "Pia Person",
-    });
-    await db.sql`update users set operator = true where id = ${operator.id}`;
-    const ws = (await createWorkspace(db.sql, "Harbour Studio", [...MODULES])).id;
+    const { person, operator, ws } = await approvalWorld(db.sql, PASSWORD);
     const company = (await createCompany(db.sql, ws, "North Company")).id;
-    await addMember(db.sql, ws, operator.id, "owner", null);
-    await addMember(db.sql, ws, person.id, "member", null);
     const { issuer, server } = serveAtIssuer(db.sql, {
       TRUSTED_CLIENT_ID_PREFIXES: "https://claude.ai/oauth/",
     });
