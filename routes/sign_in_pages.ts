@@ -10,14 +10,14 @@ import { openTicket, type Ticket } from "../lib/oauth/authorize.ts";
 import { resumePath } from "../lib/oauth/authorize_flow.ts";
 import { readPageForm } from "../lib/oauth/page_form.ts";
 import {
-  addAccount,
   endSession,
   readBrowserSession,
   removeAccount,
   safeReturnPath,
   useAccount,
 } from "../lib/oauth/sessions.ts";
-import { readDevice, signIn, writeDevice } from "../lib/oauth/sign_in.ts";
+import { readDevice, signIn } from "../lib/oauth/sign_in.ts";
+import { afterFirstFactor } from "../lib/security/completion.ts";
 import { formExpired, requestExpired } from "../lib/page_errors.ts";
 import { ChooseAccountPage } from "../views/choose_account.tsx";
 import { SignInPage } from "../views/sign_in.tsx";
@@ -83,12 +83,14 @@ export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       if (ticket) return c.redirect(await resume({ ...ticket, problem: result.reason, email }), 303);
       return c.redirect(`/signin?return_to=${encodeURIComponent(returnTo)}&error=${result.reason}`, 303);
     }
-    await addAccount(sql, c, issuer, result.userId);
-    writeDevice(c, deps, device, email);
-    if (ticket) {
-      return c.redirect(await resume({ req: ticket.req, userId: result.userId, freshLogin: true }), 303);
-    }
-    return c.redirect(returnTo, 303);
+    // A second factor, a policy or a password that must change may come before the account joins the session.
+    return await afterFirstFactor(c, deps, {
+      userId: result.userId,
+      email,
+      amr: ["pwd"],
+      ticket: ticket ? { req: ticket.req } : undefined,
+      returnTo,
+    });
   });
 
   // Account pages' chooser: make an account current, or ask for another one.

@@ -28,6 +28,8 @@ export interface SessionAccount {
   /** when this account last entered its password in this browser */
   authTime: Date;
   lastUsedAt: Date;
+  /** how it signed in here: RFC 8176 values (lib/security/amr.ts), e.g. ["pwd"] or ["pwd", "otp", "mfa"] */
+  amr: string[];
 }
 
 export interface BrowserSession {
@@ -53,6 +55,7 @@ interface AccountRow {
   name: string | null;
   authTime: Date | null;
   lastUsedAt: Date | null;
+  amr: string[] | null;
 }
 
 /** The browser's session and its accounts (most recently used first), or null without a live session. */
@@ -65,7 +68,7 @@ export async function readBrowserSession(
   if (!token || token.length > 200) return null;
   const rows = await sql<AccountRow[]>`
     select s.id as "sessionId", u.id as "userId", u.email, u.name, a.auth_time as "authTime",
-           a.last_used_at as "lastUsedAt"
+           a.last_used_at as "lastUsedAt", a.amr
     from browser_sessions s
     left join browser_session_accounts a on a.session_id = s.id
     left join users u on u.id = a.user_id
@@ -82,6 +85,7 @@ export async function readBrowserSession(
       name: r.name ?? "",
       authTime: r.authTime!,
       lastUsedAt: r.lastUsedAt!,
+      amr: r.amr ?? ["pwd"],
     });
   }
   return { sessionId: rows[0].sessionId, accounts };
@@ -120,9 +124,16 @@ export async function requireAccount(
 
 /**
  * Adds (or refreshes) a signed-in account on this browser's session, creating the session and its cookie when
- * there is none. The account becomes the current one, with auth_time = now.
+ * there is none. The account becomes the current one, with auth_time = now and the sign-in's methods (`amr`,
+ * lib/security/amr.ts; a password alone when left out).
  */
-export async function addAccount(sql: Sql, c: Context, issuer: string, userId: string): Promise<string> {
+export async function addAccount(
+  sql: Sql,
+  c: Context,
+  issuer: string,
+  userId: string,
+  amr: readonly string[] = ["pwd"],
+): Promise<string> {
   const existing = await readBrowserSession(sql, c, issuer);
   // A new cookie value on every sign-in, so a session id planted before sign-in is worthless afterwards.
   const token = randomToken("pbs_");
@@ -140,10 +151,28 @@ export async function addAccount(sql: Sql, c: Context, issuer: string, userId: s
   // Expired sessions are useless; sweep them now and then rather than on every sign-in.
   if (Math.random() < 0.02) await sql`delete from browser_sessions where expires_at < now()`;
   await sql`
-    insert into browser_session_accounts (session_id, user_id, auth_time, last_used_at)
-    values (${sessionId}, ${userId}, now(), now())
-    on conflict (session_id, user_id) do update set auth_time = now(), last_used_at = now()`;
+    insert into browser_session_accounts (session_id, user_id, auth_time, last_used_at, amr)
+    values (${sessionId}, ${userId}, now(), now(), ${[...amr]})
+    on conflict (session_id, user_id) do update set auth_time = now(), last_used_at = now(), amr = excluded.amr`;
   return sessionId;
+}
+
+/**
+ * Step-up: an account already signed in to this session proved a second factor; its methods become `amr`
+ * (auth_time stays: the sign-in itself is as old as it was). False when the account is not in the session.
+ */
+export async function upgradeAccount(
+  sql: Db,
+  sessionId: string,
+  userId: string,
+  amr: readonly string[],
+): Promise<boolean> {
+  if (!isUuid(userId)) return false;
+  const rows = await sql`
+    update browser_session_accounts set amr = ${[...amr]}, last_used_at = now()
+    where session_id = ${sessionId} and user_id = ${userId}
+    returning user_id`;
+  return rows.length > 0;
 }
 
 /** Makes an account already in the session the current one; false when it is not in the session. */

@@ -321,13 +321,23 @@ Deno.test("a failed and a throttled sign-in each leave a log line with ids only,
       brake: "network",
     });
     assert.ok(Number.isInteger(retry_after) && (retry_after as number) >= 1, String(retry_after));
-    // A success logs nothing but its access line.
+    // A success logs its security event (ids only: the person, the network, how) and its access line.
     const elsewhere = new Browser(app, "203.0.113.23");
     const csrf2 = field(await (await elsewhere.get("/signin")).text(), "csrf")!;
     const before = lines.length;
     const ok = await elsewhere.post("/signin", { csrf: csrf2, email, password: PASSWORD });
     assert.equal(ok.headers.get("location"), "/account/apps");
-    assert.deepEqual(lines.slice(before).map((l) => l.msg), ["request"]);
+    assert.deepEqual(lines.slice(before).map((l) => l.msg), ["security event", "request"]);
+    const { time: _t, request_id: okRequestId, ...signedIn } = lines[before];
+    assert.equal(typeof okRequestId, "string");
+    assert.deepEqual(signedIn, {
+      level: "info",
+      msg: "security event",
+      event: "sign_in",
+      user_id: user.id,
+      network: "203.0.113.0/24",
+      amr: "pwd",
+    });
     // Neither what was typed as the email (in any case) nor any password appears in any line.
     const all = raw.join("\n").toLowerCase();
     for (

@@ -1,0 +1,100 @@
+// The person's security log: one structured log line for every sign-in event (never a secret: ids, kinds,
+// network), and, when the person is known, a row in security_events that /account/security shows them.
+//
+// Export: `recordSecurityEvent(sql, log, event)`; `SECURITY_EVENT_KINDS`; `listSecurityEvents(sql, userId, limit)`.
+// Writing the row never fails the request: a database error is logged and swallowed (the log line stands).
+import type { Context } from "hono";
+import type { Db } from "../db/client.ts";
+import { errorFields, type Logger } from "../log.ts";
+import { networkKey } from "../http/client_ip.ts";
+
+/** Every kind of event, with what the person's security page calls it. */
+export const SECURITY_EVENT_KINDS = {
+  sign_in: "Signed in",
+  sign_in_failed: "Sign-in failed",
+  sign_in_throttled: "Sign-in slowed down after failed attempts",
+  second_factor_failed: "Wrong second-factor code or passkey",
+  second_factor_throttled: "Second factor slowed down after failed attempts",
+  step_up: "Confirmed with a second factor",
+  factor_added: "Second factor added",
+  factor_removed: "Second factor removed",
+  recovery_codes_created: "New recovery codes created",
+  recovery_code_used: "Recovery code used",
+  password_changed: "Password changed",
+  password_reset: "Password reset by email",
+  password_reset_requested: "Password reset requested",
+  session_ended: "Signed out of a browser",
+  sessions_ended: "Signed out everywhere else",
+  signed_out: "Signed out",
+} as const;
+
+export type SecurityEventKind = keyof typeof SECURITY_EVENT_KINDS;
+
+/** Events that are failures: logged at warn. */
+const WARN = new Set<SecurityEventKind>([
+  "sign_in_failed",
+  "sign_in_throttled",
+  "second_factor_failed",
+  "second_factor_throttled",
+]);
+
+export interface SecurityEvent {
+  kind: SecurityEventKind;
+  /** the person, when known (a failed sign-in for an unknown email has none: log line only) */
+  userId?: string;
+  requestId?: string;
+  ip?: string;
+  userAgent?: string;
+  /** small, non-secret facts: `{ factor: "totp" }`, `{ brake: "network" }`, `{ sessions: 3 }` */
+  detail?: Record<string, string | number | boolean>;
+}
+
+/** What the request says about itself, for an event: address and browser. */
+export function requestFacts(c: Context, ip: string): { ip: string; userAgent: string; requestId?: string } {
+  const requestId = (c.get as (k: string) => unknown)("requestId");
+  return {
+    ip,
+    userAgent: (c.req.header("user-agent") ?? "").slice(0, 300),
+    requestId: typeof requestId === "string" ? requestId : undefined,
+  };
+}
+
+export async function recordSecurityEvent(sql: Db, log: Logger, event: SecurityEvent): Promise<void> {
+  const fields = {
+    event: event.kind,
+    request_id: event.requestId,
+    ...(event.userId ? { user_id: event.userId } : {}),
+    ...(event.ip ? { network: networkKey(event.ip) } : {}),
+    ...(event.detail ?? {}),
+  };
+  if (WARN.has(event.kind)) log.warn("security event", fields);
+  else log.info("security event", fields);
+  if (!event.userId) return;
+  try {
+    await sql`
+      insert into security_events (user_id, kind, ip, user_agent, detail)
+      values (${event.userId}, ${event.kind}, ${(event.ip ?? "").slice(0, 64)},
+              ${(event.userAgent ?? "").slice(0, 300)}, ${sql.json(event.detail ?? {})})`;
+  } catch (err) {
+    log.error("security event not stored", {
+      event: event.kind,
+      request_id: event.requestId,
+      ...errorFields(err),
+    });
+  }
+}
+
+export interface SecurityEventRow {
+  kind: SecurityEventKind;
+  at: Date;
+  ip: string;
+  userAgent: string;
+  detail: Record<string, unknown>;
+}
+
+/** The person's newest events, at most `limit` (≤ 200). */
+export function listSecurityEvents(sql: Db, userId: string, limit = 50): Promise<SecurityEventRow[]> {
+  return sql<SecurityEventRow[]>`
+    select kind, at, ip, user_agent as "userAgent", detail from security_events
+    where user_id = ${userId} order by at desc, id desc limit ${Math.min(Math.max(limit, 1), 200)}`;
+}
