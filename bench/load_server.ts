@@ -221,6 +221,7 @@ async function bareHandler(spec: ServerSpec, sql: Sql): Promise<(req: Request) =
       userId: row.user_id,
       clientId,
       authTime,
+      amr: ["pwd"],
       accessToken,
     });
     return jsonResponse(

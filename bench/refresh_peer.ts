@@ -350,6 +350,7 @@ export async function benchRefreshPhases(opts: { requests?: number; rounds?: num
       scopes: ["openid", "profile", "offline_access"],
       grantId: grant.id,
       authTime: new Date(),
+      amr: ["pwd"],
       idToken: true,
     };
     const phases: [string, () => Promise<unknown>][] = [

@@ -83,6 +83,11 @@ export interface Config {
    * client): `off` runs it as before, `require` refuses it (docs/mcp.md "Confirmations")
    */
   confirmWrites: "off" | "require";
+  /**
+   * WORKSPACE_TWO_FACTOR: `require` asks every person for a second factor before they let an app act in a
+   * workspace (the `workspace` scope), whatever their workspaces' own policy; `off` leaves it to the workspaces
+   */
+  workspaceTwoFactor: "off" | "require";
   /** SMTP_URL: where mail goes (smtp:// or smtps://, credentials in the URL); unset: the log / dev mailbox */
   smtpUrl: string | undefined;
   /** MAIL_FROM: the sender of every mail; default `no-reply@` the issuer's host */
@@ -249,6 +254,7 @@ const schema = z.object({
     "must be an absolute https URL without a fragment (plain http only to a loopback host)",
   ).optional(),
   CONFIRM_WRITES: z.enum(["off", "require"], { error: "must be off or require" }).default("off"),
+  WORKSPACE_TWO_FACTOR: z.enum(["off", "require"], { error: "must be off or require" }).default("off"),
   SMTP_URL: z.string().refine(
     isSmtpUrl,
     "must be an smtp:// or smtps:// URL with a host, e.g. smtps://user:pass@mail.example.com",
@@ -327,6 +333,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     brandLogo: e.BRAND_LOGO,
     approvalWebhookUrl: e.APPROVAL_WEBHOOK_URL,
     confirmWrites: e.CONFIRM_WRITES,
+    workspaceTwoFactor: e.WORKSPACE_TWO_FACTOR,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? `no-reply@${new URL(issuer).hostname}`,
   };

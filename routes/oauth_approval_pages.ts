@@ -148,7 +148,7 @@ export function createApprovalPages(deps: OAuthRouteDeps): {
             error_description: UNAPPROVED_DESCRIPTIONS.cancelled,
           });
         }
-        const step = await nextStep(sql, ticket, session, client);
+        const step = await nextStep(sql, ticket, session, client, deps.config);
         // Trusted since the page was shown (or the request's rules now ask for more): the flow goes on from there.
         if (step.kind !== "approval") {
           return c.redirect(

@@ -1,6 +1,8 @@
 // The browser side of the authorization server: /oauth/authorize and its pages (sign-in, account chooser,
 // consent). /signin, /signout and the account pages' chooser are in sign_in_pages.ts, mounted here; the flow
 // between the pages is lib/oauth/authorize_flow.ts.
+import { factorsOf, hasSecondFactor } from "../lib/security/factors.ts";
+import { startPending } from "../lib/security/pending.ts";
 import type { Context, Hono } from "hono";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
@@ -144,7 +146,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     "/oauth/authorize/consent",
     (c) =>
       onAccountForm(c, deps, async ({ form, ticket, client, session, account }) => {
-        const answer = await answerConsent(sql, ticket, client, session, account, {
+        const answer = await answerConsent(sql, ticket, client, session, account, deps.config, {
           allow: form.decision === "allow",
           place: form.place,
           limits: limitsFromForm(form.toolsets, form.toolset_choice === "1", form.read_only),
@@ -191,7 +193,7 @@ function createFlowPages(
   /** Runs the next step of an authorization request in this browser. */
   async function proceed(c: Context<AppEnv>, ticket: Ticket, client: Client): Promise<Response> {
     const session = await readBrowserSession(sql, c, issuer);
-    const step = await nextStep(sql, ticket, session, client);
+    const step = await nextStep(sql, ticket, session, client, deps.config);
     switch (step.kind) {
       case "error": {
         // prompt=none: nobody saw a page, so the open-redirector rule of the parse errors applies too.
@@ -236,6 +238,21 @@ function createFlowPages(
         return await consentPage(c, ticket, client, step.account);
       case "approval":
         return await approvalStep(c, ticket, client, step);
+      case "step_up": {
+        // The second-factor pages (routes/second_factor_pages.ts) upgrade this browser's sign-in and resume here;
+        // a person with no factor yet is walked through setting one up there.
+        const factors = await factorsOf(sql, step.account.userId);
+        const path = await startPending(c, deps, {
+          userId: step.account.userId,
+          email: step.account.email,
+          amr: step.account.amr,
+          reason: hasSecondFactor(factors) ? "enrolled" : "policy",
+          workspace: step.workspace ?? undefined,
+          stepUp: true,
+          ticket: { req: ticket.req, freshLogin: ticket.freshLogin },
+        });
+        return c.redirect(path, 303);
+      }
     }
   }
 

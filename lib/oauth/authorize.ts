@@ -14,6 +14,7 @@ import type { BrowserSession, SessionAccount } from "./sessions.ts";
 import { rememberedConsent } from "./consent.ts";
 import { approvalFor, type ApprovalRequest } from "./approvals.ts";
 import type { Place, ToolLimits } from "./workspace_choice.ts";
+import { type StepUpPolicy, stepUpReason } from "../security/step_up.ts";
 
 export type Prompt = "none" | "login" | "consent" | "select_account";
 const PROMPTS = new Set<string>(["none", "login", "consent", "select_account"]);
@@ -30,6 +31,8 @@ export interface AuthzRequest {
   prompt: Prompt[];
   maxAge?: number;
   loginHint?: string;
+  /** acr_values, in the client's order of preference (OIDC Core §3.1.2.1); at most 10 */
+  acrValues?: string[];
   /** seconds since the epoch when the request arrived */
   iat: number;
 }
@@ -233,7 +236,7 @@ async function parseRequest(
   ) {
     if (single(params, name) === null) return fail("invalid_request", `${name} is repeated`);
   }
-  for (const name of ["prompt", "max_age", "login_hint"]) {
+  for (const name of ["prompt", "max_age", "login_hint", "acr_values"]) {
     if (single(params, name) === null) return fail("invalid_request", `${name} is repeated`);
   }
   if (state && state.length > 2000) return fail("invalid_request", "state is too long");
@@ -280,6 +283,11 @@ async function parseRequest(
     maxAge = Number(maxAgeRaw);
   }
   const loginHint = single(params, "login_hint") ?? undefined;
+  const acrRaw = single(params, "acr_values") ?? undefined;
+  const acrValues = acrRaw === undefined ? undefined : acrRaw.split(" ").filter(Boolean);
+  if (acrRaw !== undefined && (acrRaw.length > 1000 || acrValues!.length > 10)) {
+    return fail("invalid_request", "acr_values is too long");
+  }
   let resource: string | undefined;
   let scopes: string[];
   try {
@@ -306,6 +314,7 @@ async function parseRequest(
       prompt: prompt as Prompt[],
       maxAge,
       loginHint: loginHint && loginHint.length <= 320 ? loginHint : undefined,
+      acrValues: acrValues && acrValues.length > 0 ? acrValues : undefined,
       iat: Math.floor(Date.now() / 1000),
     },
   };
@@ -319,6 +328,8 @@ export type Step =
   | { kind: "issue"; account: SessionAccount; place: Place | null; limits: ToolLimits }
   /** `workspace` waits on the operators: ask them, wait, or hear that they denied (`request` is this person's) */
   | { kind: "approval"; account: SessionAccount; request: ApprovalRequest | undefined }
+  /** the request needs two factors and this sign-in used one (`workspace`: the workspace whose policy asks) */
+  | { kind: "step_up"; account: SessionAccount; workspace: string | null }
   | {
     kind: "error";
     error: "login_required" | "account_selection_required" | "consent_required" | "interaction_required";
@@ -333,6 +344,7 @@ export async function nextStep(
   ticket: Ticket,
   session: BrowserSession | null,
   client: Client,
+  policy: StepUpPolicy,
 ): Promise<Step> {
   const { req } = ticket;
   const accounts = session?.accounts ?? [];
@@ -359,6 +371,13 @@ export async function nextStep(
     req.maxAge !== undefined && !fresh && Date.now() / 1000 - account.authTime.getTime() / 1000 > req.maxAge
   ) {
     return none ? { kind: "error", error: "login_required" } : { kind: "signin", email: account.email };
+  }
+  // A second factor before anything is granted or asked of the operators (lib/security/step_up.ts).
+  const stepUp = await stepUpReason(db, req, account, policy);
+  if (stepUp) {
+    return none
+      ? { kind: "error", error: "login_required" }
+      : { kind: "step_up", account, workspace: stepUp.workspace };
   }
   if (needsApproval(client, req.scopes)) {
     if (none) return { kind: "error", error: "interaction_required" };

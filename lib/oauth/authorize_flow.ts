@@ -16,6 +16,7 @@ import { OAuthError } from "./errors.ts";
 import { issueCode } from "./grants/authorization_code.ts";
 import { type PageForm, readPageForm } from "./page_form.ts";
 import { type BrowserSession, readBrowserSession, type SessionAccount, useAccount } from "./sessions.ts";
+import type { StepUpPolicy } from "../security/step_up.ts";
 import { NO_TOOL_LIMITS, parsePlace, type Place, placeAllowed, type ToolLimits } from "./workspace_choice.ts";
 
 /** What the flow needs from the app (routes/oauth_deps.ts OAuthRouteDeps fits). */
@@ -138,12 +139,20 @@ export async function issue(
   deps: Pick<FlowDeps, "sql" | "config">,
   ticket: Ticket,
   sessionId: string,
-  account: Pick<SessionAccount, "userId" | "authTime">,
+  account: Pick<SessionAccount, "userId" | "authTime" | "amr">,
   place: Place | null,
   limits: ToolLimits,
 ): Promise<Response> {
   await useAccount(deps.sql, sessionId, account.userId);
-  const code = await issueCode(deps.sql, ticket.req, account.userId, account.authTime, place, limits);
+  const code = await issueCode(
+    deps.sql,
+    ticket.req,
+    account.userId,
+    account.authTime,
+    account.amr,
+    place,
+    limits,
+  );
   return backToClient(c, deps.config.issuer, ticket, { code });
 }
 
@@ -171,9 +180,10 @@ export async function answerConsent<Problem>(
   client: Client,
   session: BrowserSession,
   account: SessionAccount,
+  policy: StepUpPolicy,
   answer: { allow: boolean; place: string | undefined; limits: ChosenLimits<Problem> },
 ): Promise<ConsentAnswer<Problem>> {
-  const step = await nextStep(sql, ticket, session, client);
+  const step = await nextStep(sql, ticket, session, client, policy);
   if (step.kind !== "consent" && step.kind !== "issue") return { kind: "start_over" };
   if (!answer.allow) return { kind: "denied" };
   let place: Place | null = null;

@@ -1,4 +1,5 @@
 // Discovery metadata (RFC 8414 and OpenID Connect Discovery; RFC 9728 for /mcp), built once from the issuer.
+import { ACR_VALUES_SUPPORTED } from "../security/amr.ts";
 import { GRANT_TYPES } from "./grants/names.ts";
 import { SCOPES_SUPPORTED } from "./scopes.ts";
 
@@ -49,6 +50,8 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
     introspection_endpoint_auth_methods_supported: ["client_secret_post", "client_secret_basic"],
     id_token_signing_alg_values_supported: ["RS256"],
     subject_types_supported: ["public"],
+    // lib/security/amr.ts: one factor, or two (a password and a code or passkey, or a user-verified passkey).
+    acr_values_supported: [...ACR_VALUES_SUPPORTED],
     claims_supported: [
       "sub",
       "iss",
@@ -56,6 +59,8 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
       "exp",
       "iat",
       "auth_time",
+      "acr",
+      "amr",
       "nonce",
       "at_hash",
       "azp",

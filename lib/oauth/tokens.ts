@@ -1,6 +1,7 @@
 // Access tokens (RFC 9068 JWTs) and ID tokens, signed with the current key, and access token verification.
 import { createHash } from "node:crypto";
 import { decodeProtectedHeader, jwtVerify } from "jose";
+import { acrOf } from "../security/amr.ts";
 import { signJwt } from "./jwt_sign.ts";
 import type { KeyStore } from "./keys.ts";
 
@@ -48,6 +49,7 @@ export interface IdTokenInput {
   clientId: string;
   nonce?: string;
   authTime: Date;
+  amr: string[];
   accessToken: string;
 }
 
@@ -56,6 +58,8 @@ export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<
   const now = Math.floor(Date.now() / 1000);
   const claims: Record<string, unknown> = {
     auth_time: Math.floor(input.authTime.getTime() / 1000),
+    acr: acrOf(input.amr),
+    amr: input.amr,
     at_hash: atHash(input.accessToken),
     azp: input.clientId,
   };
@@ -73,6 +77,8 @@ export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<
 export interface TokenPairInput extends AccessTokenInput {
   /** whether to sign an ID token as well (the `openid` scope) */
   idToken: boolean;
+  /** how the person signed in (RFC 8176); the ID token carries it with the acr it implies */
+  amr: string[];
   nonce?: string;
 }
 
@@ -89,6 +95,7 @@ export async function signTokenPair(
     clientId: input.clientId,
     nonce: input.nonce,
     authTime: input.authTime,
+    amr: input.amr,
     accessToken,
   });
   return { accessToken, idToken };

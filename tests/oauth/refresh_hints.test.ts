@@ -61,6 +61,7 @@ Deno.test("RefreshHints: taken once, oldest evicted first", () => {
     scopes: ["openid"],
     resource: null,
     authTime: new Date(0),
+    amr: ["pwd"],
   });
   hints.remember("a", hint("1"));
   hints.remember("b", hint("2"));

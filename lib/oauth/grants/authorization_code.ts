@@ -31,16 +31,17 @@ export async function issueCode(
   req: AuthzRequest,
   userId: string,
   authTime: Date,
+  amr: readonly string[],
   place: Place | null = null,
   limits: ToolLimits = NO_TOOL_LIMITS,
 ): Promise<string> {
   const code = randomToken("pco_");
   await db`
     insert into oauth_codes (code_hash, client_id, user_id, redirect_uri, scopes, resource, nonce,
-                             code_challenge, auth_time, expires_at, workspace_id, company_id, toolsets,
-                             read_only)
+                             code_challenge, auth_time, amr, expires_at, workspace_id, company_id,
+                             toolsets, read_only)
     values (${sha256Hex(code)}, ${req.clientId}, ${userId}, ${req.redirectUri}, ${req.scopes},
-            ${req.resource ?? null}, ${req.nonce ?? null}, ${req.codeChallenge}, ${authTime},
+            ${req.resource ?? null}, ${req.nonce ?? null}, ${req.codeChallenge}, ${authTime}, ${[...amr]},
             now() + make_interval(secs => ${CODE_TTL_SECONDS}), ${place?.workspaceId ?? null},
             ${place?.companyId ?? null}, ${limits.toolsets}, ${limits.readOnly})`;
   // Old codes are kept a day past expiry so a late replay still revokes what the code produced; then swept.
@@ -65,6 +66,7 @@ interface CodeRow {
   nonce: string | null;
   codeChallenge: string;
   authTime: Date;
+  amr: string[];
   live: boolean;
   consumed: boolean;
   workspaceId: string | null;
@@ -93,7 +95,7 @@ export async function exchangeCode(
   const ttl = refreshTtl(client);
   const [row] = await deps.sql<CodeRow[]>`
     select client_id as "clientId", user_id as "userId", redirect_uri as "redirectUri", scopes, resource, nonce,
-           code_challenge as "codeChallenge", auth_time as "authTime", expires_at > now() as live,
+           code_challenge as "codeChallenge", auth_time as "authTime", amr, expires_at > now() as live,
            consumed_at is not null as consumed, workspace_id as "workspaceId", company_id as "companyId"
       from oauth_codes where code_hash = ${codeHash}`;
   const invalid = (d: string) => new OAuthError("invalid_grant", d);
@@ -134,6 +136,7 @@ export async function exchangeCode(
         scopes: row.scopes,
         resource,
         authTime,
+        amr: row.amr,
         codeHash,
         ttl,
         familyMaxDays: deps.familyMaxDays,
@@ -157,6 +160,7 @@ export async function exchangeCode(
     resource,
     grantId: outcome.grantId,
     authTime,
+    amr: row.amr,
     nonce: row.nonce ?? undefined,
     refreshToken: outcome.refreshToken,
   });

@@ -14,6 +14,8 @@ export interface RefreshHint {
   /** the resource the grant is bound to (null: the issuer) */
   resource: string | null;
   authTime: Date;
+  /** how the person signed in (RFC 8176), for the ID token's amr and acr */
+  amr: string[];
 }
 
 /** How many hints an instance keeps (about 300 bytes each); the oldest go first. */

@@ -59,6 +59,7 @@ interface RefreshRow {
   scopes: string[];
   resource: string | null;
   authTime: Date;
+  amr: string[];
   rotated: boolean;
   revoked: boolean;
   unexpired: boolean;
@@ -125,7 +126,7 @@ async function refreshStatement(
       select ${clientColumns(sql)} from oauth_clients where client_id = ${input.clientId}
     ),
     t as materialized (
-      select rt.id, rt.family_id, rt.client_id, rt.user_id, rt.scopes, g.resource, rt.auth_time,
+      select rt.id, rt.family_id, rt.client_id, rt.user_id, rt.scopes, g.resource, rt.auth_time, rt.amr,
              rt.rotated_at is not null as rotated, rt.revoked_at is not null as revoked,
              rt.expires_at > now() as unexpired, g.revoked_at is null as grant_live,
              g.created_at + make_interval(days => ${cap}) > now() as within_cap,
@@ -140,7 +141,7 @@ async function refreshStatement(
        where rt.token_hash = ${input.tokenHash}
     ),
     ok as (
-      select t.id, t.family_id, t.user_id, t.scopes, t.resource, t.auth_time, t.grant_created, t.grant_version,
+      select t.id, t.family_id, t.user_id, t.scopes, t.resource, t.auth_time, t.amr, t.grant_created, t.grant_version,
              t.rotated, c.secret_hash is null as public
         from t join c on c.client_id = t.client_id
        where 'refresh_token' = any(c.grant_types)
@@ -177,9 +178,9 @@ async function refreshStatement(
       -- The successor keeps the grant's full scope (RFC 6749 §6) and gets a full lifetime of its own, never past
       -- the family's cap.
       insert into oauth_refresh_tokens (token_hash, family_id, parent_id, client_id, user_id, scopes, resource,
-                                        auth_time, expires_at)
+                                        auth_time, amr, expires_at)
       select ${sha256Hex(input.fresh)}, ok.family_id, ok.id, ${input.clientId}, ok.user_id, ok.scopes,
-             ok.resource, ok.auth_time,
+             ok.resource, ok.auth_time, ok.amr,
              least(now() + make_interval(secs => case when ok.public then ${REFRESH_TTL_PUBLIC_SECONDS}::int
                                                       else ${REFRESH_TTL_CONFIDENTIAL_SECONDS}::int end),
                    ok.grant_created + make_interval(days => ${cap}))
@@ -194,7 +195,7 @@ async function refreshStatement(
     )
     select (select to_json(c) from c) as client, t.id as "tokenId", t.family_id as "familyId",
            t.client_id as "tokenClientId", t.user_id as "userId", to_json(t.scopes) as scopes, t.resource,
-           t.auth_time as "authTime", t.rotated, t.revoked, t.unexpired, t.grant_live as "grantLive",
+           t.auth_time as "authTime", t.amr, t.rotated, t.revoked, t.unexpired, t.grant_live as "grantLive",
            t.within_cap as "withinCap", t.enabled, t.in_grace as "inGrace", exists (select 1 from issued) as issued
       from (values (1)) as one (x) left join c on true left join t on true`;
   return row;
@@ -214,6 +215,7 @@ function claimsKey(input: MintInput): string {
     input.resource,
     input.grantId,
     input.authTime.getTime(),
+    input.amr,
     input.nonce ?? null,
   ]);
 }
@@ -251,6 +253,7 @@ function signEarly(
     resource: hint.resource,
     grantId: hint.grantId,
     authTime: hint.authTime,
+    amr: hint.amr,
   };
   const tokens = statementWritten().then(() => signFor(deps, input));
   // Unused when the refresh is refused; a signer failure is met again by signing after the statement.
@@ -338,6 +341,7 @@ async function lockedRotation(
       scopes: row.scopes,
       resource: row.resource,
       authTime: new Date(row.authTime),
+      amr: row.amr,
       codeHash: null,
       ttl,
       familyMaxDays: deps.familyMaxDays,
@@ -428,6 +432,7 @@ export async function refreshGrant(
     resource,
     grantId: row.familyId,
     authTime,
+    amr: row.amr,
   };
   const tokens = await tokenResponse(
     deps,
@@ -442,6 +447,7 @@ export async function refreshGrant(
     scopes: row.scopes,
     resource: row.resource,
     authTime,
+    amr: row.amr,
   });
   return tokens;
 }

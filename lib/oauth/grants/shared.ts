@@ -92,6 +92,7 @@ export async function insertRefreshToken(
     scopes: string[];
     resource: string | null;
     authTime: Date;
+    amr: string[];
     codeHash: string | null;
     ttl: number;
     familyMaxDays: number;
@@ -108,9 +109,9 @@ export async function insertRefreshToken(
     : db``;
   const rows = await db`
     insert into oauth_refresh_tokens (token_hash, family_id, parent_id, client_id, user_id, scopes, resource,
-                                      auth_time, code_hash, expires_at)
+                                      auth_time, amr, code_hash, expires_at)
     select ${sha256Hex(token)}, g.id, ${input.parentId}, ${input.client.clientId}, ${input.userId},
-           ${input.scopes}, ${input.resource}, ${input.authTime}, ${input.codeHash},
+           ${input.scopes}, ${input.resource}, ${input.authTime}, ${input.amr}, ${input.codeHash},
            least(now() + make_interval(secs => ${input.ttl}),
                  g.created_at + make_interval(days => ${input.familyMaxDays}))
       from oauth_grants g
@@ -149,6 +150,8 @@ export interface MintInput {
   resource: string | null;
   grantId: string;
   authTime: Date;
+  /** how the person signed in (RFC 8176): the ID token's amr, and acr from it */
+  amr: string[];
   nonce?: string;
 }
 
@@ -164,6 +167,7 @@ export function signFor(deps: TokenDeps, input: MintInput): Promise<SignedTokens
     scopes: input.scopes,
     grantId: input.grantId,
     authTime: input.authTime,
+    amr: input.amr,
     nonce: input.nonce,
     idToken: input.scopes.includes("openid"),
   });
