@@ -1,4 +1,5 @@
 // The authorization server's routes: JSON endpoints, browser pages (account and operator pages too), one key cache.
+import { createAccountWorkspaceRoutes } from "./account_workspaces.ts";
 import { Hono } from "hono";
 import type { AppEnv } from "../lib/http/types.ts";
 import { createClientDirectory, type DocumentSource } from "../lib/oauth/client_directory.ts";
@@ -20,6 +21,7 @@ export function createOAuthRoutes(deps: OAuthDeps): Hono<AppEnv> {
   app.route("/", createOAuthApiRoutes(full));
   app.route("/", createOAuthPageRoutes(full));
   app.route("/", createAccountRoutes(full));
+  app.route("/", createAccountWorkspaceRoutes(full));
   app.route("/", createOperatorRoutes(full));
   return app;
 }

@@ -26,6 +26,7 @@ export const SECURITY_EVENT_KINDS = {
   session_ended: "Signed out of a browser",
   sessions_ended: "Signed out everywhere else",
   signed_out: "Signed out",
+  workspace_policy_changed: "Changed a workspace's two-step sign-in policy",
 } as const;
 
 export type SecurityEventKind = keyof typeof SECURITY_EVENT_KINDS;
