@@ -54,7 +54,7 @@ export function TotpSetupParts(
       </div>
       <p>
         Key to type instead:{" "}
-        <code class="secret" id="manual-key" data-manual-key>{props.totp.manualKey}</code>
+        <code class="secret key" id="manual-key" data-manual-key>{props.totp.manualKey}</code>
       </p>
       {props.problem && <p class="error" role="alert">{props.problem}</p>}
       <form method="post" action={props.action}>

@@ -72,12 +72,22 @@ function pOf(location: string): string {
   return url.searchParams.get("p")!;
 }
 
+/** The recovery codes a page shows. */
+function codesOn(html: string): string[] {
+  return [...html.matchAll(/<li[^>]*><code>([0-9a-z]{5}-[0-9a-z]{5})<\/code><\/li>/g)].map((m) => m[1]);
+}
+
+/** The manual key a set-up page shows, without its spaces. */
+function manualKey(html: string): string {
+  return html.match(/data-manual-key>([A-Z2-7 ]+)</)![1].replaceAll(" ", "");
+}
+
 /** Sets the app up from the account page as a person would: the manual key read off the page. */
 async function setUpTotp(ctx: Ctx): Promise<{ secret: string; codes: string[] }> {
   const browser = new Browser(ctx.app);
   assert.equal(await signInWithPassword(ctx, browser), SIGNED_IN);
   const page = await (await browser.get("/account/security/two-step/setup")).text();
-  const secret = page.match(/data-manual-key>([A-Z2-7 ]+)</)![1].replaceAll(" ", "");
+  const secret = manualKey(page);
   assert.equal(secret.length, 32, "160-bit secret");
   assert.match(page, /<svg[^>]*viewBox/);
   const res = await browser.post("/account/security/two-step/setup", {
@@ -88,7 +98,7 @@ async function setUpTotp(ctx: Ctx): Promise<{ secret: string; codes: string[] }>
   assert.equal(res.status, 303);
   assert.equal(res.headers.get("location"), "/account/security/two-step?done=on");
   const shown = await (await browser.get("/account/security/two-step")).text();
-  const codes = [...shown.matchAll(/<li[^>]*><code>([0-9a-z]{5}-[0-9a-z]{5})<\/code><\/li>/g)].map((m) => m[1]);
+  const codes = codesOn(shown);
   assert.equal(codes.length, RECOVERY_CODE_COUNT);
   // Shown once.
   assert.doesNotMatch(await (await browser.get("/account/security/two-step")).text(), /data-recovery-codes/);
@@ -371,7 +381,7 @@ Deno.test("account two-step: turning off and new recovery codes ask for the pass
     });
     assert.equal(renew.headers.get("location"), "/account/security/two-step?done=codes");
     const page = await (await browser.get("/account/security/two-step?done=codes")).text();
-    const fresh = [...page.matchAll(/<li[^>]*><code>([0-9a-z]{5}-[0-9a-z]{5})<\/code><\/li>/g)].map((m) => m[1]);
+    const fresh = codesOn(page);
     assert.equal(fresh.length, RECOVERY_CODE_COUNT);
     assert.equal(await useRecoveryCode(ctx.db.sql, ctx.user.id, codes[1]), null);
 
@@ -397,13 +407,13 @@ Deno.test("policy walk over HTTP: a required workspace sets up the app inside th
     const intro = await (await browser.get(location)).text();
     assert.match(intro, /<strong>Acme Books<\/strong> requires two-step sign-in/);
     const page = await (await browser.get(`/signin/setup?p=${encodeURIComponent(p)}`)).text();
-    const secret = page.match(/data-manual-key>([A-Z2-7 ]+)</)![1].replaceAll(" ", "");
+    const secret = manualKey(page);
     const base = { csrf: field(page, "csrf")!, p, setup: field(page, "setup")! };
     const wrong = await browser.post("/signin/setup", { ...base, code: "12345x" });
     assert.equal(wrong.status, 400);
     const again = await wrong.text();
     assert.match(again, /That code is not right/);
-    assert.equal(again.match(/data-manual-key>([A-Z2-7 ]+)</)![1].replaceAll(" ", ""), secret, "the same secret");
+    assert.equal(manualKey(again), secret, "the same secret");
     // A set-up form sealed for someone else is refused.
     const other = await browser.post("/signin/setup", { ...base, setup: "v1.AAAA.BBBB", code: "123456" });
     assert.equal(other.status, 400);
