@@ -27,6 +27,8 @@ import { loadBranding } from "../lib/branding.ts";
 import { brandingContext, createPageAssetRoutes } from "./page_assets.ts";
 import { createMailer, type Mailer } from "../lib/mail.ts";
 import { createPasswordResetRoutes } from "./password_reset_pages.ts";
+import { createSecondFactorRoutes } from "./second_factor_pages.ts";
+import { createAccountTwoStepRoutes } from "./account_two_step.ts";
 
 export interface AppDeps {
   config: Config;
@@ -85,6 +87,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     "/",
     createPasswordResetRoutes({ ...deps, mailer: deps.mailer ?? createMailer(deps.config, deps.log) }),
   );
+  app.route("/", createSecondFactorRoutes(deps));
+  app.route("/", createAccountTwoStepRoutes(deps));
   app.route("/", createPageAssetRoutes(branding));
   return app;
 }

@@ -89,5 +89,10 @@ dl.uris dd { margin: 0 0 .25rem; }
 }
 .operator-nav { display: flex; gap: 1rem; flex-wrap: wrap; margin: 0 0 1rem; font-size: .95rem; }
 .operator-nav a[aria-current=page] { color: var(--fg); font-weight: 600; text-decoration: none; }
+.qr { width: 13rem; max-width: 100%; margin: 0 0 1rem; }
+.qr svg { display: block; width: 100%; height: auto; border-radius: 8px; }
+code.key { word-break: normal; }
+ol.codes { columns: 2; padding-left: 1.5rem; color: var(--fg); }
+ol.codes code { font-size: 1rem; word-break: normal; }
 footer { margin: 1rem 0; font-size: .85rem; color: var(--muted); display: flex; gap: 1rem; flex-wrap: wrap; }
 `;
