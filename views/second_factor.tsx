@@ -94,9 +94,14 @@ export function PolicySetupIntroPage(props: { p: string; email: string; workspac
       <h1>Set up two-step sign-in</h1>
       <p class="muted">{props.email}</p>
       <p>
-        {props.workspace ? <strong>{props.workspace}</strong> : "A workspace of yours"}{" "}
-        requires two-step sign-in: after your password, a code from an authenticator app on your phone. It
-        takes a minute to set up, and then you continue where you were.
+        {props.workspace
+          ? (
+            <>
+              <strong>{props.workspace}</strong> requires two-step sign-in
+            </>
+          )
+          : "This request needs two-step sign-in"}: after your password, a code from an authenticator app on
+        your phone. It takes a minute to set up, and then you continue where you were.
       </p>
       <div class="actions">
         <a class="button" href={`/signin/setup?p=${encodeURIComponent(props.p)}`}>Set up now</a>
