@@ -27,6 +27,8 @@ import { loadBranding } from "../lib/branding.ts";
 import { brandingContext, createPageAssetRoutes } from "./page_assets.ts";
 import { createMailer, type Mailer } from "../lib/mail.ts";
 import { createPasswordResetRoutes } from "./password_reset_pages.ts";
+import { createSessionPageRoutes } from "./session_pages.ts";
+import { sessionSettings } from "../lib/oauth/sessions.ts";
 
 export interface AppDeps {
   config: Config;
@@ -61,6 +63,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", securityHeaders({ https: deps.config.issuer.startsWith("https:") }));
   app.use("*", limitBody(undefined, { "/mcp": mcpPayloadTooLarge }));
   app.use("*", refuseUnsafeText());
+  app.use(
+    "*",
+    sessionSettings({
+      idleSeconds: deps.config.sessionIdleMinutes * 60,
+      trustedProxies: deps.config.trustedProxies,
+    }),
+  );
   app.onError(onError(deps.log));
   app.notFound(notFound);
 
@@ -85,6 +94,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     "/",
     createPasswordResetRoutes({ ...deps, mailer: deps.mailer ?? createMailer(deps.config, deps.log) }),
   );
+  app.route("/", createSessionPageRoutes(deps));
   app.route("/", createPageAssetRoutes(branding));
   return app;
 }
