@@ -26,8 +26,8 @@ export interface MetadataDocument {
   redirectUris: string[];
   /** default [REQUIRED_GRANT]; only grant types of the registry (./grants/names.ts) */
   grantTypes: string[];
-  /** RP-Initiated Logout: each accepted by postLogoutUriProblem(); [] when the document has none */
-  postLogoutRedirectUris: string[];
+  /** RP-Initiated Logout: each accepted by postLogoutUriProblem(); absent when the document lists none */
+  postLogoutRedirectUris?: string[];
   /** from `scope` (space separated) when present, else null */
   scopes: string[] | null;
   clientUri: string | null;
@@ -181,7 +181,9 @@ export function validateMetadataDocument(clientId: string, json: unknown): Metad
     clientId,
     name: d.client_name?.trim() ?? host,
     redirectUris: Object.freeze(redirectUris) as string[],
-    postLogoutRedirectUris: Object.freeze([...new Set(d.post_logout_redirect_uris ?? [])]) as string[],
+    ...(d.post_logout_redirect_uris?.length
+      ? { postLogoutRedirectUris: Object.freeze([...new Set(d.post_logout_redirect_uris)]) as string[] }
+      : {}),
     grantTypes: Object.freeze([...new Set(d.grant_types)]) as string[],
     scopes: scopes && Object.freeze(scopes) as string[],
     clientUri: d.client_uri ?? null,
