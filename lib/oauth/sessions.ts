@@ -111,7 +111,7 @@ interface AccountRow {
  * The browser's session and its accounts (most recently used first), or null without a live session: one past
  * its absolute end, or unused for longer than the idle limit. One statement: it reads the session, bumps its
  * last_seen_at and address when the last bump is over LAST_SEEN_BUMP_SECONDS old, and deletes it when it went
- * idle (the next sign-in in this browser then starts a new one).
+ * idle or past its end (the next sign-in in this browser then starts a new one).
  */
 export async function readBrowserSession(
   sql: Db,
@@ -134,7 +134,8 @@ export async function readBrowserSession(
       returning id
     ), idled as (
       delete from browser_sessions
-      where token_hash = ${hash} and ${idle} > 0 and last_seen_at <= now() - make_interval(secs => ${idle})
+      where token_hash = ${hash}
+        and (expires_at <= now() or (${idle} > 0 and last_seen_at <= now() - make_interval(secs => ${idle})))
       returning id
     )
     select s.id as "sessionId", u.id as "userId", u.email, u.name, a.auth_time as "authTime",
