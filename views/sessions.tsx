@@ -50,7 +50,10 @@ function SessionItem({ s, current, csrf }: { s: SessionListEntry; current: boole
 }
 
 export function SessionsPage(props: SessionsPageProps) {
-  const others = props.sessions.filter((s) => s.sessionId !== props.currentSessionId).length;
+  // This browser first, then the others by last use.
+  const current = props.sessions.filter((s) => s.sessionId === props.currentSessionId);
+  const rest = props.sessions.filter((s) => s.sessionId !== props.currentSessionId);
+  const others = rest.length;
   return (
     <Layout title="Sessions" wide>
       <h1>Where you are signed in</h1>
@@ -61,7 +64,7 @@ export function SessionsPage(props: SessionsPageProps) {
         password.
       </p>
       <ul class="apps" data-sessions>
-        {props.sessions.map((s) => (
+        {[...current, ...rest].map((s) => (
           <SessionItem
             key={s.sessionId}
             s={s}
