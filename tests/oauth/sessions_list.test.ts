@@ -104,8 +104,8 @@ Deno.test("/account/sessions: list, sign out one, sign out everywhere else", asy
           html.includes("198.51.100.7") && html.includes("203.0.113.9") && html.includes("192.0.2.44"),
         );
         assert.equal(html.match(/data-this-browser/g)?.length, 1);
-      assert.match(html, /<li data-session="[^"]+" data-current="1"/, "this browser comes first");
-      assert.ok(html.indexOf('data-current="1"') < html.indexOf("Safari on iOS"));
+        assert.match(html, /<li data-session="[^"]+" data-current="1"/, "this browser comes first");
+        assert.ok(html.indexOf('data-current="1"') < html.indexOf("Safari on iOS"));
         assert.match(html, /data-method[^>]*>Password</);
         assert.ok(html.includes("Sign out everywhere else"));
       },
