@@ -368,6 +368,9 @@ Deno.test("post_logout_redirect_uris: registration, the admin CLI and metadata d
       const [row] = await ctx.db.sql<{ uris: string[] }[]>`
         select post_logout_redirect_uris as uris from oauth_clients where client_id = ${client_id}`;
       assert.deepEqual(row.uris, [BYE]);
+      out.length = 0;
+      assert.equal(await runAdmin(["client", "show", client_id, "--json"], io), 0);
+      assert.deepEqual(JSON.parse(out[0]).post_logout_redirect_uris, [BYE]);
       const refused = await runAdmin([
         "client",
         "create",
