@@ -174,3 +174,19 @@ Deno.test("/account/sessions: list, sign out one, sign out everywhere else", asy
     await ctx.close();
   }
 });
+
+Deno.test("the sign-out button (POST /signout) records signed_out for the account that left", async () => {
+  const ctx = await setup();
+  try {
+    const b = await signedIn(ctx, ctx.user.email, FIREFOX_WIN, "198.51.100.7");
+    const html = await (await b.get("/account/apps")).text();
+    const res = await b.post("/signout", { csrf: field(html, "csrf")!, return_to: "/account/apps" });
+    assert.equal(res.status, 303);
+    const events = await ctx.db.sql<{ kind: string; ip: string }[]>`
+      select kind, ip from security_events where user_id = ${ctx.user.id} and kind = 'signed_out'`;
+    assert.deepEqual(events.map((e) => [e.kind, e.ip]), [["signed_out", "198.51.100.7"]]);
+    assert.equal(await accountsOf(ctx, ctx.user.id), 0);
+  } finally {
+    await ctx.close();
+  }
+});
