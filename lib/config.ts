@@ -92,6 +92,11 @@ export interface Config {
   smtpUrl: string | undefined;
   /** MAIL_FROM: the sender of every mail; default `no-reply@` the issuer's host */
   mailFrom: string;
+  /**
+   * SESSION_IDLE_MINUTES: a browser session unused this long is over (beside the 30-day absolute limit); 0: no
+   * idle limit
+   */
+  sessionIdleMinutes: number;
 }
 
 /** Thrown for a bad setting; main.ts prints `message` as one line and exits non-zero. */
@@ -264,6 +269,8 @@ const schema = z.object({
     (s) => /^[^\s@<>]+@[^\s@<>]+$/.test(s) || /^[^<>\r\n]{1,100} <[^\s@<>]+@[^\s@<>]+>$/.test(s),
     "must be an address (a@example.com) or a name and an address (Portico <a@example.com>)",
   ).optional(),
+  SESSION_IDLE_MINUTES: whole(0, 43200).refine((n) => n === 0 || n >= 5, "must be 0 (off) or at least 5")
+    .default(240),
 });
 
 /** Whether `text` can be SMTP_URL: smtp:// (STARTTLS when offered) or smtps:// (TLS from the start), with a host. */
@@ -336,6 +343,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     workspaceTwoFactor: e.WORKSPACE_TWO_FACTOR,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? `no-reply@${new URL(issuer).hostname}`,
+    sessionIdleMinutes: e.SESSION_IDLE_MINUTES,
   };
 }
 

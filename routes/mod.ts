@@ -29,6 +29,8 @@ import { createMailer, type Mailer } from "../lib/mail.ts";
 import { createPasswordResetRoutes } from "./password_reset_pages.ts";
 import { createSecondFactorRoutes } from "./second_factor_pages.ts";
 import { createAccountTwoStepRoutes } from "./account_two_step.ts";
+import { createSessionPageRoutes } from "./session_pages.ts";
+import { sessionSettings } from "../lib/oauth/sessions.ts";
 
 export interface AppDeps {
   config: Config;
@@ -63,6 +65,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("*", securityHeaders({ https: deps.config.issuer.startsWith("https:") }));
   app.use("*", limitBody(undefined, { "/mcp": mcpPayloadTooLarge }));
   app.use("*", refuseUnsafeText());
+  app.use(
+    "*",
+    sessionSettings({
+      idleSeconds: deps.config.sessionIdleMinutes * 60,
+      trustedProxies: deps.config.trustedProxies,
+    }),
+  );
   app.onError(onError(deps.log));
   app.notFound(notFound);
 
@@ -89,6 +98,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   );
   app.route("/", createSecondFactorRoutes(deps));
   app.route("/", createAccountTwoStepRoutes(deps));
+  app.route("/", createSessionPageRoutes(deps));
   app.route("/", createPageAssetRoutes(branding));
   return app;
 }

@@ -10,6 +10,7 @@ import { createAccountRoutes } from "./account.ts";
 import { createOAuthApiRoutes } from "./oauth_api.ts";
 import { createOAuthPageRoutes } from "./oauth_pages.ts";
 import { createOperatorRoutes } from "./operator.ts";
+import { createLogoutRoutes } from "./logout.ts";
 
 export function createOAuthRoutes(deps: OAuthDeps): Hono<AppEnv> {
   const clients = createClientDirectory(deps.sql, {
@@ -23,6 +24,7 @@ export function createOAuthRoutes(deps: OAuthDeps): Hono<AppEnv> {
   app.route("/", createAccountRoutes(full));
   app.route("/", createAccountWorkspaceRoutes(full));
   app.route("/", createOperatorRoutes(full));
+  app.route("/", createLogoutRoutes(full));
   return app;
 }
 

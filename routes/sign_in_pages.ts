@@ -14,8 +14,10 @@ import {
   readBrowserSession,
   removeAccount,
   safeReturnPath,
+  sessionIp,
   useAccount,
 } from "../lib/oauth/sessions.ts";
+import { recordSecurityEvent, requestFacts } from "../lib/security/events.ts";
 import { readDevice, signIn } from "../lib/oauth/sign_in.ts";
 import { afterFirstFactor } from "../lib/security/completion.ts";
 import { formExpired, requestExpired } from "../lib/page_errors.ts";
@@ -111,8 +113,14 @@ export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
     const session = await readBrowserSession(sql, c, issuer);
     if (session) {
+      const leaving = session.accounts.filter((a) => !form.user_id || a.userId === form.user_id);
       if (form.user_id) await removeAccount(sql, session.sessionId, form.user_id);
       else await endSession(sql, c, issuer, session.sessionId);
+      // The security log (issue 29): each account that left this browser.
+      const facts = requestFacts(c, sessionIp(c));
+      for (const a of leaving) {
+        await recordSecurityEvent(sql, deps.log, { kind: "signed_out", userId: a.userId, ...facts });
+      }
     }
     if (form.ticket !== undefined) {
       const ticket = await openTicket(deps.secretKey, form.ticket);

@@ -125,12 +125,14 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "client create": {
-    usage: "client create --name N --redirect-uri U [--redirect-uri U2 …] [--confidential] " +
+    usage: "client create --name N --redirect-uri U [--redirect-uri U2 …] [--post-logout-redirect-uri P …] " +
+      "[--confidential] " +
       '[--auth-method client_secret_basic|client_secret_post] [--scope "S …"] ' +
       `[--grant-types ${GRANT_TYPES.join(",")}]`,
     options: {
       name: S,
       "redirect-uri": { type: "string", multiple: true },
+      "post-logout-redirect-uri": { type: "string", multiple: true },
       confidential: B,
       "auth-method": S,
       scope: S,
@@ -151,6 +153,7 @@ const COMMANDS: Record<string, Command> = {
       const created = await createClient(io.sql, {
         name: str(v, "name"),
         redirectUris: v["redirect-uri"] as string[],
+        postLogoutRedirectUris: (v["post-logout-redirect-uri"] as string[] | undefined) ?? [],
         confidential: v.confidential === true,
         authMethod: method as AuthMethod | undefined,
         scopes,

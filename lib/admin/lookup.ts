@@ -176,14 +176,16 @@ export const LOOKUP_COMMANDS: Record<string, Command> = {
   },
   "client show": {
     usage: "client show <client_id>",
-    help: "Shows one OAuth client: redirect URIs, scopes, grant types, and how many live grants it holds.",
+    help:
+      "Shows one OAuth client: redirect URIs (and post-logout ones), scopes, grant types, and how many live grants it holds.",
     options: { id: S },
     required: ["id"],
     positional: "id",
     run: async (v, io) => {
       const clientId = str(v, "id");
       const [c] = await io.sql`
-        select client_id, name, redirect_uris, scopes, grant_types, token_endpoint_auth_method as auth_method,
+        select client_id, name, redirect_uris, post_logout_redirect_uris, scopes, grant_types,
+               token_endpoint_auth_method as auth_method,
                self_registered, trusted, ${isoColumn(io.sql, "created_at")} as created_at,
                (select count(*)::int from oauth_grants g where g.client_id = c.client_id and g.revoked_at is null)
                  as active_grants

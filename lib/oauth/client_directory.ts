@@ -17,10 +17,12 @@ import { DEFAULT_REGISTERED_SCOPES } from "./scopes.ts";
 import { OPERATOR_ONLY_SCOPES } from "./scope_names.ts";
 
 /** What Portico needs of a validated metadata document (lib/oauth/metadata_document.ts produces it). */
-export type DocumentClient = Pick<
-  MetadataDocument,
-  "clientId" | "name" | "redirectUris" | "grantTypes" | "scopes" | "clientUri" | "logoUri"
->;
+export type DocumentClient =
+  & Pick<
+    MetadataDocument,
+    "clientId" | "name" | "redirectUris" | "grantTypes" | "scopes" | "clientUri" | "logoUri"
+  >
+  & Partial<Pick<MetadataDocument, "postLogoutRedirectUris">>;
 
 export interface DocumentSource {
   /** True when `clientId` is shaped like a metadata document URL this server would fetch. */
@@ -81,13 +83,13 @@ async function mirror(db: Db, doc: DocumentClient): Promise<ClientRow> {
   const [row] = await db<ClientRow[]>`
     insert into oauth_clients (client_id, secret_hash, name, redirect_uris, grant_types, scopes,
                                token_endpoint_auth_method, client_uri, logo_uri, self_registered,
-                               metadata_fetched_at)
+                               metadata_fetched_at, post_logout_redirect_uris)
     values (${doc.clientId}, null, ${doc.name.slice(0, 200)}, ${doc.redirectUris}, ${grantTypes}, ${scopes},
-            'none', ${doc.clientUri}, ${doc.logoUri}, true, now())
+            'none', ${doc.clientUri}, ${doc.logoUri}, true, now(), ${doc.postLogoutRedirectUris ?? []})
     on conflict (client_id) do update
       set name = excluded.name, redirect_uris = excluded.redirect_uris, grant_types = excluded.grant_types,
           scopes = excluded.scopes, client_uri = excluded.client_uri, logo_uri = excluded.logo_uri,
-          metadata_fetched_at = now()
+          post_logout_redirect_uris = excluded.post_logout_redirect_uris, metadata_fetched_at = now()
       where oauth_clients.metadata_fetched_at < now() - interval '1 minute'
          or oauth_clients.name is distinct from excluded.name
          or oauth_clients.redirect_uris is distinct from excluded.redirect_uris
@@ -95,6 +97,7 @@ async function mirror(db: Db, doc: DocumentClient): Promise<ClientRow> {
          or oauth_clients.scopes is distinct from excluded.scopes
          or oauth_clients.client_uri is distinct from excluded.client_uri
          or oauth_clients.logo_uri is distinct from excluded.logo_uri
+         or oauth_clients.post_logout_redirect_uris is distinct from excluded.post_logout_redirect_uris
     returning ${clientColumns(db)}`;
   if (row) return row;
   const [current] = await db<ClientRow[]>`

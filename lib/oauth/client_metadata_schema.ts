@@ -2,7 +2,7 @@
 // ID metadata documents (./metadata_document.ts): the shared fields, their limits, the grant types of the grant
 // registry. Each surface words the failures its own way (a Wording) and adds or tightens its own fields.
 import { z } from "zod";
-import { redirectUriProblem } from "./clients.ts";
+import { POST_LOGOUT_URIS_MAX, postLogoutUriProblem, redirectUriProblem } from "./clients.ts";
 import { GRANT_TYPES, REQUIRED_GRANT } from "./grants/names.ts";
 
 /** The longest URL in client metadata: client_id, each redirect URI, client_uri, logo_uri. */
@@ -30,6 +30,11 @@ export type Rule =
   | "redirect_uris.entry"
   | "redirect_uris.entry_length"
   | "redirect_uris.entry_refused"
+  | "post_logout_redirect_uris"
+  | "post_logout_redirect_uris.many"
+  | "post_logout_redirect_uris.entry"
+  | "post_logout_redirect_uris.entry_length"
+  | "post_logout_redirect_uris.entry_refused"
   | "grant_types"
   | "grant_types.empty"
   | "grant_types.unsupported"
@@ -84,7 +89,8 @@ export function httpUrl(w: Wording, field: UrlField, httpsOnly = false) {
 
 /**
  * The fields both surfaces read, with the rules they share: a name of 1–200 characters (trimmed), 1–20 redirect
- * URIs each accepted by redirectUriProblem(), grant types of the registry including the required one (default:
+ * URIs each accepted by redirectUriProblem(), at most 20 post-logout redirect URIs each accepted by
+ * postLogoutUriProblem(), grant types of the registry including the required one (default:
  * that one alone), response type `code` only, a scope string, http(s) client_uri and logo_uri, and an
  * application_type of APPLICATION_TYPES.
  */
@@ -102,6 +108,20 @@ export function clientMetadataFields(w: Wording) {
         });
       }
     });
+  const postLogoutUri = z.string(say(w, "post_logout_redirect_uris.entry"))
+    .max(URI_MAX_LENGTH, say(w, "post_logout_redirect_uris.entry_length"))
+    .superRefine((uri, ctx) => {
+      const why = postLogoutUriProblem(uri);
+      if (why) {
+        ctx.addIssue({
+          code: "custom",
+          input: uri,
+          params: LATE,
+          message: w("post_logout_redirect_uris.entry_refused", uri, why) ??
+            `post_logout_redirect_uris: ${uri} ${why}`,
+        });
+      }
+    });
   return {
     client_name: z.string(say(w, "client_name")).trim()
       .min(1, say(w, "client_name.empty"))
@@ -110,6 +130,10 @@ export function clientMetadataFields(w: Wording) {
     redirect_uris: z.array(redirectUri, say(w, "redirect_uris"))
       .min(1, say(w, "redirect_uris.empty"))
       .max(REDIRECT_URIS_MAX, say(w, "redirect_uris.many")),
+    // RP-Initiated Logout 1.0 §3.1: where the browser may be sent after signing out (optional).
+    post_logout_redirect_uris: z.array(postLogoutUri, say(w, "post_logout_redirect_uris"))
+      .max(POST_LOGOUT_URIS_MAX, say(w, "post_logout_redirect_uris.many"))
+      .optional(),
     grant_types: z.array(z.enum(GRANT_TYPES, say(w, "grant_types.unsupported")), say(w, "grant_types"))
       .min(1, say(w, "grant_types.empty"))
       .superRefine((grants, ctx) => {

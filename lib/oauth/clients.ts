@@ -73,6 +73,32 @@ export interface NewClient {
   clientUri?: string;
   logoUri?: string;
   contacts?: string[];
+  /** RP-Initiated Logout: where the browser may be sent after sign-out (each accepted by postLogoutUriProblem) */
+  postLogoutRedirectUris?: string[];
+}
+
+/** At most this many post_logout_redirect_uris per client. */
+export const POST_LOGOUT_URIS_MAX = 20;
+
+/**
+ * Why a post-logout redirect URI cannot be registered, or null when it can: https with a host, or http on a
+ * loopback host; no fragment, no wildcard. (Stricter than redirect_uris: a sign-out sends a browser to a page,
+ * never to an app's private scheme.)
+ */
+export function postLogoutUriProblem(uri: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return "is not an absolute URI";
+  }
+  if (uri.includes("#")) return "must not contain a fragment";
+  if (uri.includes("*")) return "must not contain wildcards";
+  if (u.protocol === "https:") return u.hostname ? null : "needs a host";
+  if (u.protocol === "http:") {
+    return isLoopbackHostname(u.hostname) ? null : "may use http only for loopback hosts";
+  }
+  return "must be an https URL (or http on a loopback host)";
 }
 
 export async function createClient(
@@ -88,6 +114,14 @@ export async function createClient(
     const problem = redirectUriProblem(uri);
     if (problem) throw invalidInput(`redirect_uri ${uri} ${problem}`);
   }
+  const postLogout = [...new Set(input.postLogoutRedirectUris ?? [])];
+  if (postLogout.length > POST_LOGOUT_URIS_MAX) {
+    throw invalidInput(`post_logout_redirect_uris must hold at most ${POST_LOGOUT_URIS_MAX} URIs`);
+  }
+  for (const uri of postLogout) {
+    const problem = uri.length > 2000 ? "is longer than 2000 characters" : postLogoutUriProblem(uri);
+    if (problem) throw invalidInput(`post_logout_redirect_uri ${uri.slice(0, 200)} ${problem}`);
+  }
   for (const g of input.grantTypes) {
     if (!isGrantType(g)) throw invalidInput(`grant type ${g} is not supported (${GRANT_TYPES.join(", ")})`);
   }
@@ -99,11 +133,12 @@ export async function createClient(
   const clientSecret = input.confidential ? randomToken("pcs_") : undefined;
   const [row] = await db<{ issuedAt: number }[]>`
     insert into oauth_clients (client_id, secret_hash, name, redirect_uris, grant_types, scopes,
-                               token_endpoint_auth_method, client_uri, logo_uri, contacts, self_registered)
+                               token_endpoint_auth_method, client_uri, logo_uri, contacts, self_registered,
+                               post_logout_redirect_uris)
     values (${clientId}, ${clientSecret ? sha256Hex(clientSecret) : null}, ${name}, ${input.redirectUris},
             ${[...new Set(input.grantTypes)]}, ${[...new Set(input.scopes)]}, ${method},
             ${input.clientUri ?? null}, ${input.logoUri ?? null}, ${input.contacts ?? []},
-            ${input.selfRegistered})
+            ${input.selfRegistered}, ${postLogout})
     returning extract(epoch from created_at)::int as "issuedAt"`;
   return { clientId, clientSecret, issuedAt: row.issuedAt };
 }
@@ -125,6 +160,8 @@ export interface Client {
   trusted: boolean;
   /** the client_id is the URL of a Client ID Metadata Document */
   metadataDocument: boolean;
+  /** RP-Initiated Logout 1.0: where /oauth/logout may send the browser afterwards (exact match) */
+  postLogoutRedirectUris: string[];
 }
 
 /**
@@ -146,6 +183,8 @@ export interface ClientRow {
   self_registered: boolean;
   trusted: boolean;
   created_at: Date | string;
+  /** absent in rows read by statements that do not select it (the refresh statement) */
+  post_logout_redirect_uris?: string[];
 }
 
 export function toClient(r: ClientRow): Client {
@@ -164,13 +203,14 @@ export function toClient(r: ClientRow): Client {
     createdAt: new Date(r.created_at),
     trusted: r.trusted,
     metadataDocument: !r.client_id.startsWith("pcl_"),
+    postLogoutRedirectUris: r.post_logout_redirect_uris ?? [],
   };
 }
 
 /** The columns of a client row, in one place for every reader. */
 export function clientColumns(db: Db) {
   return db`client_id, secret_hash, name, redirect_uris, grant_types, scopes, token_endpoint_auth_method,
-            client_uri, logo_uri, contacts, self_registered, trusted, created_at`;
+            client_uri, logo_uri, contacts, self_registered, trusted, created_at, post_logout_redirect_uris`;
 }
 
 /** A registered client's row (ids `pcl_…`); undefined for anything else. */

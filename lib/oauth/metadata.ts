@@ -38,6 +38,8 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
     revocation_endpoint: `${issuer}/oauth/revoke`,
     userinfo_endpoint: `${issuer}/oauth/userinfo`,
     jwks_uri: `${issuer}/oauth/jwks`,
+    // OpenID Connect RP-Initiated Logout 1.0 (routes/logout.ts).
+    end_session_endpoint: `${issuer}/oauth/logout`,
     scopes_supported: SCOPES_SUPPORTED,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],

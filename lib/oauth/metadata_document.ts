@@ -26,6 +26,8 @@ export interface MetadataDocument {
   redirectUris: string[];
   /** default [REQUIRED_GRANT]; only grant types of the registry (./grants/names.ts) */
   grantTypes: string[];
+  /** RP-Initiated Logout: each accepted by postLogoutUriProblem(); absent when the document lists none */
+  postLogoutRedirectUris?: string[];
   /** from `scope` (space separated) when present, else null */
   scopes: string[] | null;
   clientUri: string | null;
@@ -55,6 +57,12 @@ const SENTENCES: Partial<Record<Rule, string>> = {
   "redirect_uris.entry": `redirect_uris entries must be strings of at most ${URI_MAX_LENGTH} characters`,
   "redirect_uris.entry_length":
     `redirect_uris entries must be strings of at most ${URI_MAX_LENGTH} characters`,
+  "post_logout_redirect_uris": "post_logout_redirect_uris must be an array of URIs",
+  "post_logout_redirect_uris.many": "post_logout_redirect_uris must list at most 20 URIs",
+  "post_logout_redirect_uris.entry":
+    `post_logout_redirect_uris entries must be strings of at most ${URI_MAX_LENGTH} characters`,
+  "post_logout_redirect_uris.entry_length":
+    `post_logout_redirect_uris entries must be strings of at most ${URI_MAX_LENGTH} characters`,
   "grant_types": "grant_types must be a non-empty array",
   "grant_types.empty": "grant_types must be a non-empty array",
   "response_types": "response_types may only contain code",
@@ -68,6 +76,9 @@ const SENTENCES: Partial<Record<Rule, string>> = {
 
 function wording(rule: Rule, value: unknown, why?: string): string | undefined {
   if (rule === "redirect_uris.entry_refused") return `redirect_uris: ${clean(String(value), 200)} ${why}`;
+  if (rule === "post_logout_redirect_uris.entry_refused") {
+    return `post_logout_redirect_uris: ${clean(String(value), 200)} ${why}`;
+  }
   if (rule === "grant_types.unsupported") {
     const name = typeof value === "string" ? clean(value, 80) : "of a wrong type";
     return `grant type ${name} is not supported (${GRANT_TYPES.join(", ")})`;
@@ -136,6 +147,7 @@ const FIELD_ORDER = [
   "jwks",
   "jwks_uri",
   "redirect_uris",
+  "post_logout_redirect_uris",
   "grant_types",
   "response_types",
   "scope",
@@ -169,6 +181,9 @@ export function validateMetadataDocument(clientId: string, json: unknown): Metad
     clientId,
     name: d.client_name?.trim() ?? host,
     redirectUris: Object.freeze(redirectUris) as string[],
+    ...(d.post_logout_redirect_uris?.length
+      ? { postLogoutRedirectUris: Object.freeze([...new Set(d.post_logout_redirect_uris)]) as string[] }
+      : {}),
     grantTypes: Object.freeze([...new Set(d.grant_types)]) as string[],
     scopes: scopes && Object.freeze(scopes) as string[],
     clientUri: d.client_uri ?? null,

@@ -32,6 +32,8 @@ const WORDS: Partial<Record<Rule, string>> = {
   "redirect_uris.empty": "must hold at least one URI",
   "redirect_uris.many": `must hold at most ${REDIRECT_URIS_MAX} URIs`,
   "redirect_uris.entry_length": `must be at most ${URI_MAX_LENGTH} characters`,
+  "post_logout_redirect_uris.many": "must hold at most 20 URIs",
+  "post_logout_redirect_uris.entry_length": `must be at most ${URI_MAX_LENGTH} characters`,
   "grant_types.empty": "must not be empty",
   "grant_types.unsupported": `must be ${orList(GRANT_TYPES)}`,
   "response_types.entry": "only code is supported",
@@ -58,6 +60,7 @@ const Metadata = z.object({
 const FIELD_ORDER = [
   "client_name",
   "redirect_uris",
+  "post_logout_redirect_uris",
   "token_endpoint_auth_method",
   "grant_types",
   "response_types",
@@ -154,6 +157,7 @@ export async function registerClient(
     clientUri: m.client_uri,
     logoUri: m.logo_uri,
     contacts: m.contacts,
+    postLogoutRedirectUris: m.post_logout_redirect_uris,
   };
   let created: { clientId: string; clientSecret?: string; issuedAt: number };
   try {
@@ -170,6 +174,7 @@ export async function registerClient(
         m.client_uri ?? null,
         m.logo_uri ?? null,
         sorted(m.contacts),
+        sorted(m.post_logout_redirect_uris),
       ]));
       created = await withTx(sql, async (tx) => {
         // Serialises identical registrations, so two at once still yield one client.
@@ -221,5 +226,6 @@ export async function registerClient(
   if (m.client_uri) out.client_uri = m.client_uri;
   if (m.logo_uri) out.logo_uri = m.logo_uri;
   if (m.contacts) out.contacts = m.contacts;
+  if (m.post_logout_redirect_uris) out.post_logout_redirect_uris = [...new Set(m.post_logout_redirect_uris)];
   return out;
 }

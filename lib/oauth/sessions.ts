@@ -9,17 +9,66 @@
 // - `requireAccount(sql, c, issuer)` → `{ session, account }` or a 303 Response to the sign-in page (return URL =
 //   the current path and query).
 // - `addAccount`, `useAccount`, `removeAccount`, `endSession`: sign-in / switch / sign-out primitives.
-import type { Context } from "hono";
+// - `sessionSettings(settings)`: the middleware routes/mod.ts installs so every read knows the idle limit
+//   (SESSION_IDLE_MINUTES) and how to find the client's address; without it, the defaults below apply.
+// A session is live until its absolute end (30 days from creation) and while used at least every idle limit; a
+// read bumps `last_seen_at` (and the address) at most once a minute, in the same statement as the read.
+import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Db, Sql } from "../db/client.ts";
 import { randomToken, sha256Hex } from "../crypto.ts";
 import { isUuid } from "../errors.ts";
 import { cookieOptions, isHttps } from "../http/cookies.ts";
+import { clientIp } from "../http/client_ip.ts";
 
 export const SESSION_COOKIE = "portico_session";
 export const SECURE_SESSION_COOKIE = "__Host-portico_session";
 /** Sessions (and their cookie) last 30 days from creation; each account keeps its own auth_time. */
 export const SESSION_TTL_SECONDS = 30 * 24 * 3600;
+/** SESSION_IDLE_MINUTES' default: a session unused for 4 hours is over. */
+export const DEFAULT_SESSION_IDLE_MINUTES = 240;
+/** last_seen_at (and the address) are written at most this often per session: reads stay reads. */
+export const LAST_SEEN_BUMP_SECONDS = 60;
+/** The longest user agent kept (the column's limit). */
+export const USER_AGENT_MAX = 300;
+
+/** What every session read needs from the configuration. */
+export interface SessionSettings {
+  /** SESSION_IDLE_MINUTES × 60; 0: no idle limit */
+  idleSeconds: number;
+  /** TRUSTED_PROXIES, to find the client's address (lib/http/client_ip.ts) */
+  trustedProxies: readonly string[];
+}
+
+const SETTINGS_KEY = "sessionSettings";
+const DEFAULT_SETTINGS: SessionSettings = {
+  idleSeconds: DEFAULT_SESSION_IDLE_MINUTES * 60,
+  trustedProxies: [],
+};
+
+/** Middleware: makes `settings` the ones every session read of this app uses. */
+export function sessionSettings(settings: SessionSettings): MiddlewareHandler {
+  return async (c, next) => {
+    (c.set as (key: string, value: unknown) => void)(SETTINGS_KEY, settings);
+    await next();
+  };
+}
+
+function settingsOf(c: Context): SessionSettings {
+  const s = (c.get as (key: string) => unknown)(SETTINGS_KEY) as SessionSettings | undefined;
+  return s ?? DEFAULT_SETTINGS;
+}
+
+/** The client's address as the session list shows it (at most 64 characters). */
+export function sessionIp(c: Context): string {
+  const ip = clientIp(c as never, settingsOf(c).trustedProxies);
+  return ip === "unknown" ? "" : ip.slice(0, 64);
+}
+
+/** The browser's User-Agent, cut to USER_AGENT_MAX characters. */
+export function sessionUserAgent(c: Context): string {
+  return (c.req.header("user-agent") ?? "").slice(0, USER_AGENT_MAX);
+}
 
 export interface SessionAccount {
   userId: string;
@@ -58,7 +107,12 @@ interface AccountRow {
   amr: string[] | null;
 }
 
-/** The browser's session and its accounts (most recently used first), or null without a live session. */
+/**
+ * The browser's session and its accounts (most recently used first), or null without a live session: one past
+ * its absolute end, or unused for longer than the idle limit. One statement: it reads the session, bumps its
+ * last_seen_at and address when the last bump is over LAST_SEEN_BUMP_SECONDS old, and deletes it when it went
+ * idle or past its end (the next sign-in in this browser then starts a new one).
+ */
 export async function readBrowserSession(
   sql: Db,
   c: Context,
@@ -66,13 +120,31 @@ export async function readBrowserSession(
 ): Promise<BrowserSession | null> {
   const token = readSessionToken(c, issuer);
   if (!token || token.length > 200) return null;
+  const hash = sha256Hex(token);
+  const idle = settingsOf(c).idleSeconds;
+  const ip = sessionIp(c);
+  // The CTEs and the select see the same snapshot (before the bump or the delete): the select judges the
+  // session by the last_seen_at it had when this request came.
   const rows = await sql<AccountRow[]>`
+    with bumped as (
+      update browser_sessions set last_seen_at = now(), ip = ${ip}
+      where token_hash = ${hash} and expires_at > now()
+        and (${idle} = 0 or last_seen_at > now() - make_interval(secs => ${idle}))
+        and last_seen_at < now() - make_interval(secs => ${LAST_SEEN_BUMP_SECONDS})
+      returning id
+    ), idled as (
+      delete from browser_sessions
+      where token_hash = ${hash}
+        and (expires_at <= now() or (${idle} > 0 and last_seen_at <= now() - make_interval(secs => ${idle})))
+      returning id
+    )
     select s.id as "sessionId", u.id as "userId", u.email, u.name, a.auth_time as "authTime",
            a.last_used_at as "lastUsedAt", a.amr
     from browser_sessions s
     left join browser_session_accounts a on a.session_id = s.id
     left join users u on u.id = a.user_id
-    where s.token_hash = ${sha256Hex(token)} and s.expires_at > now()
+    where s.token_hash = ${hash} and s.expires_at > now()
+      and (${idle} = 0 or s.last_seen_at > now() - make_interval(secs => ${idle}))
     order by a.last_used_at desc nulls last`;
   if (rows.length === 0) return null;
   const accounts: SessionAccount[] = [];
@@ -125,7 +197,8 @@ export async function requireAccount(
 /**
  * Adds (or refreshes) a signed-in account on this browser's session, creating the session and its cookie when
  * there is none. The account becomes the current one, with auth_time = now and the sign-in's methods (`amr`,
- * lib/security/amr.ts; a password alone when left out).
+ * lib/security/amr.ts; a password alone when left out). The session records the browser's User-Agent and the
+ * client's address (`options.ip` when the caller knows it better) for the person's session list.
  */
 export async function addAccount(
   sql: Sql,
@@ -133,23 +206,35 @@ export async function addAccount(
   issuer: string,
   userId: string,
   amr: readonly string[] = ["pwd"],
+  options: { ip?: string } = {},
 ): Promise<string> {
   const existing = await readBrowserSession(sql, c, issuer);
   // A new cookie value on every sign-in, so a session id planted before sign-in is worthless afterwards.
   const token = randomToken("pbs_");
+  const ip = (options.ip ?? sessionIp(c)).slice(0, 64);
+  const userAgent = sessionUserAgent(c);
   let sessionId = existing?.sessionId;
   if (sessionId) {
-    await sql`update browser_sessions set token_hash = ${sha256Hex(token)} where id = ${sessionId}`;
+    await sql`
+      update browser_sessions
+      set token_hash = ${sha256Hex(token)}, last_seen_at = now(), ip = ${ip}, user_agent = ${userAgent}
+      where id = ${sessionId}`;
   } else {
     const [row] = await sql<{ id: string }[]>`
-      insert into browser_sessions (token_hash, expires_at)
-      values (${sha256Hex(token)}, now() + make_interval(secs => ${SESSION_TTL_SECONDS}))
+      insert into browser_sessions (token_hash, expires_at, ip, user_agent)
+      values (${sha256Hex(token)}, now() + make_interval(secs => ${SESSION_TTL_SECONDS}), ${ip}, ${userAgent})
       returning id`;
     sessionId = row.id;
   }
   setCookie(c, sessionCookieName(issuer), token, cookieOptions(issuer, SESSION_TTL_SECONDS));
-  // Expired sessions are useless; sweep them now and then rather than on every sign-in.
-  if (Math.random() < 0.02) await sql`delete from browser_sessions where expires_at < now()`;
+  // Expired and idle sessions are useless; sweep them now and then rather than on every sign-in.
+  if (Math.random() < 0.02) {
+    const idle = settingsOf(c).idleSeconds;
+    await sql`
+      delete from browser_sessions
+      where expires_at < now()
+         or (${idle} > 0 and last_seen_at < now() - make_interval(secs => ${idle}))`;
+  }
   await sql`
     insert into browser_session_accounts (session_id, user_id, auth_time, last_used_at, amr)
     values (${sessionId}, ${userId}, now(), now(), ${[...amr]})
