@@ -27,6 +27,8 @@ import { loadBranding } from "../lib/branding.ts";
 import { brandingContext, createPageAssetRoutes } from "./page_assets.ts";
 import { createMailer, type Mailer } from "../lib/mail.ts";
 import { createPasswordResetRoutes } from "./password_reset_pages.ts";
+import { createPasskeyPageRoutes } from "./passkey_pages.ts";
+import { createAccountPasskeyRoutes } from "./account_passkeys.ts";
 
 export interface AppDeps {
   config: Config;
@@ -85,6 +87,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     "/",
     createPasswordResetRoutes({ ...deps, mailer: deps.mailer ?? createMailer(deps.config, deps.log) }),
   );
+  app.route("/", createPasskeyPageRoutes(deps));
+  app.route("/", createAccountPasskeyRoutes(deps));
   app.route("/", createPageAssetRoutes(branding));
   return app;
 }
