@@ -166,6 +166,11 @@ export function PasskeysPage(props: PasskeysPageProps) {
       <footer>
         <a href="/account/apps">Connected apps</a>
         <a href="/account/keys">API keys</a>
+        <form method="post" action="/signout">
+          <input type="hidden" name="csrf" value={props.csrf} />
+          <input type="hidden" name="return_to" value={PASSKEYS_PATH} />
+          <button type="submit" class="link">Sign out</button>
+        </form>
       </footer>
     </Layout>
   );

@@ -2,7 +2,19 @@
 // from the account page, sign-in with a passkey alone (amr hwk user mfa), the passkey as a second factor, and
 // every forged or replayed answer refused with its exact status and code, nothing signed in.
 import assert from "node:assert/strict";
-import { Browser, type Ctx, field, ISSUER, PASSWORD, setup } from "../oauth/helpers.ts";
+import {
+  authorizeThrough,
+  authorizeUrl,
+  Browser,
+  type Ctx,
+  field,
+  ISSUER,
+  PASSWORD,
+  pkce,
+  REDIRECT,
+  registerPublic,
+  setup,
+} from "../oauth/helpers.ts";
 import { SoftAuthenticator, type SoftCredential } from "../helpers/soft_authenticator.ts";
 
 const soft = new SoftAuthenticator(ISSUER, "localhost");
@@ -274,6 +286,48 @@ Deno.test("passkeys in the account: rename, remove (events), and nobody else's p
       401,
       "signed_out",
     );
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("passkeys: an authorization request's sign-in page takes a passkey and the request goes on", async () => {
+  const ctx = await setup();
+  try {
+    const credential = await registerPasskey(await signedIn(ctx, ctx.user.email));
+    const client = await registerPublic(ctx.app);
+    const url = authorizeUrl({
+      response_type: "code",
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+      state: "st-passkey",
+    });
+    const b = new Browser(ctx.app);
+    const page = await b.get(url);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-security-policy")!, /script-src 'self'.*connect-src 'self'/);
+    const html = await page.text();
+    assert.match(html, /autocomplete="username webauthn"/);
+    assert.match(html, /data-passkey="sign-in"[^>]*hidden/);
+    const csrf = field(html, "csrf")!;
+    const ticket = field(html, "ticket")!;
+    const options = await expectJson(await postJson(b, "/signin/passkey/options", { csrf, ticket }), 200);
+    const response = await soft.assert(credential, options.challenge);
+    // A ticket that is not ours is refused before the challenge is spent.
+    await expectJson(
+      await postJson(b, "/signin/passkey", { csrf, ticket: "forged", response }),
+      400,
+      "request_expired",
+    );
+    const done = await expectJson(await postJson(b, "/signin/passkey", { csrf, ticket, response }), 200);
+    assert.match(done.redirect, /^\/oauth\/authorize\/resume\?ticket=/);
+    const back = await authorizeThrough(b, done.redirect, ctx.user.email);
+    assert.equal(back.origin + back.pathname, REDIRECT);
+    assert.equal(back.searchParams.get("state"), "st-passkey");
+    assert.ok(back.searchParams.get("code"));
+    assert.deepEqual((await sessionAmr(ctx, ctx.user.id)).at(-1), ["hwk", "user", "mfa"]);
   } finally {
     await ctx.close();
   }
