@@ -1,4 +1,4 @@
-// The passkey pages: the sign-in page's "Sign in with a passkey" block, the second-factor page, and the
+// The passkey pages: the sign-in page's passkey block, the second-factor page, and the
 // account's passkeys (list, add, rename, remove). The ceremonies need /assets/passkeys.js (scripts/passkeys/
 // client.ts): their elements are rendered `hidden` and the script shows them when the browser has WebAuthn, so
 // without JavaScript nothing broken is on the page (password sign-in, renaming and removing still work).
@@ -33,8 +33,9 @@ export function PasskeySignIn({ formId }: { formId: string }) {
       data-form={formId}
       hidden
     >
-      <p class="muted">Or, without a password:</p>
-      <button type="button" class="secondary">Sign in with a passkey</button>
+      {/* "Use a passkey", not "Sign in with…": the password form's button stays the one named "Sign in". */}
+      <p class="muted">Or sign in with a passkey, without a password:</p>
+      <button type="button" class="secondary">Use a passkey</button>
       <p class="muted" data-passkey-status role="status"></p>
       <PasskeyScript />
     </div>

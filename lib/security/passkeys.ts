@@ -26,6 +26,7 @@ import {
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
 import type { Db } from "../db/client.ts";
+import { isUuid } from "../errors.ts";
 
 /** At most this many passkeys per person (the list and the options stay bounded). */
 export const MAX_PASSKEYS = 20;
@@ -69,7 +70,7 @@ export function listPasskeys(sql: Db, userId: string): Promise<PasskeyRow[]> {
 
 /** One passkey of the person, or null (another person's id is as unknown as no id). */
 export async function findPasskey(sql: Db, userId: string, id: unknown): Promise<PasskeyRow | null> {
-  if (typeof id !== "string" || !/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (typeof id !== "string" || !isUuid(id)) return null;
   const [row] = await sql<PasskeyRow[]>`
     select id, name, created_at as "createdAt", last_used_at as "lastUsedAt", device_type as "deviceType",
            backed_up as "backedUp"

@@ -155,7 +155,7 @@ Deno.test({
       await page.waitForURL((u) => u.pathname === "/signin");
       assert.deepEqual(await amrOf(db.sql), []);
       await check(page.url(), "sign-in with passkey button");
-      await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+      await page.getByRole("button", { name: "Use a passkey" }).click();
       await page.waitForURL((u) => u.pathname === "/account/security/passkeys");
       assert.deepEqual(await amrOf(db.sql), [["hwk", "user", "mfa"]]);
       assert.match(await page.locator("li").first().innerText(), /last used \d{4}-/);
@@ -207,7 +207,7 @@ Deno.test({
       // The authenticator still holds the credential; this site no longer takes it.
       await page.getByRole("button", { name: "Sign out" }).click();
       await page.waitForURL((u) => u.pathname === "/signin");
-      await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+      await page.getByRole("button", { name: "Use a passkey" }).click();
       await page.getByText("That passkey was not accepted here").waitFor();
       assert.equal(new URL(page.url()).pathname, "/signin");
       assert.deepEqual(errors.filter((e) => /Content Security Policy/i.test(e)), []);
