@@ -2,6 +2,7 @@
 // from the account page, sign-in with a passkey alone (amr hwk user mfa), the passkey as a second factor, and
 // every forged or replayed answer refused with its exact status and code, nothing signed in.
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import {
   authorizeThrough,
   authorizeUrl,
@@ -53,6 +54,9 @@ async function registerPasskey(b: Browser, name = "Test key"): Promise<SoftCrede
   assert.equal(options.rp.id, "localhost");
   assert.equal(options.authenticatorSelection.residentKey, "required");
   assert.equal(options.authenticatorSelection.userVerification, "required");
+  assert.equal(options.attestation, "none");
+  // ASVS 2.9.3: approved algorithms only (ES256, EdDSA, RS256).
+  assert.deepEqual(options.pubKeyCredParams.map((p: { alg: number }) => p.alg), [-7, -8, -257]);
   const { credential, response } = await soft.register(options);
   const done = await postJson(b, "/account/security/passkeys", { csrf, name, response });
   assert.deepEqual(await expectJson(done, 200), { redirect: "/account/security/passkeys?done=added" });
@@ -95,6 +99,9 @@ Deno.test("passkeys: register one, then sign in with it alone (amr hwk user mfa,
     const { b, csrf, challenge, options } = await signInOptions(ctx);
     assert.deepEqual(options.allowCredentials, []);
     assert.equal(options.userVerification, "required");
+    // ASVS 2.9.2: a random challenge of 256 bits, new for each ceremony.
+    assert.equal(Buffer.from(challenge, "base64url").length, 32);
+    assert.notEqual((await signInOptions(ctx)).challenge, challenge);
     const response = await soft.assert(credential, challenge);
     const res = await postJson(b, "/signin/passkey", { csrf, return_to: "/account/keys", response });
     assert.deepEqual(await expectJson(res, 200), { redirect: "/account/keys" });
