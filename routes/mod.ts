@@ -31,6 +31,8 @@ import { createSecondFactorRoutes } from "./second_factor_pages.ts";
 import { createAccountTwoStepRoutes } from "./account_two_step.ts";
 import { createSessionPageRoutes } from "./session_pages.ts";
 import { sessionSettings } from "../lib/oauth/sessions.ts";
+import { createPasskeyPageRoutes } from "./passkey_pages.ts";
+import { createAccountPasskeyRoutes } from "./account_passkeys.ts";
 
 export interface AppDeps {
   config: Config;
@@ -99,6 +101,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", createSecondFactorRoutes(deps));
   app.route("/", createAccountTwoStepRoutes(deps));
   app.route("/", createSessionPageRoutes(deps));
+  app.route("/", createPasskeyPageRoutes(deps));
+  app.route("/", createAccountPasskeyRoutes(deps));
   app.route("/", createPageAssetRoutes(branding));
   return app;
 }

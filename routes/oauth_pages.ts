@@ -41,6 +41,7 @@ import { readBrowserSession, removeAccount, useAccount } from "../lib/oauth/sess
 import { readPageForm } from "../lib/oauth/page_form.ts";
 import { ChooseAccountPage } from "../views/choose_account.tsx";
 import { ConsentPage } from "../views/consent.tsx";
+import { PASSKEY_CSP } from "../views/passkeys.tsx";
 import { SignInPage } from "../views/sign_in.tsx";
 import type { OAuthRouteDeps } from "./oauth_deps.ts";
 import { createSignInPageRoutes } from "./sign_in_pages.ts";
@@ -209,6 +210,7 @@ function createFlowPages(
       case "signin": {
         const sealed = await sealTicket(deps.secretKey, ticket);
         const others = (session?.accounts.length ?? 0) > 0 && ticket.addAccount;
+        c.header("Content-Security-Policy", PASSKEY_CSP); // the passkey button (views/passkeys.tsx)
         return render(
           c,
           SignInPage({

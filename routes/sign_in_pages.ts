@@ -22,6 +22,7 @@ import { readDevice, signIn } from "../lib/oauth/sign_in.ts";
 import { afterFirstFactor } from "../lib/security/completion.ts";
 import { formExpired, requestExpired } from "../lib/page_errors.ts";
 import { ChooseAccountPage } from "../views/choose_account.tsx";
+import { PASSKEY_CSP } from "../views/passkeys.tsx";
 import { SignInPage } from "../views/sign_in.tsx";
 import type { OAuthRouteDeps } from "./oauth_deps.ts";
 
@@ -50,6 +51,8 @@ export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
         }),
       );
     }
+    // The passkey button's script (/assets/passkeys.js) and its requests to this origin.
+    c.header("Content-Security-Policy", PASSKEY_CSP);
     return render(
       c,
       SignInPage({

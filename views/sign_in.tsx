@@ -1,5 +1,6 @@
 // The sign-in page: email and password, one message for every failed attempt, hidden fields to continue after.
 import { Layout } from "./layout.tsx";
+import { PasskeySignIn } from "./passkeys.tsx";
 
 export interface SignInProps {
   csrf: string;
@@ -37,7 +38,7 @@ export function SignInPage(props: SignInProps) {
           {SIGN_IN_MESSAGES[props.problem]}
         </p>
       )}
-      <form method="post" action="/signin">
+      <form id="sign-in" method="post" action="/signin">
         <input type="hidden" name="csrf" value={props.csrf} />
         {Object.entries(props.hidden).map(([name, value]) => (
           <input
@@ -51,7 +52,8 @@ export function SignInPage(props: SignInProps) {
           id="email"
           name="email"
           type="email"
-          autocomplete="username"
+          // "webauthn": the browser may offer this site's passkeys in the field's autofill (conditional UI).
+          autocomplete="username webauthn"
           // The one field every visitor types first; the page has nothing else to read before it.
           autofocus
           required
@@ -65,6 +67,8 @@ export function SignInPage(props: SignInProps) {
           {props.backHref && <a class="button secondary" href={props.backHref}>Back</a>}
         </div>
       </form>
+      {/* Shown by /assets/passkeys.js when the browser has WebAuthn; the route sends PASSKEY_CSP. */}
+      <PasskeySignIn formId="sign-in" />
     </Layout>
   );
 }

@@ -552,7 +552,7 @@ Deno.test("sign-in page: focus starts in the email field", async () => {
     const html = await (await new Browser(ctx.app).get("/signin")).text();
     assert.match(
       html,
-      /<input id="email" name="email" type="email" autocomplete="username" autofocus required/,
+      /<input id="email" name="email" type="email" autocomplete="username webauthn" autofocus required/,
     );
     assert.equal(html.match(/autofocus/g)?.length, 1);
   } finally {

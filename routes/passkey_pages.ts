@@ -1,0 +1,235 @@
+// Signing in with a passkey: alone, from the sign-in page (also inside an authorization request: the sign-in
+// form's `ticket`), and as the second factor of a pending sign-in (/signin/verify/passkey?p=); plus the pages'
+// script, /assets/passkeys.js. The ceremony endpoints speak JSON to that script: the options, then the
+// authenticator's answer, which is answered `{ redirect }` (the script navigates) or an error:
+// 403 invalid_csrf, 400 invalid_request, 400 challenge_expired (none, spent or old: ask for options again),
+// 400 pending_expired (second factor: the sign-in is gone), 401 passkey_refused (unknown credential, another
+// person's, wrong signature, challenge, origin or RP ID, a counter gone backwards, no user verification).
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import type { Config } from "../lib/config.ts";
+import type { Sql } from "../lib/db/client.ts";
+import { clientIp } from "../lib/http/client_ip.ts";
+import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
+import { createPageApp } from "../lib/http/pages.ts";
+import { render } from "../lib/http/render.ts";
+import type { AppEnv } from "../lib/http/types.ts";
+import type { Logger } from "../lib/log.ts";
+import { openTicket, type Ticket } from "../lib/oauth/authorize.ts";
+import { safeReturnPath } from "../lib/oauth/sessions.ts";
+import { errorPage } from "../lib/page_errors.ts";
+import { passkeyAmr, withSecondFactor } from "../lib/security/amr.ts";
+import { afterFirstFactor, completeSignIn, DEFAULT_AFTER_SIGN_IN } from "../lib/security/completion.ts";
+import { recordSecurityEvent, requestFacts } from "../lib/security/events.ts";
+import { keepChallenge, takeChallenge } from "../lib/security/passkey_challenge.ts";
+import { authenticationOptions, relyingParty, verifyAuthentication } from "../lib/security/passkeys.ts";
+import { type PendingSignIn, readPending } from "../lib/security/pending.ts";
+import { PASSKEY_CSP, PASSKEYS_SCRIPT_PATH, SecondFactorPasskeyPage } from "../views/passkeys.tsx";
+import { PASSKEYS_SCRIPT } from "../views/passkeys_script.generated.ts";
+
+export interface PasskeyPageDeps {
+  config: Config;
+  sql: Sql;
+  log: Logger;
+  secretKey: string;
+}
+
+const b64 = (max: number) => z.string().max(max).regex(/^[A-Za-z0-9_-]*$/);
+
+/** What navigator.credentials.get() answered, as @simplewebauthn/browser sends it; every field bounded. */
+export const AssertionJson = z.object({
+  id: b64(1400),
+  rawId: b64(1400),
+  type: z.literal("public-key"),
+  response: z.object({
+    clientDataJSON: b64(4000),
+    authenticatorData: b64(4000),
+    signature: b64(2000),
+    userHandle: b64(200).optional(),
+  }),
+  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  authenticatorAttachment: z.enum(["platform", "cross-platform"]).optional(),
+});
+
+const SignInBody = z.object({
+  csrf: z.string().max(200),
+  ticket: z.string().max(8000).optional(),
+  return_to: z.string().max(2000).optional(),
+});
+const PendingBody = z.object({ csrf: z.string().max(200), p: z.string().max(12000) });
+
+/** A JSON error answer of the ceremony endpoints. */
+export function refuse(
+  c: Context<AppEnv>,
+  status: 400 | 401 | 403 | 409,
+  error: string,
+  description: string,
+) {
+  return c.json({ error, error_description: description }, status, { "Cache-Control": "no-store" });
+}
+
+export const invalidCsrf = (c: Context<AppEnv>) =>
+  refuse(c, 403, "invalid_csrf", "The page has expired. Reload it and try again.");
+export const challengeExpired = (c: Context<AppEnv>) =>
+  refuse(c, 400, "challenge_expired", "The passkey request has expired. Try again.");
+const passkeyRefused = (c: Context<AppEnv>) =>
+  refuse(c, 401, "passkey_refused", "That passkey was not accepted here. Try again or use another way.");
+const pendingExpired = (c: Context<AppEnv>) =>
+  refuse(c, 400, "pending_expired", "This sign-in has expired. Start again from the sign-in page.");
+
+/** The JSON body, or null when it is not a JSON object. */
+export async function readJson(c: Context<AppEnv>): Promise<Record<string, unknown> | null> {
+  try {
+    const body = await c.req.json();
+    return typeof body === "object" && body !== null && !Array.isArray(body) ? body : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A 303 from the sign-in completion, as the script's `{ redirect }` (its cookies kept). */
+export function asJsonRedirect(res: Response): Response {
+  const headers = new Headers(res.headers);
+  const location = headers.get("location");
+  headers.delete("location");
+  headers.set("content-type", "application/json");
+  headers.set("cache-control", "no-store");
+  return new Response(JSON.stringify({ redirect: location }), { status: 200, headers });
+}
+
+export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
+  const app = createPageApp(deps.log);
+  const rp = relyingParty(deps.config);
+  const facts = (c: Context<AppEnv>) => requestFacts(c, clientIp(c, deps.config.trustedProxies));
+
+  app.get(PASSKEYS_SCRIPT_PATH, (c) => {
+    c.header("Content-Type", "text/javascript; charset=utf-8");
+    c.header("Cache-Control", "public, max-age=3600");
+    return c.body(PASSKEYS_SCRIPT);
+  });
+
+  // Sign-in with a passkey alone: any discoverable passkey of this site, with user verification.
+  app.post("/signin/passkey/options", async (c) => {
+    const body = SignInBody.safeParse(await readJson(c));
+    if (!body.success || !verifyCsrf(c, deps, body.data.csrf)) return invalidCsrf(c);
+    const options = await authenticationOptions(deps.sql, rp);
+    await keepChallenge(c, deps, { challenge: options.challenge, purpose: "sign-in" });
+    return c.json(options, 200, { "Cache-Control": "no-store" });
+  });
+
+  app.post("/signin/passkey", async (c) => {
+    const raw = await readJson(c);
+    const body = SignInBody.safeParse(raw);
+    if (!body.success || !verifyCsrf(c, deps, body.data.csrf)) return invalidCsrf(c);
+    const response = AssertionJson.safeParse(raw?.response);
+    if (!response.success) return refuse(c, 400, "invalid_request", "The passkey's answer is malformed.");
+    let ticket: Ticket | undefined;
+    if (body.data.ticket !== undefined) {
+      const opened = await openTicket(deps.secretKey, body.data.ticket);
+      if (!opened) {
+        return refuse(c, 400, "request_expired", "The sign-in request is no longer valid. Start again.");
+      }
+      ticket = { req: opened.req };
+    }
+    const challenge = await takeChallenge(c, deps, "sign-in");
+    if (!challenge) return challengeExpired(c);
+    const result = await verifyAuthentication(deps.sql, rp, {
+      challenge,
+      response: response.data,
+      requireUserVerification: true,
+    });
+    if (!result.ok) {
+      await recordSecurityEvent(deps.sql, deps.log, {
+        kind: "sign_in_failed",
+        userId: result.userId,
+        ...facts(c),
+        detail: { method: "passkey", reason: result.reason },
+      });
+      return passkeyRefused(c);
+    }
+    const [user] = await deps.sql<{ email: string }[]>`select email from users where id = ${result.userId}`;
+    return asJsonRedirect(
+      await afterFirstFactor(c, deps, {
+        userId: result.userId,
+        email: user.email,
+        amr: passkeyAmr(result.userVerified),
+        ticket,
+        returnTo: ticket ? undefined : (safeReturnPath(body.data.return_to) ?? DEFAULT_AFTER_SIGN_IN),
+      }),
+    );
+  });
+
+  // A passkey as the second factor of a pending sign-in (or step-up): only the pending person's passkeys.
+  const expiredPage = (c: Context<AppEnv>) =>
+    errorPage(
+      c,
+      "This sign-in has expired",
+      "Start again from the sign-in page.",
+      400,
+      "pending_expired",
+    );
+
+  app.get("/signin/verify/passkey", async (c) => {
+    const p = c.req.query("p");
+    const pending = await readPending(c, deps, p);
+    if (!pending) return expiredPage(c);
+    c.header("Content-Security-Policy", PASSKEY_CSP);
+    return render(c, SecondFactorPasskeyPage({ csrf: csrfToken(c, deps), p: p!, email: pending.email }));
+  });
+
+  const readPendingBody = async (c: Context<AppEnv>) => {
+    const raw = await readJson(c);
+    const body = PendingBody.safeParse(raw);
+    if (!body.success || !verifyCsrf(c, deps, body.data.csrf)) return { answer: invalidCsrf(c) };
+    const pending = await readPending(c, deps, body.data.p);
+    if (!pending) return { answer: pendingExpired(c) };
+    return { pending, raw };
+  };
+
+  app.post("/signin/verify/passkey/options", async (c) => {
+    const read = await readPendingBody(c);
+    if (!read.pending) return read.answer;
+    const options = await authenticationOptions(deps.sql, rp, read.pending.userId);
+    await keepChallenge(c, deps, {
+      challenge: options.challenge,
+      purpose: "second-factor",
+      userId: read.pending.userId,
+    });
+    return c.json(options, 200, { "Cache-Control": "no-store" });
+  });
+
+  const secondFactorFailed = async (c: Context<AppEnv>, pending: PendingSignIn, reason: string) => {
+    // TODO(issue 29, lead at merge): the second-factor brake (part A: lib/security/second_factor_brake.ts,
+    // bucket `2fa:user:<id>`) goes here — reserve before verifying, release on success — and a throttled
+    // person gets second_factor_throttled + 429 instead.
+    await recordSecurityEvent(deps.sql, deps.log, {
+      kind: "second_factor_failed",
+      userId: pending.userId,
+      ...facts(c),
+      detail: { factor: "passkey", reason },
+    });
+  };
+
+  app.post("/signin/verify/passkey", async (c) => {
+    const read = await readPendingBody(c);
+    if (!read.pending) return read.answer;
+    const pending = read.pending;
+    const response = AssertionJson.safeParse(read.raw?.response);
+    if (!response.success) return refuse(c, 400, "invalid_request", "The passkey's answer is malformed.");
+    const challenge = await takeChallenge(c, deps, "second-factor", pending.userId);
+    if (!challenge) return challengeExpired(c);
+    const result = await verifyAuthentication(deps.sql, rp, {
+      challenge,
+      response: response.data,
+      forUser: pending.userId,
+      requireUserVerification: false,
+    });
+    if (!result.ok) {
+      await secondFactorFailed(c, pending, result.reason);
+      return passkeyRefused(c);
+    }
+    return asJsonRedirect(await completeSignIn(c, deps, pending, withSecondFactor(pending.amr, "hwk")));
+  });
+
+  return app;
+}
