@@ -24,6 +24,7 @@ import { recordSecurityEvent, requestFacts } from "../lib/security/events.ts";
 import { keepChallenge, takeChallenge } from "../lib/security/passkey_challenge.ts";
 import { authenticationOptions, relyingParty, verifyAuthentication } from "../lib/security/passkeys.ts";
 import { type PendingSignIn, readPending } from "../lib/security/pending.ts";
+import { secondFactorBrake } from "../lib/security/second_factor_brake.ts";
 import { PASSKEY_CSP, PASSKEYS_SCRIPT_PATH, SecondFactorPasskeyPage } from "../views/passkeys.tsx";
 import { PASSKEYS_SCRIPT } from "../views/passkeys_script.generated.ts";
 
@@ -199,9 +200,6 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
   });
 
   const secondFactorFailed = async (c: Context<AppEnv>, pending: PendingSignIn, reason: string) => {
-    // TODO(issue 29, lead at merge): the second-factor brake (part A: lib/security/second_factor_brake.ts,
-    // bucket `2fa:user:<id>`) goes here — reserve before verifying, release on success — and a throttled
-    // person gets second_factor_throttled + 429 instead.
     await recordSecurityEvent(deps.sql, deps.log, {
       kind: "second_factor_failed",
       userId: pending.userId,
@@ -218,6 +216,25 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
     if (!response.success) return refuse(c, 400, "invalid_request", "The passkey's answer is malformed.");
     const challenge = await takeChallenge(c, deps, "second-factor", pending.userId);
     if (!challenge) return challengeExpired(c);
+    // The same brake as one-time codes (lib/security/second_factor_brake.ts): counted before the check, a
+    // verified passkey gives its slot back.
+    const slot = await secondFactorBrake(deps.sql, pending.userId);
+    if (!slot.ok) {
+      await recordSecurityEvent(deps.sql, deps.log, {
+        kind: "second_factor_throttled",
+        userId: pending.userId,
+        ...facts(c),
+        detail: { factor: "passkey" },
+      });
+      return c.json(
+        {
+          error: "throttled",
+          error_description: `Too many attempts. Try again in ${Math.ceil(slot.retryAfter / 60)} min.`,
+        },
+        429,
+        { "Cache-Control": "no-store", "Retry-After": String(slot.retryAfter) },
+      );
+    }
     const result = await verifyAuthentication(deps.sql, rp, {
       challenge,
       response: response.data,
@@ -228,6 +245,7 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
       await secondFactorFailed(c, pending, result.reason);
       return passkeyRefused(c);
     }
+    await slot.release();
     return asJsonRedirect(await completeSignIn(c, deps, pending, withSecondFactor(pending.amr, "hwk")));
   });
 

@@ -339,3 +339,36 @@ Deno.test("passkeys: an authorization request's sign-in page takes a passkey and
     await ctx.close();
   }
 });
+
+Deno.test("a passkey as second factor shares the code brake: five refusals, then 429 with Retry-After", async () => {
+  const ctx = await setup();
+  try {
+    await registerPasskey(await signedIn(ctx, ctx.user.email));
+    const ollys = await registerPasskey(await signedIn(ctx, ctx.other.email));
+    const { b, p } = await pendingAfterPassword(ctx, ctx.user.email);
+    const csrf = field(
+      await (await b.get(`/signin/verify/passkey?p=${encodeURIComponent(p)}`)).text(),
+      "csrf",
+    )!;
+    const attempt = async () => {
+      const options = await expectJson(await postJson(b, "/signin/verify/passkey/options", { csrf, p }), 200);
+      const foreign = await soft.assert(ollys, options.challenge);
+      return await postJson(b, "/signin/verify/passkey", { csrf, p, response: foreign });
+    };
+    for (let i = 0; i < 5; i++) await expectJson(await attempt(), 401, "passkey_refused");
+    const braked = await attempt();
+    assert.equal(braked.status, 429);
+    assert.equal((await braked.json()).error, "throttled");
+    assert.ok(Number(braked.headers.get("retry-after")) >= 1);
+    assert.equal((await events(ctx, ctx.user.id, "second_factor_failed")).length, 5);
+    assert.deepEqual((await events(ctx, ctx.user.id, "second_factor_throttled")).map((e) => e.detail), [
+      { factor: "passkey" },
+    ]);
+    const [{ count }] = await ctx.db.sql<{ count: number }[]>`
+      select sum(count)::int as count from rate_limits where bucket = ${`2fa:user:${ctx.user.id}`}`;
+    assert.equal(count, 5, "the braked attempt is not counted");
+    assert.equal(b.cookies.has("portico_session"), false);
+  } finally {
+    await ctx.close();
+  }
+});
