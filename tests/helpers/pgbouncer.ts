@@ -38,7 +38,7 @@ export interface PgBouncerOptions {
   poolSize?: number;
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
@@ -61,7 +61,7 @@ export async function startPgBouncer(databaseUrl: string, opts: PgBouncerOptions
   const user = decodeURIComponent(target.username) || "postgres";
   const dir = await Deno.makeTempDir({ prefix: "portico_pgbouncer_" });
   await Deno.chmod(dir, 0o755); // read again by `nobody` after the switch (auth_file)
-  const port = await freePort();
+  const port = freePort();
   const ini = [
     "[databases]",
     `* = host=${target.hostname} port=${target.port || "5432"}`,
