@@ -13,7 +13,15 @@ import { createLogger, silentLogger } from "../../lib/log.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_RATE_LIMITS, TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { startBlackHoleProxy } from "../helpers/black_hole_proxy.ts";
-import { DATABASE_URL, freshDatabase, TEST_CONNECT_TIMEOUT_S, type TestDb } from "../helpers/db.ts";
+import {
+  DATABASE_URL,
+  emptyDatabase,
+  freshDatabase,
+  TEST_CONNECT_TIMEOUT_S,
+  type TestDb,
+} from "../helpers/db.ts";
+import { migrate } from "../../lib/db/migrate.ts";
+import { MIGRATIONS } from "../../migrations/mod.ts";
 import { buildFixture, callOk, rpc } from "../helpers/mcp.ts";
 import { havePgBouncer, type PgBouncer, startPgBouncer, warnIfNoPgBouncer } from "../helpers/pgbouncer.ts";
 import { settles } from "../helpers/wait.ts";
@@ -194,6 +202,12 @@ Deno.test({
         assert.equal(listed.status, 200);
         assert.ok(listed.body.result.tools.length > 10);
 
+        // A cursor (export_contacts reads in chunks of 500) inside its read-only transaction, through the pooler.
+        await db.sql`insert into contacts (workspace_id, contact_name)
+                     select ${f.workspaceId}, 'Bulk ' || g from generate_series(1, 1200) g`;
+        const exported = await callOk(app, f.keys.owner, "export_contacts", {});
+        assert.deepEqual([exported.rows, exported.matched, exported.truncated], [1200, 1200, false]);
+
         // Many client connections shared few server connections, and PgBouncer carried the transactions.
         const [pool] = (await bouncer.show("pools")).filter((p) => p.database === db.url.split("/").pop());
         const servers = ["sv_active", "sv_idle", "sv_used", "sv_tested", "sv_login"]
@@ -290,4 +304,31 @@ Deno.test({
         await proxy.close();
       }
     }),
+});
+
+Deno.test({
+  name:
+    "migrations run through PgBouncer: two instances starting at once apply them once (a transaction lock)",
+  ignore,
+  fn: async () => {
+    const db = await emptyDatabase();
+    let bouncer: PgBouncer | undefined;
+    const pools: Sql[] = [];
+    try {
+      bouncer = await startPgBouncer(db.url, { poolSize: 3 });
+      for (let i = 0; i < 2; i++) {
+        pools.push(
+          createDb(bouncer.url, { max: 2, connectTimeout: TEST_CONNECT_TIMEOUT_S, pooler: "transaction" }),
+        );
+      }
+      const applied = await Promise.all(pools.map((sql) => migrate(sql)));
+      assert.deepEqual(applied.map((a) => a.length).sort((x, y) => x - y), [0, MIGRATIONS.length]);
+      const [{ n }] = await db.sql<{ n: number }[]>`select count(*)::int as n from schema_migrations`;
+      assert.equal(n, MIGRATIONS.length);
+    } finally {
+      for (const p of pools) await p.end({ timeout: 5 });
+      await bouncer?.stop();
+      await db.close();
+    }
+  },
 });
