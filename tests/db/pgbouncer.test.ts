@@ -1,13 +1,15 @@
 // Portico behind a real PgBouncer in transaction mode (pool of 3 server connections for 10 client connections):
-// with DATABASE_POOLER=transaction the OAuth flow, code and refresh races, reuse detection and tool calls hold;
-// without it, start-up is refused (statement_timeout in the start-up message) and, with nothing sent at start-up,
-// a named statement prepared on one server connection is missing on the next. The silence watch still works.
-// Needs a Postgres server (DATABASE_URL) and /usr/sbin/pgbouncer; skipped with a warning otherwise.
+// with DATABASE_POOLER=transaction the OAuth flow, code and refresh races, reuse detection, tool calls (a cursor
+// export among them) and migrations from two instances at once hold; without it, start-up is refused
+// (statement_timeout in the start-up message) and, with nothing sent at start-up, a named statement prepared on
+// one server connection is missing on the next. The silence watch still works through it. Needs a Postgres
+// server (DATABASE_URL) and /usr/sbin/pgbouncer; skipped with a warning otherwise (the last test needs neither).
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import { createAgent, createUser } from "../../lib/accounts.ts";
 import { parseConfig } from "../../lib/config.ts";
-import { createDb, type Sql } from "../../lib/db/client.ts";
+import { createDb, dbOptions, type Sql } from "../../lib/db/client.ts";
+import { describeConnectFailure } from "../../lib/db/errors.ts";
 import { openDatabase, serverTimeouts, StartupError } from "../../lib/db/open.ts";
 import { createLogger, silentLogger } from "../../lib/log.ts";
 import { createApp } from "../../routes/mod.ts";
@@ -331,4 +333,39 @@ Deno.test({
       await db.close();
     }
   },
+});
+
+Deno.test("DATABASE_POOLER: none by default; transaction turns off named statements and start-up settings", async () => {
+  const env = { SECRET_KEY: TEST_SECRET, DATABASE_URL: "postgres://u@127.0.0.1:1/d" };
+  assert.equal(parseConfig(env).databasePooler, "none");
+  assert.equal(parseConfig({ ...env, DATABASE_POOLER: "transaction" }).databasePooler, "transaction");
+  assert.throws(() => parseConfig({ ...env, DATABASE_POOLER: "session" }), /DATABASE_POOLER must be none or/);
+  assert.throws(() => parseConfig({ DATABASE_POOLER: "transaction" }), /DATABASE_POOLER needs DATABASE_URL/);
+  const options = (sql: Sql) =>
+    sql.options as unknown as { prepare: boolean; connection: Record<string, unknown> };
+  const direct = createDb(env.DATABASE_URL, dbOptions(parseConfig(env)));
+  const pooled = createDb(
+    env.DATABASE_URL,
+    dbOptions(parseConfig({ ...env, DATABASE_POOLER: "transaction" })),
+  );
+  try {
+    assert.equal(options(direct).prepare, true);
+    assert.equal(options(direct).connection.statement_timeout, 10_000);
+    assert.equal(options(direct).connection.idle_in_transaction_session_timeout, 30_000);
+    assert.equal(options(pooled).prepare, false);
+    assert.equal(options(pooled).connection.statement_timeout, undefined);
+    assert.equal(options(pooled).connection.idle_in_transaction_session_timeout, undefined);
+    assert.equal(options(pooled).connection.application_name, "portico");
+  } finally {
+    await direct.end({ timeout: 0 });
+    await pooled.end({ timeout: 0 });
+  }
+  // PgBouncer's refusal of a start-up parameter, as start-up reports it.
+  const refusal = Object.assign(new Error("unsupported startup parameter: statement_timeout"), {
+    code: "08P01",
+  });
+  assert.match(
+    describeConnectFailure(refusal, "127.0.0.1:6432/portico", { database: "portico", user: "portico" }),
+    /connection pooler that refused a start-up setting .*: set DATABASE_POOLER=transaction/,
+  );
 });
