@@ -28,6 +28,8 @@ export interface PgBouncer {
   /** `databaseUrl` with its host and port replaced by PgBouncer's */
   url: string;
   port: number;
+  /** the PgBouncer process (its CPU, for bench/pooler.ts) */
+  pid: number;
   /** one SHOW command on PgBouncer's admin console (via psql), as rows of column → value */
   show(what: "pools" | "stats"): Promise<Record<string, string>[]>;
   stop(): Promise<void>;
@@ -116,6 +118,7 @@ export async function startPgBouncer(databaseUrl: string, opts: PgBouncerOptions
   return {
     url: url.toString(),
     port,
+    pid: child.pid,
     async show(what) {
       const out = await new Deno.Command("psql", {
         args: [
