@@ -108,6 +108,18 @@ Deno.test({
           idleInTransaction: TIMEOUT_MS * 3,
         });
         assert.deepEqual(lines, []);
+        // An instance asking for another timeout than the role's hears about it once, at start.
+        const other: string[] = [];
+        const mismatched = await openDatabase(
+          configFor(bouncer.url, { DATABASE_POOLER: "transaction", STATEMENT_TIMEOUT_MS: "5000" }),
+          { log: createLogger("warn", (l) => other.push(l)) },
+        );
+        await mismatched.close();
+        assert.equal(other.length, 1, other.join("\n"));
+        const warned = JSON.parse(other[0]);
+        assert.equal(warned.level, "warn");
+        assert.equal(warned.msg, "statement_timeout through the pooler differs from STATEMENT_TIMEOUT_MS");
+        assert.deepEqual([warned.statement_timeout_ms, warned.want_ms], [TIMEOUT_MS, 5000]);
         const app = createApp({
           config,
           sql,
