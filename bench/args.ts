@@ -14,6 +14,7 @@ export const BENCHES = [
   "scale",
   "row_tokens",
   "jobs",
+  "pooler",
 ] as const;
 export type BenchName = typeof BENCHES[number];
 

@@ -17,6 +17,7 @@ async function run(args: BenchArgs): Promise<void> {
     if (name === "scale") await (await import("./scale.ts")).benchScale(args.scale);
     if (name === "row_tokens") await (await import("./row_tokens.ts")).benchRowTokens();
     if (name === "jobs") await (await import("./jobs.ts")).benchJobs();
+    if (name === "pooler") await (await import("./pooler.ts")).benchPooler();
   }
 }
 

@@ -25,6 +25,8 @@ export interface Config {
   host: string;
   issuer: string;
   databaseUrl: string | undefined;
+  /** DATABASE_POOLER: `transaction` when DATABASE_URL reaches a transaction-mode pooler (lib/db/client.ts) */
+  databasePooler: "none" | "transaction";
   dataDir: string;
   mcpVariant: McpVariant;
   /** undefined only in embedded mode before `resolveSecretKey` fills it from DATA_DIR */
@@ -195,6 +197,7 @@ const schema = z.object({
     parsesAsDatabaseUrl,
     "is not a valid URL (a space, or a character of the password that must be percent-encoded: @ : / ? # %)",
   ).optional(),
+  DATABASE_POOLER: z.enum(["none", "transaction"], { error: "must be none or transaction" }).default("none"),
   DATA_DIR: z.string().min(1, "must not be empty").default("./.data"),
   MCP_VARIANT: z.enum(["A", "B"], { error: "must be A or B" }).default("A"),
   SECRET_KEY: z.string().min(32, "must be at least 32 characters").optional(),
@@ -304,12 +307,18 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "config error: SECRET_KEY is required when DATABASE_URL is set (at least 32 random characters)",
     );
   }
+  if (e.DATABASE_POOLER !== "none" && !e.DATABASE_URL) {
+    throw new ConfigError(
+      "config error: DATABASE_POOLER needs DATABASE_URL (the embedded database has no pooler)",
+    );
+  }
   const issuer = (e.ISSUER ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
     host: e.HOST,
     issuer,
     databaseUrl: e.DATABASE_URL,
+    databasePooler: e.DATABASE_POOLER,
     dataDir: e.DATA_DIR,
     mcpVariant: e.MCP_VARIANT,
     secretKey: e.SECRET_KEY,

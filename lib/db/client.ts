@@ -17,7 +17,15 @@ export interface DbOptions {
    * client waits in silence for an answer it is owed (see `watchConnection`).
    */
   statementTimeoutMs?: number;
+  /**
+   * `transaction`: the URL reaches a pooler in transaction mode (PgBouncer, Supavisor): unnamed statements only,
+   * and no server settings in the start-up message (docs/operations.md "Behind a connection pooler").
+   */
+  pooler?: DatabasePooler;
 }
+
+/** DATABASE_POOLER: `none` (a direct connection, or a pooler in session mode) or `transaction`. */
+export type DatabasePooler = "none" | "transaction";
 
 /** STATEMENT_TIMEOUT_MS's default: Portico's queries take milliseconds; an export of 10,000 rows under one. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
@@ -221,8 +229,8 @@ function watchedSockets(limitMs: number) {
 }
 
 /** The pool options the configuration sets (lib/db/open.ts passes them to createDb for DATABASE_URL). */
-export function dbTimeouts(config: { statementTimeoutMs: number }): DbOptions {
-  return { statementTimeoutMs: config.statementTimeoutMs };
+export function dbOptions(config: { statementTimeoutMs: number; databasePooler: DatabasePooler }): DbOptions {
+  return { statementTimeoutMs: config.statementTimeoutMs, pooler: config.databasePooler };
 }
 
 /** Pools and how to reach their server again, for a health probe outside the pool. */
@@ -235,6 +243,7 @@ export function createDb(url: string, opts: DbOptions = {}): Sql {
     globalThis.addEventListener("unhandledrejection", ignoreOrphanedOutage);
   }
   const statementTimeoutMs = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const pooled = opts.pooler === "transaction";
   // `socket` is missing from postgres.js's types; its README documents it (a custom socket).
   const options: postgres.Options<Record<string, never>> & { socket: unknown } = {
     max: opts.max ?? 10,
@@ -245,13 +254,19 @@ export function createDb(url: string, opts: DbOptions = {}): Sql {
     // every request waits with it before its 503. At most 1 s keeps outage answers quick and recovery prompt.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
+    // Behind a pooler in transaction mode, consecutive transactions of one client connection may run on
+    // different server connections: a statement prepared under a name on one is unknown on the next ("prepared
+    // statement does not exist"). Unnamed statements are parsed again each time, in the same round trip.
+    prepare: !pooled,
     // No custom types: postgres.js's own parsers apply, so timestamptz, timestamp and date come back as `Date`
     // (time as text). A time on the wire is formatted once: in SQL by lib/db/sql.ts (isoColumn …) for workspace
     // answers, or by toISOString / epoch seconds where a protocol says how.
     connection: {
       application_name: "portico",
       // A transaction left open by a vanished client would hold its locks until TCP notices; the server ends it.
-      ...(statementTimeoutMs > 0
+      // A pooler refuses these in the start-up message ("unsupported startup parameter"), and would not carry
+      // them to its server connections anyway: there they are set on the role (docs/operations.md).
+      ...(statementTimeoutMs > 0 && !pooled
         ? {
           statement_timeout: statementTimeoutMs,
           idle_in_transaction_session_timeout: statementTimeoutMs * 3,

@@ -78,6 +78,12 @@ export function describeConnectFailure(
     case "CONNECTION_ENDED":
       return `cannot reach the database at ${where}: the connection was closed during the handshake (TLS or proxy?)`;
   }
+  if (/unsupported startup parameter/i.test(message)) {
+    // PgBouncer (08P01) refuses the statement_timeout Portico sends unless told it is a pooler.
+    return `the database at ${where} is a connection pooler that refused a start-up setting (${
+      message.split("\n")[0]
+    }): set DATABASE_POOLER=transaction (docs/operations.md, "Behind a connection pooler")`;
+  }
   if (err instanceof Deno.errors.ConnectionRefused) {
     return `cannot reach the database at ${where}: connection refused (is Postgres running there?)`;
   }

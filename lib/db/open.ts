@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { createDb, type DbOptions, dbTimeouts, ping, type Sql } from "./client.ts";
+import { createDb, type DbOptions, dbOptions, ping, type Sql } from "./client.ts";
 import { type EmbeddedLock, lockEmbedded, PORT_FILE, readOwner } from "./embedded_lock.ts";
 import { startSupervisedEmbedded, type SupervisedEmbedded } from "./embedded_supervisor.ts";
 import { describeConnectFailure } from "./errors.ts";
@@ -70,7 +70,7 @@ async function firstFailure(sql: Sql, timeoutMs: number): Promise<unknown> {
   }
 }
 
-async function openPostgres(url: string, options: DbOptions): Promise<OpenDatabase> {
+async function openPostgres(url: string, options: DbOptions, log?: Logger): Promise<OpenDatabase> {
   const sql = createDb(url, options);
   const failure = await firstFailure(sql, 5000);
   if (failure !== undefined) {
@@ -78,7 +78,39 @@ async function openPostgres(url: string, options: DbOptions): Promise<OpenDataba
     const d = describe(url);
     throw new StartupError(describeConnectFailure(failure, d.where, d));
   }
+  if (options.pooler === "transaction") await checkRoleTimeouts(sql, options.statementTimeoutMs ?? 0, log);
   return { sql, embedded: false, problem: () => undefined, close: () => sql.end({ timeout: 5 }) };
+}
+
+/** The timeouts the role (or the pooler's connect_query) sets, read back once at start; null if unreadable. */
+export async function serverTimeouts(
+  sql: Sql,
+): Promise<{ statement: number; idleInTransaction: number } | null> {
+  try {
+    const [row] = await sql<{ statement: number; idle: number }[]>`
+      select (select setting::int from pg_settings where name = 'statement_timeout') as statement,
+             (select setting::int from pg_settings where name = 'idle_in_transaction_session_timeout') as idle`;
+    return { statement: row.statement, idleInTransaction: row.idle };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Behind a transaction-mode pooler Portico cannot set statement_timeout itself (lib/db/client.ts): says so once
+ * when the server's own value is not STATEMENT_TIMEOUT_MS, so an operator who has not set it on the role hears.
+ */
+async function checkRoleTimeouts(sql: Sql, wantMs: number, log?: Logger): Promise<void> {
+  if (wantMs <= 0 || !log) return;
+  const got = await serverTimeouts(sql);
+  if (got && got.statement !== wantMs) {
+    log.warn("statement_timeout through the pooler differs from STATEMENT_TIMEOUT_MS", {
+      statement_timeout_ms: got.statement,
+      idle_in_transaction_session_timeout_ms: got.idleInTransaction,
+      want_ms: wantMs,
+      fix: "ALTER ROLE ... SET statement_timeout (docs/operations.md, Behind a connection pooler)",
+    });
+  }
 }
 
 /**
@@ -88,7 +120,7 @@ async function openPostgres(url: string, options: DbOptions): Promise<OpenDataba
  * to that URL; none opens the data files while the lock is held elsewhere.
  */
 export async function openDatabase(config: Config, opts: OpenOptions = {}): Promise<OpenDatabase> {
-  if (config.databaseUrl) return await openPostgres(config.databaseUrl, dbTimeouts(config));
+  if (config.databaseUrl) return await openPostgres(config.databaseUrl, dbOptions(config), opts.log);
   const whenInUse = opts.whenInUse ?? "refuse";
   const deadline = Date.now() + (opts.waitMs ?? 30_000);
   const portFile = join(config.dataDir, PORT_FILE);
