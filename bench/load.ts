@@ -652,7 +652,14 @@ async function signaturesAlone(requests: number, concurrency: number): Promise<R
       grantId,
       authTime,
     });
-    await signIdToken(keys as unknown as KeyStore, { issuer, userId, clientId, authTime, amr: ["pwd"], accessToken });
+    await signIdToken(keys as unknown as KeyStore, {
+      issuer,
+      userId,
+      clientId,
+      authTime,
+      amr: ["pwd"],
+      accessToken,
+    });
   };
   for (let i = 0; i < 50; i++) await pair();
   const latencies = new Float64Array(requests);
