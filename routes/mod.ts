@@ -27,6 +27,7 @@ import { loadBranding } from "../lib/branding.ts";
 import { brandingContext, createPageAssetRoutes } from "./page_assets.ts";
 import { createMailer, type Mailer } from "../lib/mail.ts";
 import { createPasswordResetRoutes } from "./password_reset_pages.ts";
+import { createAccountSecurityRoutes } from "./account_security.ts";
 
 export interface AppDeps {
   config: Config;
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", createMcpRoutes({ ...deps, keys, mcpRateLimits }));
   app.route("/", createExportRoutes({ ...deps, mcpRateLimits }));
   app.route("/", createAccountKeysRoutes(deps));
+  app.route("/", createAccountSecurityRoutes(deps));
   app.route(
     "/",
     createPasswordResetRoutes({ ...deps, mailer: deps.mailer ?? createMailer(deps.config, deps.log) }),

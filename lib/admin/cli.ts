@@ -16,7 +16,7 @@ import { type AdminIo, B, type Command, integer, opt, S, str, UsageError, type V
 import { sweep, sweepOptions } from "../oauth/sweeper.ts";
 import { parseConfig } from "../config.ts";
 import { LOOKUP_COMMANDS } from "./lookup.ts";
-import { RECOVERY_COMMANDS } from "./recovery.ts";
+import { RECOVERY_COMMANDS, requirePolicy } from "./recovery.ts";
 import { APPROVAL_COMMANDS } from "./approvals_cli.ts";
 
 export type { AdminIo } from "./command.ts";
@@ -33,14 +33,20 @@ const COMMANDS: Record<string, Command> = {
     usage: "user create --email E --password P [--name N] [--plan P] [--credits N]",
     options: { email: S, password: S, name: S, plan: S, credits: S },
     required: ["email", "password"],
-    run: (v, io) =>
-      createUser(io.sql, {
-        email: str(v, "email"),
-        password: str(v, "password"),
-        name: opt(v, "name"),
+    run: async (v, io) => {
+      const email = str(v, "email"), password = str(v, "password"), name = opt(v, "name");
+      await requirePolicy(password, { email, name });
+      const user = await createUser(io.sql, {
+        email,
+        password,
+        name,
         plan: opt(v, "plan"),
         credits: integer(v, "credits"),
-      }),
+      });
+      // Checked against the policy just now: no need to check it again at the first sign-in.
+      await io.sql`update users set password_changed_at = now() where id = ${user.id}`;
+      return user;
+    },
   },
   "agent create": {
     usage: "agent create --name N",
