@@ -31,19 +31,20 @@ const COMMANDS: Record<string, Command> = {
   ...RECOVERY_COMMANDS,
   "user create": {
     usage: "user create --email E --password P [--name N] [--plan P] [--credits N]",
+    help: "Creates a person; the password must meet the password policy (12+ characters, not common).",
     options: { email: S, password: S, name: S, plan: S, credits: S },
     required: ["email", "password"],
     run: async (v, io) => {
-      const email = str(v, "email"), password = str(v, "password"), name = opt(v, "name");
-      await requirePolicy(password, { email, name });
-      const user = await createUser(io.sql, {
-        email,
-        password,
-        name,
+      const input = {
+        email: str(v, "email"),
+        password: str(v, "password"),
+        name: opt(v, "name"),
         plan: opt(v, "plan"),
         credits: integer(v, "credits"),
-      });
-      // Checked against the policy just now: no need to check it again at the first sign-in.
+      };
+      await requirePolicy(input.password, input);
+      const user = await createUser(io.sql, input);
+      // Checked against the policy just now: the first sign-in need not check it again.
       await io.sql`update users set password_changed_at = now() where id = ${user.id}`;
       return user;
     },

@@ -108,7 +108,7 @@ export async function fallsShortAtSignIn(
 async function guessability(password: string, who: PasswordOwner): Promise<PasswordVerdict> {
   const lower = password.toLowerCase();
   const local = localPart(who.email);
-  if (local.length >= 3 && lower.includes(local)) return { ok: false, reason: "personal", message: PERSONAL };
+  if (local.length >= 4 && lower.includes(local)) return { ok: false, reason: "personal", message: PERSONAL };
   const zxcvbn = await loadEstimator();
   const analysed = [...password].slice(0, ANALYSED_CHARS).join("");
   const result = zxcvbn.check(analysed, ownWords(who));
