@@ -411,6 +411,12 @@ Deno.test("the overview: password, two-step status, passkeys, recovery codes, se
       html,
       /Signed in<\/strong> <span class="muted">[0-9-]+ [0-9:]+ UTC · 192\.0\.2\.1 · curl<\/span>/,
     );
+    // The other account pages carry the same navigation, each marking itself.
+    for (const [path, label] of [["/account/apps", "Connected apps"], ["/account/keys", "API keys"]]) {
+      const other = await (await browser.get(path)).text();
+      assert.match(other, new RegExp(`<a\\s+href="${path}"\\s+aria-current="page">${label}</a>`), path);
+      assert.match(other, /<a\s+href="\/account\/security"\s*>Security<\/a>/, path);
+    }
   } finally {
     await w.close();
   }
