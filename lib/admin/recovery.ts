@@ -57,7 +57,8 @@ export const RECOVERY_COMMANDS: Record<string, Command> = {
   "user set-password": {
     usage: "user set-password --id U | --email E [--password-stdin]",
     help: "Sets a new password and prints it once (generated), or reads it from standard input with " +
-      "--password-stdin (the first line, which must meet the password policy); signs the person out of every browser and lifts the sign-in brake.",
+      "--password-stdin (the first line, which must meet the password policy); signs the person out of every " +
+      "browser and lifts the sign-in brake.",
     options: { id: S, email: S, "password-stdin": B },
     required: [],
     oneOf: ["id", "email"],

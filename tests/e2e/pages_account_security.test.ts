@@ -88,7 +88,8 @@ Deno.test({
               await page.getByLabel("New password", { exact: true }).fill("river candle orbit maple");
               await page.getByLabel("New password again").fill("river candle orbit maple");
               await page.getByRole("button", { name: "Change password" }).click();
-              await page.getByRole("alert").filter({ hasText: "The current password is not right." }).waitFor();
+              await page.getByRole("alert").filter({ hasText: "The current password is not right." })
+                .waitFor();
               await assertNoAxeViolations(page, `${label} wrong current`);
               await page.getByRole("link", { name: "Cancel" }).click();
               await page.waitForURL((u) => u.pathname === "/account/security");

@@ -377,7 +377,10 @@ Deno.test("the whole flow over HTTP: consent picks a workspace and company, the 
     ),
   );
 
-  const redirect = await authorizeThrough(browser, url, email, "allow", { place, password: "test password 123" });
+  const redirect = await authorizeThrough(browser, url, email, "allow", {
+    place,
+    password: "test password 123",
+  });
   const code = redirect.searchParams.get("code")!;
   const res = await token(appA, {
     grant_type: "authorization_code",
