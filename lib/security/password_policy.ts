@@ -18,7 +18,7 @@
 export const PASSWORD_MIN_CHARS = 12;
 export const PASSWORD_MAX_CHARS = 128;
 /** zxcvbn looks at this many leading characters at most (its cost grows fast with length). */
-const ANALYSED_CHARS = 64;
+const ANALYSED_CHARS = 32;
 /** zxcvbn's score 3: "safely unguessable: moderate protection from offline slow-hash scenario" (≥ 10^8 guesses). */
 const MIN_SCORE = 3;
 

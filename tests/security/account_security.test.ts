@@ -475,3 +475,30 @@ Deno.test("security events and log lines of sign-in, change and reset carry no s
     await w.close();
   }
 });
+
+Deno.test("a new password is kept whole: 128 characters with emoji sign in, a shortened one does not", async () => {
+  const w = await world();
+  try {
+    await person(w, "dana@example.com", GOOD);
+    const { browser } = await signedIn(w, "dana@example.com", GOOD);
+    const words = "río 🦊 candle orbit maple quartz velvet lantern pebble harbor tundra cobalt saffron ";
+    const long = [...(words + words)].slice(0, 128).join("");
+    assert.equal([...long].length, 128);
+    const { csrf } = await changeForm(browser);
+    const res = await browser.post("/account/security/password", {
+      csrf,
+      current: GOOD,
+      password: long,
+      confirm: long,
+    });
+    assert.equal(res.status, 303);
+    const cut = [...long].slice(0, 127).join("");
+    assert.match(
+      (await signedIn(w, "dana@example.com", cut, "203.0.113.60")).location,
+      /error=invalid_credentials/,
+    );
+    assert.equal((await signedIn(w, "dana@example.com", long, "203.0.113.61")).location, "/account/apps");
+  } finally {
+    await w.close();
+  }
+});
