@@ -28,7 +28,15 @@ export const RESET_LIMITS: { perAddress: Limit; perNetwork: Limit } = {
 export const resetBucket = {
   address: (email: string) => `reset:account:${accountKey(email)}`,
   network: (ip: string) => `reset:net:${networkKey(ip)}`,
+  /** new passwords tried with one link (keyed by the link's hash) */
+  link: (token: string) => `reset:link:${sha256Hex(token).slice(0, 32)}`,
 };
+
+/**
+ * New passwords tried with one link: 20 per 30 minutes (its whole life). A refused password spends nothing but
+ * costs the policy's check (up to ~150 ms for repetitive input), so the link's holder cannot loop on it.
+ */
+export const RESET_TRIES: Limit = { max: 20, windowSeconds: RESET_TTL_SECONDS };
 
 export interface ResetRequest {
   email: string;
@@ -135,6 +143,13 @@ export async function resetPassword(
     select u.email, u.name from password_resets r join users u on u.id = r.user_id
      where r.token_hash = ${sha256Hex(token)} and r.expires_at > now() and u.disabled_at is null`;
   if (!owner) return { ok: false, reason: "invalid_link" };
+  if (!(await take(db, resetBucket.link(token), RESET_TRIES)).ok) {
+    return {
+      ok: false,
+      reason: "bad_password",
+      problem: "Too many tries with this link. Ask for a new link.",
+    };
+  }
   const verdict = await checkNewPassword(password, owner);
   if (!verdict.ok) return { ok: false, reason: "bad_password", problem: verdict.message };
   const hash = await hashPassword(password, params);

@@ -9,7 +9,7 @@ import { parseConfig } from "../../lib/config.ts";
 import { verifyPassword } from "../../lib/crypto.ts";
 import { createLogger } from "../../lib/log.ts";
 import { createMailer, type Mailer } from "../../lib/mail.ts";
-import { RESET_LIMITS } from "../../lib/password_reset.ts";
+import { RESET_LIMITS, RESET_TRIES } from "../../lib/password_reset.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_RATE_LIMITS, TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase, type TestDb } from "../helpers/db.ts";
@@ -350,6 +350,26 @@ Deno.test("a too short, common, personal or mismatched password is refused on th
     assert.equal(mismatch.status, 400);
     assert.match(mismatch.html, /The two passwords are not the same\./);
     assert.equal((await postReset(b, link, NEW_PASSWORD)).status, 303);
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("one link allows RESET_TRIES.max new passwords; then it refuses even a good one and changes nothing", async () => {
+  const w = await world();
+  try {
+    await forgot(new Browser(w.app), w.user.email);
+    await eventually("mail", () => w.smtp.received.length === 1);
+    const link = linkIn(w.smtp.received[0]);
+    const b = new Browser(w.app);
+    const hash = await passwordHash(w);
+    for (let i = 0; i < RESET_TRIES.max; i++) {
+      assert.equal((await postReset(b, link, `short ${i}`)).status, 400);
+    }
+    const refused = await postReset(b, link, NEW_PASSWORD);
+    assert.equal(refused.status, 400);
+    assert.match(refused.html, /Too many tries with this link\. Ask for a new link\./);
+    assert.equal(await passwordHash(w), hash);
   } finally {
     await w.close();
   }
