@@ -37,7 +37,7 @@ import { addressKey, networkKey } from "../http/client_ip.ts";
 import { cookieOptions, isHttps } from "../http/cookies.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { type Brake, release, reserve } from "../rate_limit/mod.ts";
-import { recordSecurityEvent } from "../security/events.ts";
+import { recordSecurityEvent, type SecurityEvent } from "../security/events.ts";
 import { fallsShortAtSignIn } from "../security/password_policy.ts";
 
 /**
@@ -198,7 +198,7 @@ export async function signIn(db: Db, input: SignInInput, options: SignInOptions 
     if (!r.ok) {
       for (const t of taken) await release(db, t);
       const [user] = await findUser(db, email);
-      await recordSecurityEvent(db, options.log ?? silentLogger, {
+      await recordThrottled(db, options.log ?? silentLogger, {
         kind: "sign_in_throttled",
         ...refusalFacts(input, user?.id),
         detail: { device: trusted, brake: scope, retry_after: r.retryAfter },
@@ -255,6 +255,30 @@ function findUser(db: Db, email: string) {
     select id, email, name, password_hash as "passwordHash", disabled_at is not null as disabled,
            password_changed_at as "changedAt", password_change_required as "changeRequired"
       from users where lower(email) = ${email}`;
+}
+
+/**
+ * Records a throttled attempt. A refusal costs the guesser nothing (it is not counted), so its row on the person's
+ * security page is written at most once per SIGN_IN_BRAKE.maxDelaySeconds; the log line always is (with
+ * `repeated: true` and the person's id when no row was written). Also used by the change-password form.
+ */
+export async function recordThrottled(
+  db: Db,
+  log: Logger,
+  event: SecurityEvent & { kind: "sign_in_throttled" },
+): Promise<void> {
+  if (event.userId) {
+    const [recent] = await db`
+      select 1 from security_events
+       where user_id = ${event.userId} and kind = 'sign_in_throttled'
+         and at > now() - make_interval(secs => ${SIGN_IN_BRAKE.maxDelaySeconds})
+       limit 1`;
+    if (recent) {
+      const detail = { ...event.detail, user_id: event.userId, repeated: true };
+      return await recordSecurityEvent(db, log, { ...event, userId: undefined, detail });
+    }
+  }
+  await recordSecurityEvent(db, log, event);
 }
 
 /** What a refused attempt's event says: ids only — the person if the email is theirs, never what was typed. */

@@ -16,7 +16,7 @@ import type { Sql } from "../db/client.ts";
 import { hashPassword, SCRYPT_PARAMS, type ScryptParams, verifyPassword } from "../crypto.ts";
 import { withTx } from "../db/tx.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { accountKey, brakeBucket, SIGN_IN_BRAKE } from "../oauth/sign_in.ts";
+import { accountKey, brakeBucket, recordThrottled, SIGN_IN_BRAKE } from "../oauth/sign_in.ts";
 import { type Brake, release, reserve } from "../rate_limit/mod.ts";
 import { recordSecurityEvent } from "./events.ts";
 import { checkNewPassword } from "./password_policy.ts";
@@ -76,7 +76,7 @@ export async function changePassword(
     const r = await reserve(sql, bucket, brake(free));
     if (!r.ok) {
       for (const t of taken) await release(sql, t);
-      await recordSecurityEvent(sql, log, {
+      await recordThrottled(sql, log, {
         kind: "sign_in_throttled",
         ...facts,
         detail: { during: "password_change", brake: scope, retry_after: r.retryAfter },

@@ -158,7 +158,7 @@ Deno.test("change password: the policy, a mismatch and CSRF are refused; signed-
 Deno.test("change password: wrong current passwords meet the sign-in brake (429, Retry-After)", async () => {
   const w = await world();
   try {
-    await person(w, "dana@example.com", GOOD);
+    const userId = await person(w, "dana@example.com", GOOD);
     const { browser } = await signedIn(w, "dana@example.com", GOOD);
     const { csrf } = await changeForm(browser);
     const post = (current: string) =>
@@ -181,6 +181,19 @@ Deno.test("change password: wrong current passwords meet the sign-in brake (429,
       password: GOOD,
     });
     assert.match(signin.headers.get("location")!, /error=throttled/);
+    const again = await post(GOOD);
+    assert.equal(again.status, 429);
+    await again.body?.cancel();
+    // Refusals cost the guesser nothing: one row on Dana's page per brake period, a log line for each.
+    const [{ n }] = await w.db.sql<{ n: number }[]>`
+      select count(*)::int as n from security_events where kind = 'sign_in_throttled'`;
+    assert.equal(n, 1);
+    const lines = w.logs.map((l) => JSON.parse(l)).filter((l) => l.event === "sign_in_throttled");
+    assert.deepEqual(lines.map((l) => [l.user_id === userId, l.repeated ?? false]), [
+      [true, false],
+      [true, true],
+      [true, true],
+    ]);
   } finally {
     await w.close();
   }
