@@ -5,7 +5,11 @@ import { invalidInput, notFound, pgCode, requireUuid } from "./errors.ts";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** What is wrong with a new password, or null: the one rule for sign-up, the operator's and the reset page. */
+/**
+ * The floor `createUser` keeps for accounts made in code (demo data, fixtures): 8 to 1024 characters. Every place a
+ * person or the operator chooses a password (reset, change, `deno task admin user create/set-password`) applies
+ * the policy of lib/security/password_policy.ts (12 to 128, not common) instead.
+ */
 export function passwordProblem(password: string): string | null {
   if (password.length < 8) return "password must be at least 8 characters";
   if (password.length > 1024) return "password must be at most 1024 characters";

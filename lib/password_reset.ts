@@ -1,6 +1,5 @@
 // "Forgot password": a reset link by mail (single use, 30 minutes, stored only as a SHA-256 hash, one live link
 // per person) and the reset itself. docs/oauth.md "Password reset" gives the reasons for each choice.
-import { passwordProblem } from "./accounts.ts";
 import { unlockSignIn } from "./admin/recovery.ts";
 import { hashPassword, randomToken, SCRYPT_PARAMS, type ScryptParams, sha256Hex } from "./crypto.ts";
 import type { Db } from "./db/client.ts";
@@ -10,6 +9,8 @@ import type { Mailer } from "./mail.ts";
 import { addressKey, networkKey } from "./net/addresses.ts";
 import { type Limit, take } from "./rate_limit/mod.ts";
 import { accountKey } from "./oauth/sign_in.ts";
+import { recordSecurityEvent } from "./security/events.ts";
+import { checkNewPassword } from "./security/password_policy.ts";
 
 /** A reset link lives 30 minutes from the request. */
 export const RESET_TTL_SECONDS = 30 * 60;
@@ -27,13 +28,22 @@ export const RESET_LIMITS: { perAddress: Limit; perNetwork: Limit } = {
 export const resetBucket = {
   address: (email: string) => `reset:account:${accountKey(email)}`,
   network: (ip: string) => `reset:net:${networkKey(ip)}`,
+  /** new passwords tried with one link (keyed by the link's hash) */
+  link: (token: string) => `reset:link:${sha256Hex(token).slice(0, 32)}`,
 };
+
+/**
+ * New passwords tried with one link: 20 per 30 minutes (its whole life). A refused password spends nothing but
+ * costs the policy's check (up to ~150 ms for repetitive input), so the link's holder cannot loop on it.
+ */
+export const RESET_TRIES: Limit = { max: 20, windowSeconds: RESET_TTL_SECONDS };
 
 export interface ResetRequest {
   email: string;
   ip: string;
   issuer: string;
   requestId?: string;
+  userAgent?: string;
 }
 
 /**
@@ -72,6 +82,13 @@ export async function requestReset(db: Db, req: ResetRequest, mailer: Mailer, lo
     user_id: user.id,
     mail: "password_reset",
   });
+  await recordSecurityEvent(db, log, {
+    kind: "password_reset_requested",
+    userId: user.id,
+    ip: req.ip,
+    userAgent: req.userAgent,
+    requestId: req.requestId,
+  });
 }
 
 function resetMail(to: string, link: string) {
@@ -104,7 +121,9 @@ export type ResetResult =
   | { ok: false; reason: "bad_password"; problem: string };
 
 /**
- * Sets a new password with a reset link. The password is checked and hashed first (a bad one spends nothing);
+ * Sets a new password with a reset link. The password is checked against the policy (lib/security/
+ * password_policy.ts, which needs the link's person: their address and name) and hashed first (a bad one spends
+ * nothing);
  * then, in one transaction, the link is spent by deleting its row (of two parallel posts exactly one gets the
  * row), the password replaced, every browser session of the person ended and the sign-in brake lifted.
  * OAuth grants and API keys are left alone, as for the operator's `user set-password` (docs/oauth.md).
@@ -120,8 +139,19 @@ export async function resetPassword(
   params: ScryptParams = SCRYPT_PARAMS,
 ): Promise<ResetResult> {
   if (token.length === 0 || token.length > 200) return { ok: false, reason: "invalid_link" };
-  const problem = passwordProblem(password);
-  if (problem) return { ok: false, reason: "bad_password", problem };
+  const [owner] = await db<{ email: string; name: string }[]>`
+    select u.email, u.name from password_resets r join users u on u.id = r.user_id
+     where r.token_hash = ${sha256Hex(token)} and r.expires_at > now() and u.disabled_at is null`;
+  if (!owner) return { ok: false, reason: "invalid_link" };
+  if (!(await take(db, resetBucket.link(token), RESET_TRIES)).ok) {
+    return {
+      ok: false,
+      reason: "bad_password",
+      problem: "Too many tries with this link. Ask for a new link.",
+    };
+  }
+  const verdict = await checkNewPassword(password, owner);
+  if (!verdict.ok) return { ok: false, reason: "bad_password", problem: verdict.message };
   const hash = await hashPassword(password, params);
   return await withTx(db, async (tx) => {
     // Expired rows are deleted too (nothing else will use them); only a live one counts.
@@ -130,7 +160,8 @@ export async function resetPassword(
       returning user_id as "userId", expires_at > now() as live`;
     if (!spent?.live) return { ok: false, reason: "invalid_link" } as const;
     const [user] = await tx<{ email: string }[]>`
-      update users set password_hash = ${hash} where id = ${spent.userId} and disabled_at is null
+      update users set password_hash = ${hash}, password_changed_at = now(), password_change_required = false
+       where id = ${spent.userId} and disabled_at is null
       returning email`;
     if (!user) return { ok: false, reason: "invalid_link" } as const;
     const ended = await tx`delete from browser_session_accounts where user_id = ${spent.userId} returning 1`;

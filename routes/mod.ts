@@ -33,6 +33,7 @@ import { createSessionPageRoutes } from "./session_pages.ts";
 import { sessionSettings } from "../lib/oauth/sessions.ts";
 import { createPasskeyPageRoutes } from "./passkey_pages.ts";
 import { createAccountPasskeyRoutes } from "./account_passkeys.ts";
+import { createAccountSecurityRoutes } from "./account_security.ts";
 
 export interface AppDeps {
   config: Config;
@@ -94,6 +95,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", createMcpRoutes({ ...deps, keys, mcpRateLimits }));
   app.route("/", createExportRoutes({ ...deps, mcpRateLimits }));
   app.route("/", createAccountKeysRoutes(deps));
+  app.route("/", createAccountSecurityRoutes(deps));
   app.route(
     "/",
     createPasswordResetRoutes({ ...deps, mailer: deps.mailer ?? createMailer(deps.config, deps.log) }),

@@ -16,6 +16,7 @@ import type { Mailer } from "../lib/mail.ts";
 import { reachesLoopback } from "../lib/net/loopback.ts";
 import { formExpired } from "../lib/page_errors.ts";
 import { requestReset, resetLinkLive, resetPassword } from "../lib/password_reset.ts";
+import { recordSecurityEvent, requestFacts } from "../lib/security/events.ts";
 import {
   DevMailboxPage,
   ForgotPasswordPage,
@@ -64,6 +65,7 @@ export function createPasswordResetRoutes(deps: PasswordResetDeps): Hono<AppEnv>
         ip: clientIp(c, deps.config.trustedProxies),
         issuer: deps.config.issuer,
         requestId: c.get("requestId"),
+        userAgent: c.req.header("user-agent")?.slice(0, 300),
       },
       deps.mailer,
       deps.log,
@@ -93,14 +95,14 @@ export function createPasswordResetRoutes(deps: PasswordResetDeps): Hono<AppEnv>
     const result = await resetPassword(sql, token, password, deps.scrypt);
     if (!result.ok && result.reason === "bad_password") {
       if (!await resetLinkLive(sql, token)) return render(c, ResetLinkInvalidPage(), 400);
-      const problem = result.problem.charAt(0).toUpperCase() + result.problem.slice(1) + ".";
-      return render(c, ResetPasswordPage({ csrf: csrfToken(c, deps), token, problem }), 400);
+      return render(c, ResetPasswordPage({ csrf: csrfToken(c, deps), token, problem: result.problem }), 400);
     }
     if (!result.ok) return render(c, ResetLinkInvalidPage(), 400);
-    deps.log.info("password reset", {
-      request_id: c.get("requestId"),
-      user_id: result.userId,
-      sessions_ended: result.sessionsEnded,
+    await recordSecurityEvent(sql, deps.log, {
+      kind: "password_reset",
+      userId: result.userId,
+      ...requestFacts(c, clientIp(c, deps.config.trustedProxies)),
+      detail: { sessions_ended: result.sessionsEnded },
     });
     // Not signed in here: the person signs in with the new password, so a second factor (issue 29) still applies.
     return c.redirect("/signin?reset=done", 303);

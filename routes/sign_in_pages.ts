@@ -82,6 +82,7 @@ export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       ip: clientIp(c, deps.config.trustedProxies),
       device,
       requestId: c.get("requestId"),
+      userAgent: c.req.header("user-agent")?.slice(0, 300),
     }, { scrypt: deps.scrypt, log: deps.log });
     const returnTo = safeReturnPath(form.return_to) ?? DEFAULT_RETURN;
     if (!result.ok) {

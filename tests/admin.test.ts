@@ -84,7 +84,7 @@ Deno.test("admin commands", async (t) => {
         "--email",
         "b@example.com",
         "--password",
-        "12345678",
+        "good password 123",
         "--plan",
         "pro",
         "--credits",
@@ -103,7 +103,7 @@ Deno.test("admin commands", async (t) => {
         "--email",
         "ann@example.com",
         "--password",
-        "12345678",
+        "good password 123",
       );
       await refused(
         1,
@@ -113,11 +113,11 @@ Deno.test("admin commands", async (t) => {
         "--email",
         "nope",
         "--password",
-        "12345678",
+        "good password 123",
       );
       await refused(
         1,
-        "password must be at least 8 characters",
+        "password refused: Use at least 12 characters. Several words you can remember make a good password.",
         "user",
         "create",
         "--email",
@@ -133,7 +133,7 @@ Deno.test("admin commands", async (t) => {
         "--email",
         "c@example.com",
         "--password",
-        "12345678",
+        "good password 123",
         "--credits=-1",
       );
       await refused(2, "missing --password", "user", "create", "--email", "c@example.com");
@@ -293,7 +293,7 @@ Deno.test("admin commands", async (t) => {
         "root",
       );
       const stranger = String(
-        (await ok("user", "create", "--email", "s@example.com", "--password", "12345678")).id,
+        (await ok("user", "create", "--email", "s@example.com", "--password", "good password 123")).id,
       );
       await refused(
         1,
@@ -635,7 +635,24 @@ Deno.test("admin commands", async (t) => {
         "--password-stdin",
       );
       assert.equal(short.code, 1);
-      assert.deepEqual(short.err, ["admin: password must be at least 8 characters"]);
+      assert.deepEqual(short.err, [
+        "admin: password refused: Use at least 12 characters. Several words you can remember make a good password.",
+      ]);
+      // The policy's other refusals say why too, and change nothing.
+      const common = await adminWith(
+        db.sql,
+        "password1234\n",
+        "user",
+        "set-password",
+        "--id",
+        userId,
+        "--password-stdin",
+      );
+      assert.equal(common.code, 1);
+      assert.match(common.err[0], /^admin: password refused: This password is on lists of common passwords/);
+      const [u2b] = await db.sql`select password_hash, password_changed_at from users where id = ${userId}`;
+      assert.equal(u2b.password_hash, u2.password_hash);
+      assert.ok(u2b.password_changed_at instanceof Date, "set-password records when the password changed");
       await refused(1, `no user ${missingId}`, "user", "set-password", "--id", missingId);
 
       await db.sql`insert into rate_limits (bucket, window_start, count) values (${brake}, now(), 12),
@@ -655,7 +672,8 @@ Deno.test("admin commands", async (t) => {
         "reset-password",
       );
       const demoId = String(
-        (await ok("user", "create", "--email", "demo@portico.local", "--password", "forgotten1")).id,
+        (await ok("user", "create", "--email", "demo@portico.local", "--password", "forgotten password 1"))
+          .id,
       );
       await db.sql`insert into rate_limits (bucket, window_start, count)
                    values (${brakeBucket.account(accountKey("demo@portico.local"))}, now(), 10)`;

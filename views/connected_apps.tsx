@@ -5,6 +5,7 @@ import type { ConnectedAppDetail } from "../lib/account_apps.ts";
 import { pageTime } from "../lib/account_apps.ts";
 import { limitsText } from "../lib/mcp/toolsets.ts";
 import { ConfirmPage } from "./confirm.tsx";
+import { AccountNav } from "./account_nav.tsx";
 import { Layout } from "./layout.tsx";
 
 export type ConnectedAppView = Omit<ConnectedAppDetail, "scopes"> & {
@@ -56,6 +57,7 @@ function AppFacts({ app }: { app: ConnectedAppView }) {
 export function ConnectedAppsPage(props: ConnectedAppsProps) {
   return (
     <Layout title="Connected apps" wide>
+      <AccountNav current="apps" />
       <h1>Connected apps</h1>
       <p class="muted">Signed in as {props.account.email}</p>
       {props.notice && <p class="notice" role="status">{props.notice}</p>}

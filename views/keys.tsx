@@ -5,6 +5,7 @@ import type { KeyListing, KeyToRevoke, KeyWorkspace } from "../lib/account_keys.
 import { type ClientConfig, KEY_VARIABLE } from "../lib/client_configs.ts";
 import { limitsText } from "../lib/mcp/toolsets.ts";
 import { ConfirmPage } from "./confirm.tsx";
+import { AccountNav } from "./account_nav.tsx";
 import { Layout } from "./layout.tsx";
 import { ToolsetChoice } from "./toolset_choice.tsx";
 
@@ -109,6 +110,7 @@ function Configurations({ configs }: { configs: ClientConfig[] }) {
 export function KeysPage(props: KeysPageProps) {
   return (
     <Layout title="API keys" wide script>
+      <AccountNav current="keys" />
       <h1>API keys</h1>
       <p class="muted">Signed in as {props.account.email}</p>
       {props.notice && <p class="notice" role="status">{props.notice}</p>}

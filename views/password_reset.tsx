@@ -1,6 +1,7 @@
 // The "Forgot password?" pages: ask for a link, the one answer every request gets, choose a new password, and
 // the page for a link that no longer works. Plus the dev mailbox (`deno task dev` without SMTP_URL).
 import type { DevMail } from "../lib/mail.ts";
+import { PASSWORD_RULE } from "./account_security.tsx";
 import { Layout } from "./layout.tsx";
 
 export function ForgotPasswordPage(props: { csrf: string }) {
@@ -46,14 +47,15 @@ export function ResetPasswordPage(props: { csrf: string; token: string; problem?
       <form method="post" action="/signin/reset">
         <input type="hidden" name="csrf" value={props.csrf} />
         <input type="hidden" name="token" value={props.token} />
-        <label for="password">New password (at least 8 characters)</label>
+        <label for="password">New password (at least 12 characters)</label>
+        <p class="muted" id="password-rule">{PASSWORD_RULE}</p>
         <input
           id="password"
           name="password"
           type="password"
           autocomplete="new-password"
-          minLength={8}
-          maxLength={1024}
+          aria-describedby="password-rule"
+          minLength={12}
           autofocus
           required
         />

@@ -87,8 +87,12 @@ dl.uris dd { margin: 0 0 .25rem; }
   .card { padding: 1rem; }
   .sticky-actions { margin: 1rem -1rem -1rem; padding: .75rem 1rem 1rem; }
 }
-.operator-nav { display: flex; gap: 1rem; flex-wrap: wrap; margin: 0 0 1rem; font-size: .95rem; }
-.operator-nav a[aria-current=page] { color: var(--fg); font-weight: 600; text-decoration: none; }
+.operator-nav, .account-nav { display: flex; gap: .25rem 1rem; flex-wrap: wrap; margin: 0 0 1rem;
+  font-size: .95rem; }
+.operator-nav a[aria-current=page], .account-nav a[aria-current=page] { color: var(--fg); font-weight: 600;
+  text-decoration: none; }
+ul.events { list-style: none; padding: 0; font-size: .9rem; }
+ul.events li { padding: .4rem 0; border-bottom: 1px solid var(--line); }
 .qr { width: 13rem; max-width: 100%; margin: 0 0 1rem; }
 .qr svg { display: block; width: 100%; height: auto; border-radius: 8px; }
 code.key { word-break: normal; }

@@ -16,7 +16,7 @@ import { type AdminIo, B, type Command, integer, opt, S, str, UsageError, type V
 import { sweep, sweepOptions } from "../oauth/sweeper.ts";
 import { parseConfig } from "../config.ts";
 import { LOOKUP_COMMANDS } from "./lookup.ts";
-import { RECOVERY_COMMANDS } from "./recovery.ts";
+import { RECOVERY_COMMANDS, requirePolicy } from "./recovery.ts";
 import { APPROVAL_COMMANDS } from "./approvals_cli.ts";
 
 export type { AdminIo } from "./command.ts";
@@ -31,16 +31,23 @@ const COMMANDS: Record<string, Command> = {
   ...RECOVERY_COMMANDS,
   "user create": {
     usage: "user create --email E --password P [--name N] [--plan P] [--credits N]",
+    help: "Creates a person; the password must meet the password policy (12+ characters, not common).",
     options: { email: S, password: S, name: S, plan: S, credits: S },
     required: ["email", "password"],
-    run: (v, io) =>
-      createUser(io.sql, {
+    run: async (v, io) => {
+      const input = {
         email: str(v, "email"),
         password: str(v, "password"),
         name: opt(v, "name"),
         plan: opt(v, "plan"),
         credits: integer(v, "credits"),
-      }),
+      };
+      await requirePolicy(input.password, input);
+      const user = await createUser(io.sql, input);
+      // Checked against the policy just now: the first sign-in need not check it again.
+      await io.sql`update users set password_changed_at = now() where id = ${user.id}`;
+      return user;
+    },
   },
   "agent create": {
     usage: "agent create --name N",

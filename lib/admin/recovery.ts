@@ -3,6 +3,7 @@ import type { Db } from "../db/client.ts";
 import { hashPassword, randomToken } from "../crypto.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import { accountBuckets } from "../oauth/sign_in.ts";
+import { checkNewPassword } from "../security/password_policy.ts";
 import { B, type Command, S } from "./command.ts";
 import { findUser } from "./lookup.ts";
 import { DEMO_EMAIL } from "../demo_account.ts";
@@ -20,10 +21,17 @@ export async function unlockSignIn(db: Db, email: string): Promise<number> {
   return rows.length;
 }
 
+/** A typed-in password must meet the policy (lib/security/password_policy.ts); throws its message otherwise. */
+export async function requirePolicy(password: string, who: { email: string; name?: string }): Promise<void> {
+  const verdict = await checkNewPassword(password, who);
+  if (!verdict.ok) throw invalidInput(`password refused: ${verdict.message}`);
+}
+
 /**
  * Replaces a person's password (scrypt, as at sign-up), signs them out of every browser, and lifts the sign-in
  * brake on their account. Their OAuth grants and API keys keep working: they were given with consent, and the
- * operator revokes them separately (`/account/apps`, `apikey revoke`).
+ * operator revokes them separately (`/account/apps`, `apikey revoke`). The caller checks a typed-in password
+ * against the policy (`requirePolicy`); a generated one (96 random bits) needs no check.
  */
 export async function setPassword(
   db: Db,
@@ -31,10 +39,10 @@ export async function setPassword(
   email: string,
   password: string,
 ): Promise<{ sessions_ended: number; brake_cleared: number }> {
-  if (password.length < 8) throw invalidInput("password must be at least 8 characters");
-  if (password.length > 1024) throw invalidInput("password must be at most 1024 characters");
   const hash = await hashPassword(password);
-  const [row] = await db`update users set password_hash = ${hash} where id = ${userId} returning id`;
+  const [row] = await db`
+    update users set password_hash = ${hash}, password_changed_at = now(), password_change_required = false
+     where id = ${userId} returning id`;
   if (!row) throw notFound(`no user ${userId}`);
   const ended = await db`delete from browser_session_accounts where user_id = ${userId} returning 1`;
   return { sessions_ended: ended.length, brake_cleared: await unlockSignIn(db, email) };
@@ -49,7 +57,8 @@ export const RECOVERY_COMMANDS: Record<string, Command> = {
   "user set-password": {
     usage: "user set-password --id U | --email E [--password-stdin]",
     help: "Sets a new password and prints it once (generated), or reads it from standard input with " +
-      "--password-stdin (the first line); signs the person out of every browser and lifts the sign-in brake.",
+      "--password-stdin (the first line, which must meet the password policy); signs the person out of every " +
+      "browser and lifts the sign-in brake.",
     options: { id: S, email: S, "password-stdin": B },
     required: [],
     oneOf: ["id", "email"],
@@ -61,6 +70,7 @@ export const RECOVERY_COMMANDS: Record<string, Command> = {
         const input = io.readStdin ? await io.readStdin() : "";
         password = input.split(/\r?\n/)[0];
         if (password === "") throw invalidInput("no password on standard input");
+        await requirePolicy(password, user);
       } else {
         password = generatePassword();
         generated = true;

@@ -14,6 +14,11 @@
 //   signs in, and only a guesser spread over many networks reaches the account-wide allowance.
 // - Within each bucket the first attempts pass at once; after that each attempt waits for a delay that doubles
 //   (progressive delay, OWASP's "exponential lockout"), never longer than maxDelaySeconds.
+// - Every refused attempt is a security event (lib/security/events.ts: a log line with ids only, and a row on the
+//   person's security page when the email is a known account).
+// - A password that signs someone in but falls short of today's policy (lib/security/password_policy.ts: too
+//   short, common, guessable) marks the account users.password_change_required; the sign-in's completion then
+//   asks for a new password. Checked only while the password predates the policy (password_changed_at null).
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { createHmac } from "node:crypto";
@@ -30,8 +35,10 @@ import {
 } from "../crypto.ts";
 import { addressKey, networkKey } from "../http/client_ip.ts";
 import { cookieOptions, isHttps } from "../http/cookies.ts";
-import type { Logger } from "../log.ts";
+import { type Logger, silentLogger } from "../log.ts";
 import { type Brake, release, reserve } from "../rate_limit/mod.ts";
+import { recordSecurityEvent, type SecurityEvent } from "../security/events.ts";
+import { fallsShortAtSignIn } from "../security/password_policy.ts";
 
 /**
  * Attempts per bucket that pass before any wait, within a sliding day; then 1 min, 2, 4, 8 and at most 15 min
@@ -156,14 +163,15 @@ export interface SignInInput {
   ip: string;
   /** this browser's verified device cookie, if any (`readDevice`) */
   device?: Device | null;
-  /** for the log line of a refused attempt */
+  /** for the security event of a refused attempt */
   requestId?: string;
+  userAgent?: string;
 }
 
 export interface SignInOptions {
   /** Test-only: the scrypt cost new hashes get (and old ones are rehashed to). Production leaves it out. */
   scrypt?: ScryptParams;
-  /** where a refused attempt is logged (ids only: never the email typed, never the password) */
+  /** where a refused attempt's security event is logged (ids only: never the email typed, never the password) */
   log?: Logger;
 }
 
@@ -189,14 +197,12 @@ export async function signIn(db: Db, input: SignInInput, options: SignInOptions 
     const r = await reserve(db, bucket, brake(free));
     if (!r.ok) {
       for (const t of taken) await release(db, t);
-      if (options.log) {
-        const [user] = await findUser(db, email);
-        options.log.warn("sign-in throttled", {
-          ...refusalFields(input, user?.id, trusted),
-          brake: scope,
-          retry_after: r.retryAfter,
-        });
-      }
+      const [user] = await findUser(db, email);
+      await recordThrottled(db, options.log ?? silentLogger, {
+        kind: "sign_in_throttled",
+        ...refusalFacts(input, user?.id),
+        detail: { device: trusted, brake: scope, retry_after: r.retryAfter },
+      });
       return { ok: false, reason: "throttled", retryAfter: r.retryAfter, brake: scope };
     }
     taken.push(r);
@@ -205,13 +211,17 @@ export async function signIn(db: Db, input: SignInInput, options: SignInOptions 
   const [user] = await findUser(db, email);
   const password = input.password.slice(0, 1024);
   const valid = await verifyPassword(password, user?.passwordHash, params);
-  const failed = (reason: "invalid_credentials" | "disabled"): SignInResult => {
-    options.log?.info("sign-in failed", { ...refusalFields(input, user?.id, trusted), reason });
+  const failed = async (reason: "invalid_credentials" | "disabled"): Promise<SignInResult> => {
+    await recordSecurityEvent(db, options.log ?? silentLogger, {
+      kind: "sign_in_failed",
+      ...refusalFacts(input, user?.id),
+      detail: { device: trusted, reason },
+    });
     return { ok: false, reason };
   };
-  if (!valid || !user) return failed("invalid_credentials");
+  if (!valid || !user) return await failed("invalid_credentials");
   // Said only to someone who proved the password: the account exists and an operator disabled it.
-  if (user.disabled) return failed("disabled");
+  if (user.disabled) return await failed("disabled");
 
   for (const t of taken) await release(db, t);
   if (needsRehash(user.passwordHash, params)) {
@@ -220,22 +230,58 @@ export async function signIn(db: Db, input: SignInInput, options: SignInOptions 
     await db`update users set password_hash = ${fresh}
              where id = ${user.id} and password_hash = ${user.passwordHash}`;
   }
+  // A password set before today's policy: if it falls short, the person must choose a new one now (issue 29).
+  if (!user.changeRequired && user.changedAt === null) {
+    if (await fallsShortAtSignIn(password, { email: user.email, name: user.name })) {
+      await db`update users set password_change_required = true where id = ${user.id}`;
+    }
+  }
   return { ok: true, userId: user.id };
 }
 
 function findUser(db: Db, email: string) {
   if (email.length > 320) return Promise.resolve([]);
-  return db<{ id: string; passwordHash: string; disabled: boolean }[]>`
-    select id, password_hash as "passwordHash", disabled_at is not null as disabled from users
-     where lower(email) = ${email}`;
+  return db<
+    {
+      id: string;
+      email: string;
+      name: string;
+      passwordHash: string;
+      disabled: boolean;
+      changedAt: Date | null;
+      changeRequired: boolean;
+    }[]
+  >`
+    select id, email, name, password_hash as "passwordHash", disabled_at is not null as disabled,
+           password_changed_at as "changedAt", password_change_required as "changeRequired"
+      from users where lower(email) = ${email}`;
 }
 
-/** What a refused attempt's log line says: ids only — the person if the email is theirs, never what was typed. */
-function refusalFields(input: SignInInput, userId: string | undefined, trusted: boolean) {
-  return {
-    request_id: input.requestId,
-    ...(userId ? { user_id: userId } : {}),
-    network: networkKey(input.ip),
-    device: trusted,
-  };
+/**
+ * Records a throttled attempt. A refusal costs the guesser nothing (it is not counted), so its row on the person's
+ * security page is written at most once per SIGN_IN_BRAKE.maxDelaySeconds; the log line always is (with
+ * `repeated: true` and the person's id when no row was written). Also used by the change-password form.
+ */
+export async function recordThrottled(
+  db: Db,
+  log: Logger,
+  event: SecurityEvent & { kind: "sign_in_throttled" },
+): Promise<void> {
+  if (event.userId) {
+    const [recent] = await db`
+      select 1 from security_events
+       where user_id = ${event.userId} and kind = 'sign_in_throttled'
+         and at > now() - make_interval(secs => ${SIGN_IN_BRAKE.maxDelaySeconds})
+       limit 1`;
+    if (recent) {
+      const detail = { ...event.detail, user_id: event.userId, repeated: true };
+      return await recordSecurityEvent(db, log, { ...event, userId: undefined, detail });
+    }
+  }
+  await recordSecurityEvent(db, log, event);
+}
+
+/** What a refused attempt's event says: ids only — the person if the email is theirs, never what was typed. */
+function refusalFacts(input: SignInInput, userId: string | undefined) {
+  return { userId, ip: input.ip, userAgent: input.userAgent, requestId: input.requestId };
 }

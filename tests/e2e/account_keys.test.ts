@@ -14,7 +14,7 @@ import { serveAtIssuer } from "../helpers/serve.ts";
 warnIfMissing("tests/e2e/account_keys.test.ts");
 
 const EMAIL = "keys@example.com";
-const PASSWORD = "keys password 123";
+const PASSWORD = "browser studio secret 123"; // no "keys" in it: that is the email's name part
 
 async function mcpStatus(mcpUrl: string, key: string): Promise<number> {
   const res = await fetch(mcpUrl, {

@@ -56,7 +56,7 @@ Deno.test({
             await assertNoAxeViolations(page, `${label} reset`);
             await assertNoSidewaysScroll(page, `${label} reset`);
             const password = `new password round ${round}`;
-            await page.getByLabel("New password (at least 8 characters)").fill(password);
+            await page.getByLabel("New password (at least 12 characters)").fill(password);
             await page.getByLabel("New password again").fill(password);
             await page.getByRole("button", { name: "Set password" }).click();
             await page.waitForURL((u) => u.pathname === "/signin");

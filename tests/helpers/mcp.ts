@@ -60,7 +60,7 @@ let counter = 0;
 export async function buildFixture(sql: Sql, opts: FixtureOptions = {}): Promise<Fixture> {
   const tag = `${Date.now().toString(36)}${(counter++).toString(36)}`;
   const person = async (name: string) =>
-    (await createUser(sql, { email: `${name}.${tag}@test.local`, password: "password-123", name }, {
+    (await createUser(sql, { email: `${name}.${tag}@test.local`, password: "test password 123", name }, {
       scrypt: TEST_SCRYPT,
     })).id;
 

@@ -116,7 +116,7 @@ export async function buildWorkspace(sql: Sql, ws: number): Promise<WorkspaceWor
   for (const role of ["owner", "admin", "manager", "accounting", "member", "guest", "limited"] as const) {
     users[role] = (await createUser(sql, {
       email: `${role}.w${ws}.${tag}@test.local`,
-      password: "password-123",
+      password: "test password 123",
       name: `W${ws} ${role}`,
     }, { scrypt: TEST_SCRYPT })).id;
     await addMember(

@@ -27,7 +27,7 @@ async function signedIn(userId: string, target = app): Promise<Browser> {
   assert.equal(to.pathname, "/signin");
   const page = await b.get(to.pathname + to.search);
   assert.equal(page.status, 200);
-  const res = await signInOnPage(b, page, await emailOf(userId), "password-123");
+  const res = await signInOnPage(b, page, await emailOf(userId), "test password 123");
   assert.equal(res.status, 303);
   assert.equal(res.headers.get("location"), "/account/keys");
   return b;

@@ -292,7 +292,7 @@ Deno.test("access ends on the very next request: revocation, disconnect, member 
     assert.equal(byKey.body.error.message, "the key's user is disabled");
     // Sign-in with the right password says so; the wrong password says nothing about the account.
     const [{ email }] = await db.sql`select email from users where id = ${f.users.admin}`;
-    assert.deepEqual(await signIn(db.sql, { email, password: "password-123", ip: "192.0.2.77" }), {
+    assert.deepEqual(await signIn(db.sql, { email, password: "test password 123", ip: "192.0.2.77" }), {
       ok: false,
       reason: "disabled",
     });
@@ -365,7 +365,7 @@ Deno.test("the whole flow over HTTP: consent picks a workspace and company, the 
   });
   // The consent page lists both workspaces and each company of the test workspace.
   const place = `${f.workspaceId}:${f.companies.b}`;
-  const consentHtml = await consentPageFor(new Browser(appA), url, email, "password-123");
+  const consentHtml = await consentPageFor(new Browser(appA), url, email, "test password 123");
   assert.match(consentHtml, /Where may it act as you\?/);
   for (const value of [f.workspaceId, `${f.workspaceId}:${f.companies.a}`, place, f.other.workspaceId]) {
     assert.ok(consentHtml.includes(`value="${value}"`), value);
@@ -377,7 +377,10 @@ Deno.test("the whole flow over HTTP: consent picks a workspace and company, the 
     ),
   );
 
-  const redirect = await authorizeThrough(browser, url, email, "allow", { place, password: "password-123" });
+  const redirect = await authorizeThrough(browser, url, email, "allow", {
+    place,
+    password: "test password 123",
+  });
   const code = redirect.searchParams.get("code")!;
   const res = await token(appA, {
     grant_type: "authorization_code",
@@ -454,7 +457,7 @@ Deno.test("the whole flow over HTTP: consent picks a workspace and company, the 
           0
         ]
         ?.id ?? crypto.randomUUID(),
-      password: "password-123",
+      password: "test password 123",
     }),
     /unexpected 400/,
   );
@@ -503,12 +506,12 @@ Deno.test("who may obtain workspace: operator clients that registered it, truste
   });
   const { client_id } = await reg.json();
   const [{ email }] = await db.sql`select email from users where id = ${f.users.owner}`;
-  const page = await consentPageFor(new Browser(appA), params(client_id), email, "password-123");
+  const page = await consentPageFor(new Browser(appA), params(client_id), email, "test password 123");
   assert.match(page, /action="\/oauth\/authorize\/approval"/);
   assert.doesNotMatch(page, /action="\/oauth\/authorize\/consent"/);
   await setClientTrusted(db.sql, client_id, true);
   const ok = await authorizeThrough(new Browser(appA), params(client_id), email, "allow", {
-    password: "password-123",
+    password: "test password 123",
   });
   assert.ok(ok.searchParams.get("code"));
 });
@@ -534,7 +537,7 @@ Deno.test("consent names a foreign audience; a person in no workspace can only d
         ...params,
       }),
       email ?? ownerEmail,
-      "password-123",
+      "test password 123",
     );
   };
   const foreign = await open({ scope: "openid", resource: "https://payments.internal.example/api" });

@@ -24,7 +24,7 @@ const db = await freshDatabase();
 const f = await buildFixture(db.sql);
 const app = testApp(db.sql, { MCP_VARIANT: "A" });
 const clientId = await operatorClient(db.sql);
-const PASSWORD = "password-123";
+const PASSWORD = "test password 123";
 Deno.test.afterAll(() => db.close());
 
 const toolByName = new Map(TOOLS.map((t) => [t.name, t]));

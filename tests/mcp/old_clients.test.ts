@@ -98,7 +98,7 @@ class BrowserProvider {
   async redirectToAuthorization(url: URL) {
     this.trips.push(url);
     const back = await authorizeThrough(new Browser(this.app), url.pathname + url.search, email, "allow", {
-      password: "password-123",
+      password: "test password 123",
     });
     this.code = back.searchParams.get("code") ?? undefined;
     assert.ok(this.code, back.href);

@@ -325,7 +325,7 @@ async function authorizeFrom(serverUrl: string, provider: MemoryProvider, seen: 
   const url = provider.authorizationUrls[0];
   const [{ email }] = await db.sql<{ email: string }[]>`select email from users where id = ${f.users.owner}`;
   const back = await authorizeThrough(new Browser(app), url.pathname + url.search, email, "allow", {
-    password: "password-123",
+    password: "test password 123",
   });
   const code = back.searchParams.get("code");
   assert.ok(code, back.href);

@@ -42,7 +42,7 @@ const member = { id: f.users.member, email: await emailOf(f.users.member) };
 const manager = { id: f.users.manager, email: await emailOf(f.users.manager) };
 const operator = { id: f.users.admin, email: await emailOf(f.users.admin) };
 await db.sql`update users set operator = true where id = ${operator.id}`;
-const PASSWORD = "password-123";
+const PASSWORD = "test password 123";
 
 function authUrl(clientId: string, challenge: string, extra: Record<string, string> = {}) {
   return authorizeUrl({

@@ -55,7 +55,7 @@ Deno.test("a metadata-document client signs in, is shown by its host, and exchan
     new Browser(app),
     url(clientId, "openid profile", challenge),
     email,
-    "password-123",
+    "test password 123",
   );
   assert.ok(consent.includes(`described by 127.0.0.1:${server.addr.port}`), consent);
   assert.match(consent, /data-warning="loopback"/);
@@ -67,7 +67,7 @@ Deno.test("a metadata-document client signs in, is shown by its host, and exchan
     email,
     "allow",
     {
-      password: "password-123",
+      password: "test password 123",
     },
   );
   const res2 = await token(app, {
@@ -99,7 +99,7 @@ Deno.test("workspace for a metadata-document client: only under TRUSTED_CLIENT_I
     new Browser(untrusted),
     url(clientId, "workspace", challenge),
     email,
-    "password-123",
+    "test password 123",
   );
   assert.match(page, /action="\/oauth\/authorize\/approval"/, "untrusted: the person may ask the operators");
 
@@ -110,7 +110,7 @@ Deno.test("workspace for a metadata-document client: only under TRUSTED_CLIENT_I
     email,
     "allow",
     {
-      password: "password-123",
+      password: "test password 123",
     },
   );
   const res = await token(trusted, {
@@ -156,7 +156,7 @@ Deno.test("metadata-document apps: a prefix trusted on the operator side needs n
   const { challenge } = pkce();
   const perApp = `${base()}/per-app/client.json`;
   const askPage = (who: string) =>
-    consentPageFor(new Browser(app), url(perApp, "workspace", challenge), who, "password-123");
+    consentPageFor(new Browser(app), url(perApp, "workspace", challenge), who, "test password 123");
   assert.match(await askPage(email), /action="\/oauth\/authorize\/approval"/);
   // One person asks; an operator approves; every install (same client_id URL) and every person is then through.
   const [{ email: other }] = await db.sql`select email from users where id = ${f.users.manager}`;
@@ -174,7 +174,7 @@ Deno.test("metadata-document apps: a prefix trusted on the operator side needs n
 
   const underPrefix = `${base()}/vendor/app.json`;
   const page = (who: string) =>
-    consentPageFor(new Browser(app), url(underPrefix, "workspace", challenge), who, "password-123");
+    consentPageFor(new Browser(app), url(underPrefix, "workspace", challenge), who, "test password 123");
   assert.match(await page(email), /action="\/oauth\/authorize\/approval"/);
   assert.equal(await trustPrefix(db.sql, `${base()}/vendor/`, { via: "cli" }), true);
   assert.match(await page(email), /action="\/oauth\/authorize\/consent"/);

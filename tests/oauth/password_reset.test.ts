@@ -9,7 +9,7 @@ import { parseConfig } from "../../lib/config.ts";
 import { verifyPassword } from "../../lib/crypto.ts";
 import { createLogger } from "../../lib/log.ts";
 import { createMailer, type Mailer } from "../../lib/mail.ts";
-import { RESET_LIMITS } from "../../lib/password_reset.ts";
+import { RESET_LIMITS, RESET_TRIES } from "../../lib/password_reset.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_RATE_LIMITS, TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase, type TestDb } from "../helpers/db.ts";
@@ -230,6 +230,21 @@ Deno.test("the link works once: new password set, sessions ended, old password r
       "/signin?return_to=%2Faccount%2Fapps&error=invalid_credentials",
     );
     assert.equal(await signInOutcome(w, NEW_PASSWORD), "/account/apps");
+    // The person's security log: requested, reset (with the sessions it ended), the failed and the new sign-in.
+    const events = await w.db.sql<{ kind: string; detail: Record<string, unknown> }[]>`
+      select kind, detail from security_events where user_id = ${w.user.id} order by id`;
+    assert.deepEqual(events.map((e) => e.kind), [
+      "sign_in",
+      "password_reset_requested",
+      "password_reset",
+      "sign_in_failed",
+      "sign_in",
+    ]);
+    assert.deepEqual(events[2].detail, { sessions_ended: 1 });
+    const [changed] = await w.db.sql<{ at: Date | null; required: boolean }[]>`
+      select password_changed_at as at, password_change_required as required from users where id = ${w.user.id}`;
+    assert.ok(changed.at instanceof Date, "the reset records when the password changed");
+    assert.equal(changed.required, false);
 
     // spent: the same link shows the clear page and changes nothing
     const hash = await passwordHash(w);
@@ -313,7 +328,7 @@ Deno.test("an expired, a replaced or a forged link: the clear page, nothing chan
   }
 });
 
-Deno.test("a too short or mismatched password is refused on the form and spends nothing", async () => {
+Deno.test("a too short, common, personal or mismatched password is refused on the form and spends nothing", async () => {
   const w = await world();
   try {
     await forgot(new Browser(w.app), w.user.email);
@@ -322,11 +337,39 @@ Deno.test("a too short or mismatched password is refused on the form and spends 
     const b = new Browser(w.app);
     const short = await postReset(b, link, "short");
     assert.equal(short.status, 400);
-    assert.match(short.html, /Password must be at least 8 characters\./);
+    assert.match(short.html, /Use at least 12 characters\./);
+    // 11 characters: still too short (issue 29: 12 is the minimum for new passwords).
+    assert.match((await postReset(b, link, "elevenchars")).html, /Use at least 12 characters\./);
+    const common = await postReset(b, link, "password1234");
+    assert.equal(common.status, 400);
+    assert.match(common.html, /This password is on lists of common passwords that attackers try first\./);
+    const personal = await postReset(b, link, "dana@example.com 2024");
+    assert.equal(personal.status, 400);
+    assert.match(personal.html, /contains your email address or name/);
     const mismatch = await postReset(b, link, NEW_PASSWORD, "something else entirely");
     assert.equal(mismatch.status, 400);
     assert.match(mismatch.html, /The two passwords are not the same\./);
     assert.equal((await postReset(b, link, NEW_PASSWORD)).status, 303);
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("one link allows RESET_TRIES.max new passwords; then it refuses even a good one and changes nothing", async () => {
+  const w = await world();
+  try {
+    await forgot(new Browser(w.app), w.user.email);
+    await eventually("mail", () => w.smtp.received.length === 1);
+    const link = linkIn(w.smtp.received[0]);
+    const b = new Browser(w.app);
+    const hash = await passwordHash(w);
+    for (let i = 0; i < RESET_TRIES.max; i++) {
+      assert.equal((await postReset(b, link, `short ${i}`)).status, 400);
+    }
+    const refused = await postReset(b, link, NEW_PASSWORD);
+    assert.equal(refused.status, 400);
+    assert.match(refused.html, /Too many tries with this link\. Ask for a new link\./);
+    assert.equal(await passwordHash(w), hash);
   } finally {
     await w.close();
   }

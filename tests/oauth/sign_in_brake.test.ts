@@ -257,7 +257,7 @@ Deno.test("guesses spread over many networks meet the account-wide ceiling; the 
   }
 });
 
-Deno.test("a failed and a throttled sign-in each leave a log line with ids only, never the email or password", async () => {
+Deno.test("a failed and a throttled sign-in each leave a security event with ids only, never the email or password", async () => {
   const db = await freshDatabase();
   try {
     const lines: Record<string, unknown>[] = [];
@@ -288,8 +288,9 @@ Deno.test("a failed and a throttled sign-in each leave a log line with ids only,
 
     const wrong = await attempt(email, "not-the-password-1");
     assert.deepEqual(wrong.logged, [{
-      level: "info",
-      msg: "sign-in failed",
+      level: "warn",
+      msg: "security event",
+      event: "sign_in_failed",
       request_id: wrong.requestId,
       user_id: user.id,
       network: "198.51.100.0/24",
@@ -299,8 +300,9 @@ Deno.test("a failed and a throttled sign-in each leave a log line with ids only,
     // An email nobody has: no person to name, and nothing of what was typed.
     const unknown = await attempt("nobody@example.com", "not-the-password-2");
     assert.deepEqual(unknown.logged, [{
-      level: "info",
-      msg: "sign-in failed",
+      level: "warn",
+      msg: "security event",
+      event: "sign_in_failed",
       request_id: unknown.requestId,
       network: "198.51.100.0/24",
       device: false,
@@ -313,7 +315,8 @@ Deno.test("a failed and a throttled sign-in each leave a log line with ids only,
     const { retry_after, ...rest } = throttled.logged[0];
     assert.deepEqual(rest, {
       level: "warn",
-      msg: "sign-in throttled",
+      msg: "security event",
+      event: "sign_in_throttled",
       request_id: throttled.requestId,
       user_id: user.id,
       network: "198.51.100.0/24",

@@ -39,7 +39,7 @@ Deno.test("an API key revoked on instance A is refused by instance B on its next
       new URL(first.headers.get("location")!, "http://localhost:8000").pathname +
         new URL(first.headers.get("location")!, "http://localhost:8000").search,
     );
-    assert.equal((await signInOnPage(browser, signin, email, "password-123")).status, 303);
+    assert.equal((await signInOnPage(browser, signin, email, "test password 123")).status, 303);
     let html = await (await browser.get("/account/keys")).text();
     const made = await browser.post("/account/keys", {
       csrf: field(html, "csrf")!,

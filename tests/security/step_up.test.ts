@@ -26,7 +26,7 @@ import {
 const db = await freshDatabase();
 const f = await buildFixture(db.sql);
 Deno.test.afterAll(() => db.close());
-const PASSWORD = "password-123";
+const PASSWORD = "test password 123";
 
 function appWith(env: Record<string, string> = {}) {
   return createApp({

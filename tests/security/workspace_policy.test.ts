@@ -27,7 +27,7 @@ async function signedIn(userId: string) {
   const res = await browser.post("/signin", {
     csrf: field(await page.text(), "csrf")!,
     email,
-    password: "password-123",
+    password: "test password 123",
   });
   assert.equal(res.status, 303);
   return browser;

@@ -99,7 +99,7 @@ Deno.test("list_members: bad input is invalid_input naming the field", async () 
 Deno.test("list_members: company-limited callers see members who share a company or reach every one", async () => {
   const onlyB = (await createUser(db.sql, {
     email: `onlyb.${f.workspaceId}@test.local`,
-    password: "password-123",
+    password: "test password 123",
     name: "onlyb",
   }, {
     scrypt: TEST_SCRYPT,
@@ -107,7 +107,7 @@ Deno.test("list_members: company-limited callers see members who share a company
   await addMember(db.sql, f.workspaceId, onlyB, "member", [f.companies.b]);
   const both = (await createUser(db.sql, {
     email: `both.${f.workspaceId}@test.local`,
-    password: "password-123",
+    password: "test password 123",
     name: "both",
   }, {
     scrypt: TEST_SCRYPT,
