@@ -37,7 +37,7 @@ import { redirectHost, rememberedToolLimits } from "../lib/oauth/consent.ts";
 import { isToolset, limitsFromForm } from "../lib/mcp/toolsets.ts";
 import type { SessionAccount } from "../lib/oauth/sessions.ts";
 import { describeScopes } from "../lib/oauth/scopes.ts";
-import { readBrowserSession, removeAccount, useAccount } from "../lib/oauth/sessions.ts";
+import { passwordChangePath, readBrowserSession, removeAccount, useAccount } from "../lib/oauth/sessions.ts";
 import { readPageForm } from "../lib/oauth/page_form.ts";
 import { ChooseAccountPage } from "../views/choose_account.tsx";
 import { ConsentPage } from "../views/consent.tsx";
@@ -240,6 +240,15 @@ function createFlowPages(
         return await consentPage(c, ticket, client, step.account);
       case "approval":
         return await approvalStep(c, ticket, client, step);
+      case "change_password": {
+        // The change-password page continues with this request once the new password is set.
+        const next = await resumePath(deps.secretKey, {
+          req: ticket.req,
+          userId: step.account.userId,
+          freshLogin: ticket.freshLogin,
+        });
+        return c.redirect(passwordChangePath(next), 303);
+      }
       case "step_up": {
         // The second-factor pages (routes/second_factor_pages.ts) upgrade this browser's sign-in and resume here;
         // a person with no factor yet is walked through setting one up there.

@@ -1,5 +1,6 @@
 // The navigation between a person's account pages, shown at the top of each: Connected apps, API keys, Security
-// (password, two-step sign-in, passkeys, the security log) and Sessions (the browsers signed in).
+// (password, two-step sign-in, passkeys, the security log), Sessions (the browsers signed in) and Workspaces
+// (each workspace's sign-in policy).
 //
 // Export: `AccountNav({ current })`; `ACCOUNT_SECTIONS` (section → path and label).
 
@@ -8,6 +9,7 @@ export const ACCOUNT_SECTIONS = {
   keys: { href: "/account/keys", label: "API keys" },
   security: { href: "/account/security", label: "Security" },
   sessions: { href: "/account/sessions", label: "Sessions" },
+  workspaces: { href: "/account/workspaces", label: "Workspaces" },
 } as const;
 
 export type AccountSection = keyof typeof ACCOUNT_SECTIONS;

@@ -1,6 +1,7 @@
 // /account/workspaces: the person's workspaces and each one's sign-in policy; owners and admins switch "require
 // two-step sign-in" on or off (a POST form with CSRF) and see how many members have no second factor yet.
 import type { PolicyWorkspace } from "../lib/security/workspace_policy.ts";
+import { AccountNav } from "./account_nav.tsx";
 import { Layout } from "./layout.tsx";
 
 export interface AccountWorkspacesProps {
@@ -42,6 +43,7 @@ function Policy({ w, csrf }: { w: PolicyWorkspace; csrf: string }) {
 export function AccountWorkspacesPage(props: AccountWorkspacesProps) {
   return (
     <Layout title="Workspaces" wide>
+      <AccountNav current="workspaces" />
       <h1>Workspaces</h1>
       <p class="muted">Signed in as {props.account.email}</p>
       {props.notice && <p class="notice" role="status">{props.notice}</p>}

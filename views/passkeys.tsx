@@ -8,6 +8,7 @@
 import type { PasskeyRow } from "../lib/security/passkeys.ts";
 import { NAME_MAX } from "../lib/security/passkeys.ts";
 import { ConfirmPage } from "./confirm.tsx";
+import { AccountNav } from "./account_nav.tsx";
 import { Layout } from "./layout.tsx";
 import { POLLING_CSP } from "./script.ts";
 
@@ -115,6 +116,7 @@ function PasskeyItem({ k }: { k: PasskeyRow }) {
 export function PasskeysPage(props: PasskeysPageProps) {
   return (
     <Layout title="Passkeys" wide>
+      <AccountNav current="security" />
       <h1>Passkeys</h1>
       <p class="muted">Signed in as {props.account.email}</p>
       {props.notice && <p class="notice" role="status">{props.notice}</p>}

@@ -3,6 +3,7 @@
 // else". Plain forms that POST with CSRF: no JavaScript.
 import { pageTime } from "../lib/account_apps.ts";
 import { deviceSummary, type SessionListEntry, signInMethod } from "../lib/oauth/session_list.ts";
+import { AccountNav } from "./account_nav.tsx";
 import { Layout } from "./layout.tsx";
 
 export interface SessionsPageProps {
@@ -56,6 +57,7 @@ export function SessionsPage(props: SessionsPageProps) {
   const others = rest.length;
   return (
     <Layout title="Sessions" wide>
+      <AccountNav current="sessions" />
       <h1>Where you are signed in</h1>
       <p class="muted">Signed in as {props.account.email}</p>
       {props.notice && <p class="notice" role="status">{props.notice}</p>}

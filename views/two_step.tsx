@@ -4,6 +4,7 @@
 //
 // Exports: `TwoStepPage`, `TotpSetupPage` (account), and the parts the sign-in set-up walk (views/
 // second_factor.tsx) shares: `TotpSetupParts`, `RecoveryCodeList`, `CodeField`.
+import { AccountNav } from "./account_nav.tsx";
 import { Layout } from "./layout.tsx";
 
 /** The one-time-code field: numeric keyboard on phones, the browser's one-time-code autofill. */
@@ -112,6 +113,7 @@ export function TwoStepPage(props: TwoStepPageProps) {
   const anyFactor = props.totp || props.passkeys > 0;
   return (
     <Layout title="Two-step sign-in">
+      <AccountNav current="security" />
       <h1>Two-step sign-in</h1>
       <p class="muted">Signed in as {props.email}</p>
       {props.notice && <p class="notice" role="status">{props.notice}</p>}

@@ -328,6 +328,8 @@ export type Step =
   | { kind: "issue"; account: SessionAccount; place: Place | null; limits: ToolLimits }
   /** `workspace` waits on the operators: ask them, wait, or hear that they denied (`request` is this person's) */
   | { kind: "approval"; account: SessionAccount; request: ApprovalRequest | undefined }
+  /** the person's password must change first (users.password_change_required) */
+  | { kind: "change_password"; account: SessionAccount }
   /** the request needs two factors and this sign-in used one (`workspace`: the workspace whose policy asks) */
   | { kind: "step_up"; account: SessionAccount; workspace: string | null }
   | {
@@ -371,6 +373,10 @@ export async function nextStep(
     req.maxAge !== undefined && !fresh && Date.now() / 1000 - account.authTime.getTime() / 1000 > req.maxAge
   ) {
     return none ? { kind: "error", error: "login_required" } : { kind: "signin", email: account.email };
+  }
+  // A password that falls short of the policy is changed before the account is used for anything.
+  if (account.mustChangePassword) {
+    return none ? { kind: "error", error: "login_required" } : { kind: "change_password", account };
   }
   // A second factor before anything is granted or asked of the operators (lib/security/step_up.ts).
   const stepUp = await stepUpReason(db, req, account, policy);

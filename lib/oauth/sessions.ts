@@ -79,6 +79,8 @@ export interface SessionAccount {
   lastUsedAt: Date;
   /** how it signed in here: RFC 8176 values (lib/security/amr.ts), e.g. ["pwd"] or ["pwd", "otp", "mfa"] */
   amr: string[];
+  /** the person must choose a new password before anything else (users.password_change_required) */
+  mustChangePassword: boolean;
 }
 
 export interface BrowserSession {
@@ -105,6 +107,7 @@ interface AccountRow {
   authTime: Date | null;
   lastUsedAt: Date | null;
   amr: string[] | null;
+  mustChangePassword: boolean | null;
 }
 
 /**
@@ -139,7 +142,7 @@ export async function readBrowserSession(
       returning id
     )
     select s.id as "sessionId", u.id as "userId", u.email, u.name, a.auth_time as "authTime",
-           a.last_used_at as "lastUsedAt", a.amr
+           a.last_used_at as "lastUsedAt", a.amr, u.password_change_required as "mustChangePassword"
     from browser_sessions s
     left join browser_session_accounts a on a.session_id = s.id
     left join users u on u.id = a.user_id
@@ -158,6 +161,7 @@ export async function readBrowserSession(
       authTime: r.authTime!,
       lastUsedAt: r.lastUsedAt!,
       amr: r.amr ?? ["pwd"],
+      mustChangePassword: r.mustChangePassword === true,
     });
   }
   return { sessionId: rows[0].sessionId, accounts };
@@ -189,9 +193,23 @@ export async function requireAccount(
 ): Promise<{ session: BrowserSession; account: SessionAccount } | Response> {
   const session = await readBrowserSession(sql, c, issuer);
   const account = currentAccount(session);
-  if (session && account) return { session, account };
   const url = new URL(c.req.url);
+  if (session && account) {
+    // A password that must change (users.password_change_required) is changed before any other account page.
+    if (account.mustChangePassword && url.pathname !== PASSWORD_CHANGE_PATH) {
+      return c.redirect(passwordChangePath(url.pathname + url.search), 303);
+    }
+    return { session, account };
+  }
   return c.redirect(signInPath(url.pathname + url.search), 303);
+}
+
+/** The change-password page (routes/account_security.ts). */
+export const PASSWORD_CHANGE_PATH = "/account/security/password";
+
+/** The change-password page in its required mode, which continues to `next` afterwards. */
+export function passwordChangePath(next: string): string {
+  return `${PASSWORD_CHANGE_PATH}?required=1&next=${encodeURIComponent(next)}`;
 }
 
 /**

@@ -11,7 +11,7 @@ import { clientIp } from "../http/client_ip.ts";
 import type { Logger } from "../log.ts";
 import type { Ticket } from "../oauth/authorize.ts";
 import { resumePath } from "../oauth/authorize_flow.ts";
-import { addAccount, readBrowserSession, upgradeAccount } from "../oauth/sessions.ts";
+import { addAccount, passwordChangePath, readBrowserSession, upgradeAccount } from "../oauth/sessions.ts";
 import { readDevice, writeDevice } from "../oauth/sign_in.ts";
 import { isMultiFactor } from "./amr.ts";
 import { recordSecurityEvent, requestFacts } from "./events.ts";
@@ -113,9 +113,4 @@ export async function completeSignIn(
     select password_change_required as required from users where id = ${pending.userId}`;
   if (user?.required) return c.redirect(passwordChangePath(next), 303);
   return c.redirect(next, 303);
-}
-
-/** The change-password page that continues to `next` afterwards (routes of issue 29 part 4 serve it). */
-export function passwordChangePath(next: string): string {
-  return `/account/security/password?required=1&next=${encodeURIComponent(next)}`;
 }

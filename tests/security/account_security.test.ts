@@ -285,6 +285,48 @@ Deno.test("a sign-in with a password below the policy must change it first, then
   }
 });
 
+Deno.test("a password that must change cannot be walked around: account pages and authorizations lead back to it", async () => {
+  const w = await world();
+  try {
+    await person(w, "dana@example.com", SHORT);
+    const { browser } = await signedIn(w, "dana@example.com", SHORT);
+    // Typing another account page's address: back to the change page, which then returns there.
+    for (const path of ["/account/apps", "/account/keys", "/account/security", "/account/sessions?x=1"]) {
+      const res = await browser.get(path);
+      assert.equal(res.status, 303, path);
+      assert.equal(
+        res.headers.get("location"),
+        `/account/security/password?required=1&next=${encodeURIComponent(path)}`,
+      );
+    }
+    // An app's authorization in the same browser: the change page, then this very request.
+    const client = await registerPublic(w.app);
+    const url = authorizeUrl({
+      response_type: "code",
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+      state: "walk-around",
+    });
+    const res = await browser.get(url);
+    assert.equal(res.status, 303);
+    const to = location(res);
+    assert.equal(to.pathname, "/account/security/password");
+    assert.ok(to.searchParams.get("next")!.startsWith("/oauth/authorize/resume?ticket="));
+    // prompt=none cannot show the page: the client hears login_required.
+    await w.db.sql`update oauth_clients set trusted = true where client_id = ${client.client_id}`;
+    const silent = location(await browser.get(`${url}&prompt=none`));
+    assert.equal(silent.searchParams.get("error"), "login_required");
+    assert.equal(silent.searchParams.get("code"), null);
+    // Signing out stays possible.
+    const csrf = field(await (await browser.get("/account/security/password?required=1")).text(), "csrf")!;
+    assert.equal((await browser.post("/signout", { csrf })).status, 303);
+  } finally {
+    await w.close();
+  }
+});
+
 Deno.test("a password that meets the policy does not ask for a change; a common one of 12+ characters does", async () => {
   const w = await world();
   try {
