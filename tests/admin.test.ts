@@ -656,14 +656,45 @@ Deno.test("admin commands", async (t) => {
       await refused(1, `no user ${missingId}`, "user", "set-password", "--id", missingId);
 
       await db.sql`insert into rate_limits (bucket, window_start, count) values (${brake}, now(), 12),
-        (${brakeBucket.network(accountKey("ann@example.com"), "2001:db8::1")}, now(), 10)`;
+        (${brakeBucket.network(accountKey("ann@example.com"), "2001:db8::1")}, now(), 10),
+        (${`2fa:user:${userId}`}, now(), 7)`;
       assert.deepEqual(await ok("user", "unlock", "--email", "Ann@example.com"), {
         id: userId,
         email: "Ann@Example.com",
-        brake_cleared: 2,
+        brake_cleared: 3,
       });
       const [u3] = await db.sql`select password_hash from users where id = ${userId}`;
       assert.equal(u3.password_hash, u2.password_hash, "unlock leaves the password alone");
+
+      // Lost phone and recovery codes: the operator removes every second factor.
+      await db
+        .sql`insert into user_totp (user_id, secret_sealed, confirmed_at) values (${userId}, 'v1.x.y', now())`;
+      await db
+        .sql`insert into user_recovery_codes (user_id, code_hash) values (${userId}, 'a'), (${userId}, 'b')`;
+      await db.sql`insert into user_passkeys (user_id, credential_id, public_key, name)
+                   values (${userId}, 'cred-1', '\\x00', 'Phone')`;
+      await db
+        .sql`insert into rate_limits (bucket, window_start, count) values (${`2fa:user:${userId}`}, now(), 9)`;
+      const [{ id: s2 }] = await db.sql`
+        insert into browser_sessions (token_hash, expires_at) values ('h2', now() + interval '1 day') returning id`;
+      await db.sql`insert into browser_session_accounts (session_id, user_id) values (${s2}, ${userId})`;
+      assert.deepEqual(await ok("user", "reset-two-step", "--id", userId), {
+        id: userId,
+        email: "Ann@Example.com",
+        authenticator_app: 1,
+        recovery_codes: 2,
+        passkeys: 1,
+        sessions_ended: 1,
+        brake_cleared: 1,
+      });
+      const [left2] = await db.sql`
+        select (select count(*)::int from user_totp where user_id = ${userId}) +
+               (select count(*)::int from user_recovery_codes where user_id = ${userId}) +
+               (select count(*)::int from user_passkeys where user_id = ${userId}) as n`;
+      assert.equal(left2.n, 0);
+      const [removed] = await db.sql`
+        select detail from security_events where user_id = ${userId} and kind = 'factor_removed'`;
+      assert.deepEqual(removed.detail, { factor: "all", by: "operator" });
 
       await refused(
         1,
@@ -713,6 +744,7 @@ Deno.test("admin commands", async (t) => {
           "user show",
           "user set-password",
           "user unlock",
+          "user reset-two-step",
           "user create",
           "user disable",
           "user enable",
@@ -723,7 +755,8 @@ Deno.test("admin commands", async (t) => {
       assert.equal(one.code, 0);
       assert.deepEqual(one.out, [
         "usage: deno task admin user unlock --id U | --email E [--json]",
-        "\nLifts the sign-in brake on a person's account after too many wrong passwords (no password change).",
+        "\nLifts the sign-in brake and the second-factor brake on a person's account after too many wrong " +
+        "passwords or codes (no password change).",
       ]);
       const bogus = await adminWith(db.sql, undefined, "bogus", "--help");
       assert.equal(bogus.code, 2);

@@ -4,6 +4,7 @@ import { hashPassword, randomToken } from "../crypto.ts";
 import { invalidInput, notFound } from "../errors.ts";
 import { accountBuckets } from "../oauth/sign_in.ts";
 import { checkNewPassword } from "../security/password_policy.ts";
+import { secondFactorBucket } from "../security/second_factor_brake.ts";
 import { B, type Command, S } from "./command.ts";
 import { findUser } from "./lookup.ts";
 import { DEMO_EMAIL } from "../demo_account.ts";
@@ -14,11 +15,39 @@ import { DEMO_EMAIL } from "../demo_account.ts";
  * address buckets are shared by everyone behind that address, so neither is touched. Returns how many windows
  * were cleared.
  */
-export async function unlockSignIn(db: Db, email: string): Promise<number> {
+export async function unlockSignIn(db: Db, email: string, userId?: string): Promise<number> {
   const { account, networkPrefix } = accountBuckets(email);
+  // The person's second-factor brake too (lib/security/second_factor_brake.ts), when the person is known.
+  const second = userId ? secondFactorBucket(userId) : "";
   const rows = await db`
-    delete from rate_limits where bucket = ${account} or starts_with(bucket, ${networkPrefix}) returning 1`;
+    delete from rate_limits
+     where bucket = ${account} or starts_with(bucket, ${networkPrefix}) or bucket = ${second} returning 1`;
   return rows.length;
+}
+
+/**
+ * Removes every second factor of a person (the authenticator app, recovery codes, passkeys) after the operator
+ * made sure who is asking, e.g. someone who lost both phone and recovery codes. Their browsers are signed out;
+ * the next sign-in is with the password alone, or walks them through setting a factor up where a workspace
+ * requires one. The person's security log shows it (`factor_removed`, `by: operator`).
+ */
+export async function resetTwoStep(db: Db, userId: string): Promise<Record<string, number>> {
+  const [done] = await db<{ totp: number; recovery: number; passkeys: number }[]>`
+    with t as (delete from user_totp where user_id = ${userId} returning 1),
+         r as (delete from user_recovery_codes where user_id = ${userId} returning 1),
+         p as (delete from user_passkeys where user_id = ${userId} returning 1)
+    select (select count(*)::int from t) as totp, (select count(*)::int from r) as recovery,
+           (select count(*)::int from p) as passkeys`;
+  const ended = await db`delete from browser_session_accounts where user_id = ${userId} returning 1`;
+  await db`
+    insert into security_events (user_id, kind, detail)
+    values (${userId}, 'factor_removed', ${db.json({ factor: "all", by: "operator" })})`;
+  return {
+    authenticator_app: done.totp,
+    recovery_codes: done.recovery,
+    passkeys: done.passkeys,
+    sessions_ended: ended.length,
+  };
 }
 
 /** A typed-in password must meet the policy (lib/security/password_policy.ts); throws its message otherwise. */
@@ -45,7 +74,7 @@ export async function setPassword(
      where id = ${userId} returning id`;
   if (!row) throw notFound(`no user ${userId}`);
   const ended = await db`delete from browser_session_accounts where user_id = ${userId} returning 1`;
-  return { sessions_ended: ended.length, brake_cleared: await unlockSignIn(db, email) };
+  return { sessions_ended: ended.length, brake_cleared: await unlockSignIn(db, email, userId) };
 }
 
 /** A generated password: 96 random bits, URL-safe, easy to paste. */
@@ -81,14 +110,38 @@ export const RECOVERY_COMMANDS: Record<string, Command> = {
   },
   "user unlock": {
     usage: "user unlock --id U | --email E",
-    help:
-      "Lifts the sign-in brake on a person's account after too many wrong passwords (no password change).",
+    help: "Lifts the sign-in brake and the second-factor brake on a person's account after too many wrong " +
+      "passwords or codes (no password change).",
     options: { id: S, email: S },
     required: [],
     oneOf: ["id", "email"],
     run: async (v, io) => {
       const user = await findUser(io.sql, v);
-      return { id: user.id, email: user.email, brake_cleared: await unlockSignIn(io.sql, user.email) };
+      return {
+        id: user.id,
+        email: user.email,
+        brake_cleared: await unlockSignIn(io.sql, user.email, user.id),
+      };
+    },
+  },
+  "user reset-two-step": {
+    usage: "user reset-two-step --id U | --email E",
+    help:
+      "Removes a person's second factors (authenticator app, recovery codes, passkeys) once you know who is " +
+      "asking, signs them out of every browser, and lifts both brakes: for someone who lost their phone and " +
+      "their recovery codes.",
+    options: { id: S, email: S },
+    required: [],
+    oneOf: ["id", "email"],
+    run: async (v, io) => {
+      const user = await findUser(io.sql, v);
+      const removed = await resetTwoStep(io.sql, user.id);
+      return {
+        id: user.id,
+        email: user.email,
+        ...removed,
+        brake_cleared: await unlockSignIn(io.sql, user.email, user.id),
+      };
     },
   },
   "demo reset-password": {
