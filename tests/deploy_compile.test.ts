@@ -28,7 +28,14 @@ Deno.test("compile-ready: the server and admin graphs import statically and read
     for (const file of files) {
       const src = await Deno.readTextFile(`${ROOT}/${file}`);
       const code = src.replace(/\/\/.*$/gm, "");
-      assert.doesNotMatch(code, /\bimport\s*\(/, `${file}: a dynamic import is invisible to deno compile`);
+      // A dynamic import of a plain string literal is in the graph of `deno compile` and of Deno Deploy (both
+      // documented: "statically analyzable dynamic imports … will be included"); any other is invisible to them.
+      // lib/security/password_policy.ts loads zxcvbn's dictionaries (137 ms, 27 MB of heap) that way, on first use.
+      assert.doesNotMatch(
+        code,
+        /\bimport\s*\((?!\s*"[^"$`\\]+"\s*\))/,
+        `${file}: a dynamic import of anything but a string literal is invisible to deno compile`,
+      );
       assert.doesNotMatch(code, /\bDeno\.readDir\b/, `${file}: reads a folder at run time`);
       // A worker's module is not in the static graph: the compile task must --include it.
       for (const m of code.matchAll(/new Worker\(\s*new URL\(\s*"([^"]+)"/g)) {
