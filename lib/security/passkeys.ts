@@ -1,6 +1,6 @@
 // Passkeys (WebAuthn credentials): the options a browser's `navigator.credentials` call gets, the checks of what
 // the authenticator answered, and the person's list (user_passkeys). The parsing of attestations and assertions,
-// COSE keys, signatures and the counter rule are @simplewebauthn/server's (docs/security-b.md says why); this
+// COSE keys, signatures and the counter rule are @simplewebauthn/server's (docs/security.md "Passkeys" says why); this
 // module decides what is asked for and what is stored.
 //
 // - Registration asks for a discoverable credential (residentKey "required") with user verification "required",

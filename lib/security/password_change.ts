@@ -9,7 +9,7 @@
 //   changes cannot both win), password_changed_at set, password_change_required cleared, and the person's
 //   accounts in every OTHER browser session deleted (this browser stays signed in). OAuth grants and API keys
 //   stay: they are applications the person approved, listed and revoked on /account/apps and /account/keys, as
-//   after a reset or the operator's set-password (docs/security-c.md).
+//   after a reset or the operator's set-password (docs/security.md "Passwords").
 //
 // Export: `changePassword(sql, input, options)` → `{ ok: true, sessionsEnded }` or `{ ok: false, reason, … }`.
 import type { Sql } from "../db/client.ts";
