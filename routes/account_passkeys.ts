@@ -4,7 +4,6 @@
 // (factor_added / factor_removed with { factor: "passkey" }).
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import { clientIp } from "../lib/http/client_ip.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
 import { render } from "../lib/http/render.ts";
@@ -80,7 +79,7 @@ export function createAccountPasskeyRoutes(deps: PasskeyPageDeps): Hono<AppEnv> 
   const issuer = deps.config.issuer;
   const rp = relyingParty(deps.config);
   const expired = (c: Context<AppEnv>) => formExpired(c, "Reload the page and try again.");
-  const facts = (c: Context<AppEnv>) => requestFacts(c, clientIp(c, deps.config.trustedProxies));
+  const facts = (c: Context<AppEnv>) => requestFacts(c, deps.config.trustedProxies);
 
   app.get(PASSKEYS_PATH, async (c) => {
     const who = await requireAccount(deps.sql, c, issuer);

@@ -10,7 +10,6 @@ import { z } from "zod";
 import type { Config } from "../lib/config.ts";
 import { SCRYPT_PARAMS, type ScryptParams, verifyPassword } from "../lib/crypto.ts";
 import type { Sql } from "../lib/db/client.ts";
-import { clientIp } from "../lib/http/client_ip.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { readForm } from "../lib/http/form.ts";
 import { createPageApp } from "../lib/http/pages.ts";
@@ -19,7 +18,7 @@ import type { AppEnv } from "../lib/http/types.ts";
 import type { Logger } from "../lib/log.ts";
 import { requireAccount, type SessionAccount } from "../lib/oauth/sessions.ts";
 import { formExpired } from "../lib/page_errors.ts";
-import { recordSecurityEvent, requestFacts, type SecurityEventKind } from "../lib/security/events.ts";
+import { securityEvents } from "../lib/security/events.ts";
 import { factorsOf, hasSecondFactor } from "../lib/security/factors.ts";
 import { createRecoveryCodes } from "../lib/security/recovery_codes.ts";
 import { secondFactorBrake } from "../lib/security/second_factor_brake.ts";
@@ -59,18 +58,7 @@ export function createAccountTwoStepRoutes(deps: AccountTwoStepDeps): Hono<AppEn
   const issuer = deps.config.issuer;
   const codesCookie = { path: PATH, issuer, secretKey: deps.secretKey };
 
-  const event = (
-    c: Context<AppEnv>,
-    kind: SecurityEventKind,
-    userId: string,
-    detail: Record<string, string>,
-  ) =>
-    recordSecurityEvent(sql, deps.log, {
-      kind,
-      userId,
-      ...requestFacts(c, clientIp(c, deps.config.trustedProxies)),
-      detail,
-    });
+  const event = securityEvents(deps);
 
   /** The signed-in account and the posted form with a valid CSRF token, or the answer that refuses it. */
   async function posted(c: Context<AppEnv>) {

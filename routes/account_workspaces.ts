@@ -1,7 +1,6 @@
 // /account/workspaces: each workspace's "require two-step sign-in", switched by its owners and admins.
 import type { Hono } from "hono";
 import { z } from "zod";
-import { clientIp } from "../lib/http/client_ip.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
 import { render } from "../lib/http/render.ts";
@@ -64,7 +63,7 @@ export function createAccountWorkspaceRoutes(deps: OAuthRouteDeps): Hono<AppEnv>
     await recordSecurityEvent(deps.sql, deps.log, {
       kind: "workspace_policy_changed",
       userId: who.account.userId,
-      ...requestFacts(c, clientIp(c, deps.config.trustedProxies)),
+      ...requestFacts(c, deps.config.trustedProxies),
       detail: { workspace_id: form.data.workspace_id, require_two_factor: require },
     });
     return c.redirect(`${PATH}?changed=${form.data.require}`, 303);

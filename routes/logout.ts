@@ -19,7 +19,7 @@ import {
   parseLogoutRequest,
   sealLogout,
 } from "../lib/oauth/logout.ts";
-import { endSession, readBrowserSession, removeAccount, sessionIp } from "../lib/oauth/sessions.ts";
+import { endSession, readBrowserSession, removeAccount } from "../lib/oauth/sessions.ts";
 import { errorPage, formExpired } from "../lib/page_errors.ts";
 import { recordSecurityEvent, requestFacts } from "../lib/security/events.ts";
 import { LogoutConfirmPage, SignedOutPage } from "../views/logout.tsx";
@@ -117,7 +117,7 @@ export function createLogoutRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       if (accounts.length === session.accounts.length) {
         await endSession(deps.sql, c, issuer, session.sessionId);
       } else for (const a of accounts) await removeAccount(deps.sql, session.sessionId, a.userId);
-      const facts = requestFacts(c, sessionIp(c));
+      const facts = requestFacts(c, deps.config.trustedProxies);
       for (const a of accounts) {
         await recordSecurityEvent(deps.sql, deps.log, {
           kind: "signed_out",

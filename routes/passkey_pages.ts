@@ -9,7 +9,6 @@ import type { Context, Hono } from "hono";
 import { z } from "zod";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
-import { clientIp } from "../lib/http/client_ip.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
 import { render } from "../lib/http/render.ts";
@@ -101,7 +100,7 @@ export function asJsonRedirect(res: Response): Response {
 export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
   const app = createPageApp(deps.log);
   const rp = relyingParty(deps.config);
-  const facts = (c: Context<AppEnv>) => requestFacts(c, clientIp(c, deps.config.trustedProxies));
+  const facts = (c: Context<AppEnv>) => requestFacts(c, deps.config.trustedProxies);
 
   app.get(PASSKEYS_SCRIPT_PATH, (c) => {
     c.header("Content-Type", "text/javascript; charset=utf-8");

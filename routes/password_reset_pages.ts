@@ -101,7 +101,7 @@ export function createPasswordResetRoutes(deps: PasswordResetDeps): Hono<AppEnv>
     await recordSecurityEvent(sql, deps.log, {
       kind: "password_reset",
       userId: result.userId,
-      ...requestFacts(c, clientIp(c, deps.config.trustedProxies)),
+      ...requestFacts(c, deps.config.trustedProxies),
       detail: { sessions_ended: result.sessionsEnded },
     });
     // Not signed in here: the person signs in with the new password, so a second factor (issue 29) still applies.

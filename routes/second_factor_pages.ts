@@ -13,7 +13,6 @@ import { z } from "zod";
 import { renderSVG } from "uqr";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
-import { clientIp } from "../lib/http/client_ip.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { readForm } from "../lib/http/form.ts";
 import { createPageApp } from "../lib/http/pages.ts";
@@ -24,7 +23,7 @@ import { formExpired } from "../lib/page_errors.ts";
 import { open, seal } from "../lib/secret_box.ts";
 import { withSecondFactor } from "../lib/security/amr.ts";
 import { completeSignIn } from "../lib/security/completion.ts";
-import { recordSecurityEvent, requestFacts, type SecurityEventKind } from "../lib/security/events.ts";
+import { securityEvents } from "../lib/security/events.ts";
 import { factorsOf, hasSecondFactor } from "../lib/security/factors.ts";
 import { type PendingSignIn, readPending } from "../lib/security/pending.ts";
 import { createRecoveryCodes, RECOVERY_CODES_LOW, useRecoveryCode } from "../lib/security/recovery_codes.ts";
@@ -94,18 +93,7 @@ export function createSecondFactorRoutes(deps: SecondFactorDeps): Hono<AppEnv> {
   const sql = deps.sql;
   const codesCookie = { path: "/signin/setup", issuer: deps.config.issuer, secretKey: deps.secretKey };
 
-  const event = (
-    c: Context<AppEnv>,
-    kind: SecurityEventKind,
-    userId: string,
-    detail: Record<string, string>,
-  ) =>
-    recordSecurityEvent(sql, deps.log, {
-      kind,
-      userId,
-      ...requestFacts(c, clientIp(c, deps.config.trustedProxies)),
-      detail,
-    });
+  const event = securityEvents(deps);
 
   const expired = (c: Context<AppEnv>) => render(c, PendingExpiredPage(), 400);
 

@@ -17,7 +17,7 @@ import {
   listSessionsOf,
   SESSION_LIST_MAX,
 } from "../lib/oauth/session_list.ts";
-import { endSession, requireAccount, sessionIp } from "../lib/oauth/sessions.ts";
+import { endSession, requireAccount } from "../lib/oauth/sessions.ts";
 import { recordSecurityEvent, requestFacts } from "../lib/security/events.ts";
 import { SessionsPage } from "../views/sessions.tsx";
 
@@ -25,7 +25,7 @@ export interface SessionPageDeps {
   sql: Db;
   log: Logger;
   secretKey: string;
-  config: Pick<Config, "issuer" | "sessionIdleMinutes">;
+  config: Pick<Config, "issuer" | "sessionIdleMinutes" | "trustedProxies">;
 }
 
 const EndForm = z.object({ csrf: z.string().max(200), session_id: z.string().max(100) });
@@ -74,7 +74,7 @@ export function createSessionPageRoutes(deps: SessionPageDeps): Hono<AppEnv> {
       await recordSecurityEvent(deps.sql, deps.log, {
         kind: "session_ended",
         userId,
-        ...requestFacts(c, sessionIp(c)),
+        ...requestFacts(c, deps.config.trustedProxies),
         detail: { this_browser: target === who.session.sessionId },
       });
     }
@@ -100,7 +100,7 @@ export function createSessionPageRoutes(deps: SessionPageDeps): Hono<AppEnv> {
     await recordSecurityEvent(deps.sql, deps.log, {
       kind: "sessions_ended",
       userId: who.account.userId,
-      ...requestFacts(c, sessionIp(c)),
+      ...requestFacts(c, deps.config.trustedProxies),
       detail: { sessions: count },
     });
     return c.redirect("/account/sessions?ended=others", 303);

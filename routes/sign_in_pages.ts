@@ -14,7 +14,6 @@ import {
   readBrowserSession,
   removeAccount,
   safeReturnPath,
-  sessionIp,
   useAccount,
 } from "../lib/oauth/sessions.ts";
 import { recordSecurityEvent, requestFacts } from "../lib/security/events.ts";
@@ -121,7 +120,7 @@ export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       if (form.user_id) await removeAccount(sql, session.sessionId, form.user_id);
       else await endSession(sql, c, issuer, session.sessionId);
       // The security log (issue 29): each account that left this browser.
-      const facts = requestFacts(c, sessionIp(c));
+      const facts = requestFacts(c, deps.config.trustedProxies);
       for (const a of leaving) {
         await recordSecurityEvent(sql, deps.log, { kind: "signed_out", userId: a.userId, ...facts });
       }

@@ -3,6 +3,7 @@
 // reads at run time: deno compile and Deno Deploy). `deno task apps`; tests/mcp/apps_bundles.test.ts checks the
 // checked-in module equals a fresh build.
 import { fileURLToPath } from "node:url";
+import { formatTs } from "./format_ts.ts";
 
 export const VIEW_NAMES = ["plan", "offer", "week"] as const;
 export type ViewName = typeof VIEW_NAMES[number];
@@ -81,22 +82,7 @@ export async function buildModule(): Promise<string> {
   ];
   for (const name of VIEW_NAMES) lines.push(`  ${name}: ${JSON.stringify(await buildHtml(name))},`);
   lines.push("} as const;", "");
-  return await format(lines.join("\n"));
-}
-
-async function format(text: string): Promise<string> {
-  const p = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--config", `${ROOT}deno.json`, "--ext", "ts", "-"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const w = p.stdin.getWriter();
-  await w.write(new TextEncoder().encode(text));
-  await w.close();
-  const r = await p.output();
-  if (!r.success) throw new Error(`deno fmt: ${new TextDecoder().decode(r.stderr)}`);
-  return new TextDecoder().decode(r.stdout);
+  return await formatTs(lines.join("\n"));
 }
 
 if (import.meta.main) {

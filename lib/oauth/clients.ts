@@ -41,19 +41,9 @@ export const REFUSED_REDIRECT_SCHEMES: ReadonlySet<string> = new Set([
  * protects the code, §8.1). Never a fragment or a wildcard; never a scheme of REFUSED_REDIRECT_SCHEMES.
  */
 export function redirectUriProblem(uri: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(uri);
-  } catch {
-    return "is not an absolute URI";
-  }
-  if (uri.includes("#")) return "must not contain a fragment";
-  if (uri.includes("*")) return "must not contain wildcards";
-  if (u.protocol === "https:") return u.hostname ? null : "needs a host";
-  if (u.protocol === "http:") {
-    return isLoopbackHostname(u.hostname) ? null : "may use http only for loopback hosts";
-  }
-  const scheme = u.protocol.slice(0, -1);
+  const web = webUriProblem(uri);
+  if (web.kind === "checked") return web.problem;
+  const scheme = web.url.protocol.slice(0, -1);
   // One letter is a Windows drive (c:\…), not a scheme.
   if (REFUSED_REDIRECT_SCHEMES.has(scheme) || scheme.length < 2) {
     return `uses the scheme ${scheme}:, which is never an app's callback (use https, loopback http, or the ` +
@@ -86,19 +76,33 @@ export const POST_LOGOUT_URIS_MAX = 20;
  * never to an app's private scheme.)
  */
 export function postLogoutUriProblem(uri: string): string | null {
+  const web = webUriProblem(uri);
+  return web.kind === "other_scheme" ? "must be an https URL (or http on a loopback host)" : web.problem;
+}
+
+/**
+ * The rules every registered address shares: absolute, no fragment, no wildcard, https with a host or http on a
+ * loopback host. Another scheme is for the caller to judge (an app's own callback scheme, or a refusal).
+ */
+function webUriProblem(uri: string):
+  | { kind: "checked"; problem: string | null }
+  | { kind: "other_scheme"; url: URL } {
   let u: URL;
   try {
     u = new URL(uri);
   } catch {
-    return "is not an absolute URI";
+    return { kind: "checked", problem: "is not an absolute URI" };
   }
-  if (uri.includes("#")) return "must not contain a fragment";
-  if (uri.includes("*")) return "must not contain wildcards";
-  if (u.protocol === "https:") return u.hostname ? null : "needs a host";
+  if (uri.includes("#")) return { kind: "checked", problem: "must not contain a fragment" };
+  if (uri.includes("*")) return { kind: "checked", problem: "must not contain wildcards" };
+  if (u.protocol === "https:") return { kind: "checked", problem: u.hostname ? null : "needs a host" };
   if (u.protocol === "http:") {
-    return isLoopbackHostname(u.hostname) ? null : "may use http only for loopback hosts";
+    return {
+      kind: "checked",
+      problem: isLoopbackHostname(u.hostname) ? null : "may use http only for loopback hosts",
+    };
   }
-  return "must be an https URL (or http on a loopback host)";
+  return { kind: "other_scheme", url: u };
 }
 
 export async function createClient(

@@ -7,7 +7,6 @@
 // Routes of every way in (password, passkey alone, the second-factor pages) end with one of them.
 import type { Context } from "hono";
 import type { Sql } from "../db/client.ts";
-import { clientIp } from "../http/client_ip.ts";
 import type { Logger } from "../log.ts";
 import type { Ticket } from "../oauth/authorize.ts";
 import { resumePath } from "../oauth/authorize_flow.ts";
@@ -86,7 +85,7 @@ export async function completeSignIn(
   amr: string[],
 ): Promise<Response> {
   clearPending(c, deps);
-  const facts = requestFacts(c, clientIp(c as never, deps.config.trustedProxies));
+  const facts = requestFacts(c, deps.config.trustedProxies);
   let upgraded = false;
   if (pending.stepUp) {
     const session = await readBrowserSession(deps.sql, c, deps.config.issuer);

@@ -1,12 +1,14 @@
 // The person's security log: one structured log line for every sign-in event (never a secret: ids, kinds,
 // network), and, when the person is known, a row in security_events that /account/security shows them.
 //
-// Export: `recordSecurityEvent(sql, log, event)`; `SECURITY_EVENT_KINDS`; `listSecurityEvents(sql, userId, limit)`.
+// Exports: `recordSecurityEvent(sql, log, event)`, `requestFacts(c, trustedProxies)`, `securityEvents(deps)` (a
+// route's recorder), `SECURITY_EVENT_KINDS`, `listSecurityEvents(sql, userId, limit)`.
 // Writing the row never fails the request: a database error is logged and swallowed (the log line stands).
 import type { Context } from "hono";
 import type { Db } from "../db/client.ts";
 import { errorFields, type Logger } from "../log.ts";
-import { networkKey } from "../http/client_ip.ts";
+import { clientIp, networkKey } from "../http/client_ip.ts";
+import type { AppEnv } from "../http/types.ts";
 
 /** Every kind of event, with what the person's security page calls it. */
 export const SECURITY_EVENT_KINDS = {
@@ -50,14 +52,35 @@ export interface SecurityEvent {
   detail?: Record<string, string | number | boolean>;
 }
 
-/** What the request says about itself, for an event: address and browser. */
-export function requestFacts(c: Context, ip: string): { ip: string; userAgent: string; requestId?: string } {
+/** What the request says about itself, for an event: address (behind TRUSTED_PROXIES) and browser. */
+export function requestFacts(
+  c: Context,
+  trustedProxies: readonly string[],
+): { ip: string; userAgent: string; requestId?: string } {
   const requestId = (c.get as (k: string) => unknown)("requestId");
   return {
-    ip,
+    ip: clientIp(c as Context<AppEnv>, trustedProxies),
     userAgent: (c.req.header("user-agent") ?? "").slice(0, 300),
     requestId: typeof requestId === "string" ? requestId : undefined,
   };
+}
+
+/** A route's recorder: `(c, kind, userId, detail?)` records the event with the request's facts. */
+export function securityEvents(
+  deps: { sql: Db; log: Logger; config: { trustedProxies: readonly string[] } },
+) {
+  return (
+    c: Context,
+    kind: SecurityEventKind,
+    userId: string,
+    detail?: SecurityEvent["detail"],
+  ): Promise<void> =>
+    recordSecurityEvent(deps.sql, deps.log, {
+      kind,
+      userId,
+      ...requestFacts(c, deps.config.trustedProxies),
+      detail,
+    });
 }
 
 export async function recordSecurityEvent(sql: Db, log: Logger, event: SecurityEvent): Promise<void> {
