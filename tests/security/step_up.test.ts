@@ -6,6 +6,7 @@ import { decodeJwt } from "jose";
 import { parseConfig } from "../../lib/config.ts";
 import { createLogger } from "../../lib/log.ts";
 import { ACR_MULTI, ACR_SINGLE } from "../../lib/security/amr.ts";
+import { confirmTotp, currentStep, newTotpSecret, totpCode } from "../../lib/security/totp.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_RATE_LIMITS, TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
@@ -247,4 +248,50 @@ Deno.test("WORKSPACE_TWO_FACTOR=require steps up every workspace consent, and a 
   expectStepUp((await authorize(browser, client.client_id, { scope: "openid workspace" })).res);
   const silent = await authorize(browser, client.client_id, { scope: "openid workspace", prompt: "none" });
   assert.equal(location(silent.res).searchParams.get("error"), "login_required");
+});
+
+Deno.test("prompt=login and max_age=0 with a second factor set up: password, then the code, then the request goes on", async () => {
+  const client = await registerPublic(app, { client_name: "Fresh App" });
+  const browser = await signedInBrowser(app, manager);
+  const secret = newTotpSecret();
+  const earlier = currentStep() - 10;
+  await confirmTotp(db.sql, TEST_SECRET, manager.id, secret, totpCode(secret, earlier), earlier * 30_000);
+  try {
+    for (
+      const [extra, step] of [[{ prompt: "login" }, currentStep()], [
+        { max_age: "0" },
+        currentStep() + 1,
+      ]] as const
+    ) {
+      const { res, verifier } = await authorize(browser, client.client_id, { ...extra, scope: "openid" });
+      assert.equal(res.status, 200);
+      const html = await res.text();
+      assert.match(html, /action="\/signin"/, "a new sign-in is asked for");
+      const signin = await browser.post("/signin", {
+        csrf: field(html, "csrf")!,
+        ticket: field(html, "ticket")!,
+        email: manager.email,
+        password: "test password 123",
+      });
+      expectStepUp(signin);
+      const verify = await browser.get(location(signin).pathname + location(signin).search);
+      const page = await verify.text();
+      const done = await browser.post("/signin/verify/totp", {
+        csrf: field(page, "csrf")!,
+        p: field(page, "p")!,
+        code: totpCode(secret, step),
+      });
+      assert.equal(done.status, 303);
+      // The first time the app is allowed on the consent page; the second time that consent is remembered.
+      const reached = await follow(browser, done);
+      const back = reached.status === 200 ? await allow(browser, reached) : location(reached);
+      assert.equal(back.origin + back.pathname, REDIRECT);
+      const body = await exchange(client.client_id, back.searchParams.get("code")!, verifier);
+      const id = decodeJwt(body.id_token);
+      assert.deepEqual(id.amr, ["pwd", "otp", "mfa"]);
+      assert.ok((id.auth_time as number) >= Math.floor(Date.now() / 1000) - 5, "a fresh auth_time");
+    }
+  } finally {
+    await db.sql`delete from user_totp where user_id = ${manager.id}`;
+  }
 });
