@@ -154,7 +154,7 @@ Deno.test("embedded mode: demo data on the first start, the same data after a re
       "--email",
       "demo@portico.local",
       "--password",
-      "12345678",
+      "a long enough password",
       "--json",
     ]);
     assert.equal(dup.code, 1);
