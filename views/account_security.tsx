@@ -3,8 +3,9 @@
 // then the new one twice; in "required" mode after a sign-in whose password falls short of the policy).
 //
 // Exports: `SecurityOverviewPage`, `ChangePasswordPage`, `PASSWORD_RULE` (the policy in one sentence, also on the
-// reset page), `deviceSummary(userAgent)`.
+// reset page).
 import { pageTime } from "../lib/account_apps.ts";
+import { deviceSummary } from "../lib/oauth/session_list.ts";
 import {
   SECURITY_EVENT_KINDS,
   type SecurityEventKind,
@@ -17,37 +18,6 @@ import { Layout } from "./layout.tsx";
 export const PASSWORD_RULE =
   "At least 12 characters. Several unrelated words make a strong password that is easy " +
   "to remember; common passwords and ones made from your email address are refused.";
-
-/** "Firefox on Linux": the browser and system a User-Agent names, or "Unknown browser". */
-export function deviceSummary(userAgent: string): string {
-  const ua = userAgent.slice(0, 300);
-  const browser = /Edg\//.test(ua)
-    ? "Edge"
-    : /OPR\//.test(ua)
-    ? "Opera"
-    : /Firefox\//.test(ua)
-    ? "Firefox"
-    : /Chrome\/|Chromium\//.test(ua)
-    ? "Chrome"
-    : /Safari\//.test(ua)
-    ? "Safari"
-    : /curl\//.test(ua)
-    ? "curl"
-    : "";
-  const system = /Android/.test(ua)
-    ? "Android"
-    : /iPhone|iPad|iOS/.test(ua)
-    ? "iOS"
-    : /Mac OS X|Macintosh/.test(ua)
-    ? "macOS"
-    : /Windows/.test(ua)
-    ? "Windows"
-    : /Linux|X11/.test(ua)
-    ? "Linux"
-    : "";
-  if (browser && system) return `${browser} on ${system}`;
-  return browser || system || "Unknown browser";
-}
 
 function eventText(kind: string): string {
   return SECURITY_EVENT_KINDS[kind as SecurityEventKind] ?? kind;
