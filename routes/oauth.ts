@@ -1,5 +1,6 @@
 // The authorization server's routes: JSON endpoints, browser pages (account and operator pages too), one key cache.
 import { createAccountWorkspaceRoutes } from "./account_workspaces.ts";
+import { createAccountHomeRoutes } from "./account_home.ts";
 import { Hono } from "hono";
 import type { AppEnv } from "../lib/http/types.ts";
 import { createClientDirectory, type DocumentSource } from "../lib/oauth/client_directory.ts";
@@ -23,6 +24,7 @@ export function createOAuthRoutes(deps: OAuthDeps): Hono<AppEnv> {
   app.route("/", createOAuthPageRoutes(full));
   app.route("/", createAccountRoutes(full));
   app.route("/", createAccountWorkspaceRoutes(full));
+  app.route("/", createAccountHomeRoutes(full));
   app.route("/", createOperatorRoutes(full));
   app.route("/", createLogoutRoutes(full));
   return app;

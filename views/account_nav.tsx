@@ -1,10 +1,12 @@
-// The navigation between a person's account pages, shown at the top of each: Connected apps, API keys, Security
+// The navigation between a person's account pages, shown at the top of each: Account (the home: profile and
+// a summary), Connected apps, API keys, Security
 // (password, two-step sign-in, passkeys, the security log), Sessions (the browsers signed in) and Workspaces
 // (each workspace's sign-in policy).
 //
 // Export: `AccountNav({ current })`; `ACCOUNT_SECTIONS` (section → path and label).
 
 export const ACCOUNT_SECTIONS = {
+  home: { href: "/account", label: "Account" },
   apps: { href: "/account/apps", label: "Connected apps" },
   keys: { href: "/account/keys", label: "API keys" },
   security: { href: "/account/security", label: "Security" },

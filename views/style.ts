@@ -93,6 +93,8 @@ dl.uris dd { margin: 0 0 .25rem; }
   text-decoration: none; }
 ul.events { list-style: none; padding: 0; font-size: .9rem; }
 ul.events li { padding: .4rem 0; border-bottom: 1px solid var(--line); }
+ul.summary { list-style: none; padding: 0; }
+ul.summary li { padding: .35rem 0; border-bottom: 1px solid var(--line); }
 .qr { width: 13rem; max-width: 100%; margin: 0 0 1rem; }
 .qr svg { display: block; width: 100%; height: auto; border-radius: 8px; }
 code.key { word-break: normal; }

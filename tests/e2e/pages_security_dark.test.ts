@@ -1,4 +1,4 @@
-// Every page of issue 29 in light and dark, at 1280×800 and 390×844: axe-clean (WCAG 2.2 AA, which includes
+// Every page of issue 29 (and the account home) in light and dark, at 1280×800 and 390×844: axe-clean (WCAG 2.2 AA, which includes
 // colour contrast) and without sideways scrolling — the security overview, two-step, passkeys, sessions and
 // workspaces pages with content in them, the second-factor page, the set-up walk's first page, and the
 // sign-out question of RP-initiated logout. The flows themselves are tested elsewhere (pages_two_step,
@@ -98,6 +98,7 @@ Deno.test({
               await page.waitForURL((u) => u.pathname === "/account/apps");
               for (
                 const path of [
+                  "/account",
                   "/account/security",
                   "/account/security/two-step",
                   "/account/security/passkeys",

@@ -1,0 +1,128 @@
+// /account (issue 30 point 1): the person's home — profile (name, picture) that apps then receive, and a line for
+// each account page with what it holds; reachable through the account navigation of every account page.
+import assert from "node:assert/strict";
+import { createApiKey } from "../../lib/api_keys.ts";
+import { addMember, createWorkspace } from "../../lib/workspace/workspaces.ts";
+import {
+  Browser,
+  type Ctx,
+  exchange,
+  field,
+  getCode,
+  location,
+  PASSWORD,
+  registerPublic,
+  setup,
+} from "../oauth/helpers.ts";
+
+async function signedIn(ctx: Ctx): Promise<Browser> {
+  const b = new Browser(ctx.app);
+  const page = await b.get("/signin");
+  const res = await b.post("/signin", {
+    csrf: field(await page.text(), "csrf")!,
+    email: ctx.user.email,
+    password: PASSWORD,
+  });
+  assert.equal(res.status, 303);
+  return b;
+}
+
+Deno.test("the home shows the profile and a count for each account page; every account page links to it", async () => {
+  const ctx = await setup();
+  try {
+    const ws = await createWorkspace(ctx.db.sql, "Home Studio", ["projects"]);
+    await addMember(ctx.db.sql, ws.id, ctx.user.id, "owner", null);
+    await createApiKey(ctx.db.sql, { workspaceId: ws.id, userId: ctx.user.id, kind: "user", name: "laptop" });
+    const b = await signedIn(ctx);
+    const client = await registerPublic(ctx.app);
+    await getCode(ctx, b, client);
+    const res = await b.get("/account");
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    assert.match(html, /<a\s+href="\/account" aria-current="page">Account<\/a>/);
+    assert.match(html, /Signed in as dana@example\.com/);
+    assert.match(html, /<input id="name" name="name" value="Dana"/);
+    assert.match(html, /data-summary="apps"><a href="\/account\/apps">Connected apps<\/a>: 1 application</);
+    assert.match(html, /data-summary="keys"><a href="\/account\/keys">API keys<\/a>: 1 key in use/);
+    assert.match(html, /data-summary="two-step"><a href="\/account\/security">Two-step sign-in<\/a>: off/);
+    assert.match(html, /data-summary="sessions"><a href="\/account\/sessions">Signed in<\/a> on 1 browser</);
+    assert.match(html, /data-summary="workspaces"><a href="\/account\/workspaces">Workspaces<\/a>: 1</);
+    for (
+      const path of [
+        "/account/apps",
+        "/account/keys",
+        "/account/security",
+        "/account/sessions",
+        "/account/workspaces",
+      ]
+    ) {
+      assert.match(await (await b.get(path)).text(), /<a\s+href="\/account"\s*>Account<\/a>/, path);
+    }
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("saving the profile: apps receive the new name and picture; bad input is refused with the reason", async () => {
+  const ctx = await setup();
+  try {
+    const b = await signedIn(ctx);
+    const csrf = field(await (await b.get("/account")).text(), "csrf")!;
+    const saved = await b.post("/account/profile", {
+      csrf,
+      name: "  Dana Doe ",
+      picture: "https://pics.example/dana.png",
+    });
+    assert.equal(saved.status, 303);
+    assert.equal(location(saved).pathname + location(saved).search, "/account?saved=1");
+    const [row] = await ctx.db.sql`select name, picture from users where id = ${ctx.user.id}`;
+    assert.deepEqual({ ...row }, { name: "Dana Doe", picture: "https://pics.example/dana.png" });
+    assert.match(await (await b.get("/account?saved=1")).text(), /Your profile was saved\./);
+
+    const client = await registerPublic(ctx.app);
+    const { code, verifier } = await getCode(ctx, b, client, { scope: "openid profile" });
+    const tokens = await (await exchange(ctx, client, code, verifier)).json();
+    const info = await (await ctx.app.request("/oauth/userinfo", {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    })).json();
+    assert.equal(info.name, "Dana Doe");
+    assert.equal(info.picture, "https://pics.example/dana.png");
+
+    for (
+      const [form, reason] of [
+        [{ name: "   ", picture: "" }, "Enter a name."],
+        [{ name: "x".repeat(201), picture: "" }, "Use at most 200 characters for your name."],
+        [
+          { name: "Dana", picture: "http://pics.example/d.png" },
+          "must be a web address starting with https://",
+        ],
+        [{ name: "Dana", picture: "javascript:alert(1)" }, "must be a web address starting with https://"],
+        [
+          { name: "Dana", picture: "https://user:pw@pics.example/d.png" },
+          "must be a web address starting with https://",
+        ],
+      ] as const
+    ) {
+      const res = await b.post("/account/profile", { csrf, ...form });
+      assert.equal(res.status, 400, reason);
+      assert.ok((await res.text()).includes(reason), reason);
+    }
+    // The picture can be removed.
+    assert.equal((await b.post("/account/profile", { csrf, name: "Dana Doe", picture: "" })).status, 303);
+    const [cleared] = await ctx.db.sql`select name, picture from users where id = ${ctx.user.id}`;
+    assert.deepEqual({ ...cleared }, { name: "Dana Doe", picture: null });
+
+    // Without the CSRF token, or signed out: nothing changes.
+    assert.equal(
+      (await b.post("/account/profile", { csrf: "forged", name: "Mallory", picture: "" })).status,
+      403,
+    );
+    const out = await new Browser(ctx.app).get("/account");
+    assert.equal(out.status, 303);
+    assert.equal(location(out).pathname + location(out).search, "/signin?return_to=%2Faccount");
+    const [after] = await ctx.db.sql`select name from users where id = ${ctx.user.id}`;
+    assert.equal(after.name, "Dana Doe");
+  } finally {
+    await ctx.close();
+  }
+});
