@@ -87,7 +87,14 @@ Deno.test("embedded: admin and migrate work on the running dev server's database
     running.push(again);
     assert.ok(!again.stdout.includes("Demo data created"));
     assert.deepEqual(await userRows(await publishedUrl(dir), email), [{ id, email }]);
-    const dup = await runTask("admin", ["user", "create", "--email", email, "--password", "a long enough password"], env);
+    const dup = await runTask("admin", [
+      "user",
+      "create",
+      "--email",
+      email,
+      "--password",
+      "a long enough password",
+    ], env);
     assert.equal(dup.code, 1);
     assert.equal(dup.stderr.trim(), `admin: a user with email ${email} already exists`);
     assert.deepEqual(await again.stop("SIGINT"), { code: 0, ended: true });
