@@ -10,6 +10,7 @@ import { verifyPassword } from "../../lib/crypto.ts";
 import { createLogger } from "../../lib/log.ts";
 import { createMailer, type Mailer } from "../../lib/mail.ts";
 import { RESET_LIMITS, RESET_TRIES } from "../../lib/password_reset.ts";
+import { confirmTotp, currentStep, newTotpSecret, totpCode } from "../../lib/security/totp.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_RATE_LIMITS, TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase, type TestDb } from "../helpers/db.ts";
@@ -486,5 +487,41 @@ Deno.test("without SMTP_URL: the dev mailbox (embedded database, loopback only),
     assert.ok(!prodLogs.some((l) => l.includes("prt_")), "no token in production logs");
   } finally {
     await db.close();
+  }
+});
+
+Deno.test("after a reset the second factor is still asked: the new password alone signs nobody in", async () => {
+  const w = await world();
+  try {
+    const secret = newTotpSecret();
+    const earlier = currentStep() - 10;
+    await confirmTotp(w.db.sql, TEST_SECRET, w.user.id, secret, totpCode(secret, earlier), earlier * 30_000);
+    await forgot(new Browser(w.app), w.user.email);
+    await eventually("mail", () => w.smtp.received.length === 1);
+    const b = new Browser(w.app, "198.51.100.9");
+    const done = await postReset(b, linkIn(w.smtp.received[0]), NEW_PASSWORD);
+    assert.equal(done.status, 303);
+    assert.equal(done.location, "/signin?reset=done");
+    assert.ok(!b.cookies.has("portico_session"), "the reset signs nobody in");
+
+    const csrf = field(await (await b.get("/signin?reset=done")).text(), "csrf")!;
+    const signin = await b.post("/signin", { csrf, email: w.user.email, password: NEW_PASSWORD });
+    assert.equal(signin.status, 303);
+    const verify = new URL(signin.headers.get("location")!, ISSUER);
+    assert.equal(verify.pathname, "/signin/verify", "the new password leads to the second step");
+    assert.ok(!b.cookies.has("portico_session"), "not signed in before the code");
+    const page = await (await b.get(verify.pathname + verify.search)).text();
+    const coded = await b.post("/signin/verify/totp", {
+      csrf: field(page, "csrf")!,
+      p: field(page, "p")!,
+      code: totpCode(secret, currentStep()),
+    });
+    assert.equal(coded.status, 303);
+    assert.equal(coded.headers.get("location"), "/account/apps");
+    const [row] = await w.db.sql<{ amr: string[] }[]>`
+      select amr from browser_session_accounts where user_id = ${w.user.id}`;
+    assert.deepEqual(row.amr, ["pwd", "otp", "mfa"]);
+  } finally {
+    await w.close();
   }
 });
