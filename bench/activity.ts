@@ -3,7 +3,8 @@
 // and the CSV export of 10,000 rows; plus the plans of the page queries. Each cell is the median of a few requests
 // after one warm-up. Run with `deno task bench --bench=activity [--scale=N]` (N audit rows; default 1,000,000).
 // Prints; asserts nothing.
-import { activityPage } from "../lib/activity.ts";
+import { type ActivityFilter, activityPage, type ActivityScope } from "../lib/activity.ts";
+import { sortableTimeColumn } from "../lib/db/sql.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { Browser, signInOnPage } from "../tests/oauth/helpers.ts";
 import { testApp } from "../tests/helpers/app.ts";
@@ -25,12 +26,12 @@ const TOOLS = [
   "get_context",
   "list_time_logs",
 ];
-/** In one row of 10,000: the filter that finds few rows. */
+/** In 12 rows of 10,000 (one per person): the filter that finds few rows. */
 const RARE_TOOL = "delete_time_log";
 
 /**
  * `n` rows over 12 people of two workspaces, one a second going back from now: tools in turn, every 50th refused,
- * every 97th invalid, every 10,000th a rare tool; a third by one of three apps, the rest by one of ten keys.
+ * every 97th invalid, 12 in 10,000 a rare tool; a third by one of three apps, the rest by one of ten keys.
  */
 async function seed(sql: Sql, people: string[], workspaces: string[], n: number) {
   const apps = ["pcl_benchAppOne000000000", "pcl_benchAppTwo000000000", "pcl_benchAppThree0000000"];
@@ -45,7 +46,7 @@ async function seed(sql: Sql, people: string[], workspaces: string[], n: number)
              case when i % 3 = 0 then null else (${keys}::uuid[])[1 + i % 10] end,
              case when i % 3 = 0 then (${apps}::text[])[1 + i % 3] end,
              (${people}::uuid[])[1 + i % ${people.length}],
-             case when i % 10000 = 5 then ${RARE_TOOL} else (${TOOLS}::text[])[1 + i % ${TOOLS.length}] end,
+             case when i % 10000 < 12 then ${RARE_TOOL} else (${TOOLS}::text[])[1 + i % ${TOOLS.length}] end,
              case when i % 50 = 0 then 'denied' when i % 97 = 0 then 'invalid' else 'ok' end,
              1.5, 'req-' || i,
              case when i % 50 = 0 then 'access_denied: the member role may not use invoices tools' end,
@@ -119,10 +120,21 @@ export async function benchActivity(n = DEFAULT_ROWS): Promise<void> {
       return `${(html.match(/data-activity="/g) ?? []).length} rows`;
     };
     const scope = { userId: u.member };
+    // the cursor of the row `offset` rows down (what "Older calls" links carry), read once with an offset
+    const cursorAt = async (where: ReturnType<Sql>, offset: number) => {
+      const [r] = await db.sql<{ at: string; id: string }[]>`
+        select ${sortableTimeColumn(db.sql, "at")} as at, id::text from audit_log a where ${where}
+         order by at desc, id desc offset ${offset - 1} limit 1`;
+      return `${r.at}~${r.id}`;
+    };
     const deepAt = Math.min(100_000, Math.floor(mine / 2));
-    const deep = await activityPage(db.sql, scope, {}, deepAt);
-    const cursor = deep.next!;
-    const wsDeep = (await activityPage(db.sql, { workspaceId: f.workspaceId }, {}, deepAt)).next!;
+    const cursor = await cursorAt(db.sql`a.user_id = ${u.member}`, deepAt);
+    const wsDeepAt = Math.min(250_000, Math.floor(ws / 2));
+    const wsDeep = await cursorAt(db.sql`a.workspace_id = ${f.workspaceId}`, wsDeepAt);
+    const [cAt, cId] = cursor.split("~");
+    const [wAt, wId] = wsDeep.split("~");
+    const sqlPage = (s: ActivityScope, filter: ActivityFilter) => async () =>
+      `${(await activityPage(db.sql, s, filter)).rows.length} rows`;
     const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
     const wsPath = `/account/workspaces/${f.workspaceId}/activity`;
     const cases: Array<[string, () => Promise<string>]> = [
@@ -141,11 +153,19 @@ export async function benchActivity(n = DEFAULT_ROWS): Promise<void> {
       ["workspace: first page", page(admin, wsPath)],
       ["workspace: filtered by tool (rare)", page(admin, `${wsPath}?tool=${RARE_TOOL}`)],
       [
-        `workspace: deep page (cursor after ${deepAt.toLocaleString("en")} rows)`,
+        `workspace: deep page (cursor after ${wsDeepAt.toLocaleString("en")} rows)`,
         page(
           admin,
           `${wsPath}?before=${encodeURIComponent(wsDeep)}`,
         ),
+      ],
+      ["activityPage() alone: own first page", sqlPage(scope, {})],
+      ["activityPage() alone: own rare tool", sqlPage(scope, { tool: RARE_TOOL })],
+      ["activityPage() alone: own deep page", sqlPage(scope, { before: { at: cAt, id: cId } })],
+      ["activityPage() alone: workspace first page", sqlPage({ workspaceId: f.workspaceId }, {})],
+      [
+        "activityPage() alone: workspace deep page",
+        sqlPage({ workspaceId: f.workspaceId }, { before: { at: wAt, id: wId } }),
       ],
       ["own: CSV export (10,000 rows cap)", async () => {
         const res = await member.get("/account/activity.csv");
@@ -163,7 +183,6 @@ export async function benchActivity(n = DEFAULT_ROWS): Promise<void> {
       const r = await median(fn);
       console.log(`| ${label} | ${r.ms.toFixed(1)} ms (${r.note}) |`);
     }
-    const [at, id] = cursor.split("~");
     const explain = (where: ReturnType<Sql>) =>
       db.sql`explain (analyze, costs off, timing off, summary on)
         select a.id from audit_log a where ${where} order by a.at desc, a.id desc limit 51`;
@@ -175,7 +194,13 @@ export async function benchActivity(n = DEFAULT_ROWS): Promise<void> {
       await plan(
         "deep page",
         explain(db.sql`a.user_id = ${u.member}
-          and (a.at, a.id) < (${at}::timestamp at time zone 'UTC', ${id}::bigint)`),
+          and (a.at, a.id) < (${cAt}::timestamp at time zone 'UTC', ${cId}::bigint)`),
+      ),
+    );
+    console.log(
+      await plan(
+        "workspace rare tool",
+        explain(db.sql`a.workspace_id = ${f.workspaceId} and a.tool = ${RARE_TOOL}`),
       ),
     );
   } finally {

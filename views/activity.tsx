@@ -264,7 +264,7 @@ export function DisconnectMemberAppPage(
 ) {
   const { app } = props;
   return ConfirmPage({
-    title: `Disconnect ${app.appName} for ${app.email}?`,
+    title: `Disconnect ${app.appName}?`,
     csrf: props.csrf,
     action: `${props.path}/disconnect`,
     hidden: { user_id: app.userId, client_id: app.clientId },
