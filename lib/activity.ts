@@ -173,10 +173,9 @@ export async function activitySources(db: Db, scope: ActivityScope): Promise<Act
   const byUser = "userId" in scope;
   const apps = await db<{ clientId: string; name: string }[]>`
     select c.client_id as "clientId", c.name
-      from oauth_clients c
-     where exists (select 1 from oauth_grants g where g.client_id = c.client_id and ${
-    byUser ? db`g.user_id = ${scope.userId}` : db`g.workspace_id = ${scope.workspaceId}`
-  })
+      from (select distinct g.client_id from oauth_grants g
+             where ${byUser ? db`g.user_id = ${scope.userId}` : db`g.workspace_id = ${scope.workspaceId}`}) g
+      join oauth_clients c on c.client_id = g.client_id
      order by c.name, c.client_id limit ${MAX_SOURCES}`;
   const keys = await db<{ id: string; name: string; prefix: string; workspaceName: string }[]>`
     select k.id, k.name, k.key_prefix as prefix, w.name as "workspaceName"

@@ -29,5 +29,8 @@ create index audit_log_ws_client_at on audit_log (workspace_id, client_id, at de
 create index audit_log_ws_tool_at on audit_log (workspace_id, tool, at desc, id desc) where workspace_id is not null;
 create index audit_log_ws_outcome_at on audit_log (workspace_id, outcome, at desc, id desc)
   where workspace_id is not null;
+-- The apps a filter offers and an admin may disconnect: a person's or a workspace's grants.
+create index oauth_grants_user_client on oauth_grants (user_id, client_id);
+create index oauth_grants_workspace_client on oauth_grants (workspace_id, client_id) where workspace_id is not null;
 -- audit_log_ws_at serves everything this one did (admin audit list --workspace).
 drop index audit_log_workspace_at;
