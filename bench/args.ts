@@ -15,6 +15,7 @@ export const BENCHES = [
   "row_tokens",
   "jobs",
   "pooler",
+  "activity",
 ] as const;
 export type BenchName = typeof BENCHES[number];
 
@@ -88,7 +89,8 @@ load benchmark (bench/load.ts; defaults short / --full):
   --only=TEXT          only rows whose "endpoint implementation" contains TEXT ("${QUICK.load.only}" / every row)
   --cpu-prof=DIR       each server writes a V8 CPU profile into DIR
 scale benchmark (bench/scale.ts):
-  --scale=N,N,...      rows per domain in the measured workspace (1000,10000,100000)
+  --scale=N,N,...      rows per domain in the measured workspace (1000,10000,100000); for activity
+                       (bench/activity.ts) the largest N is its number of audit rows (1000000)
   --help               this text
 
 DATABASE_URL: a fresh database on that server (dropped afterwards); unset: embedded PGlite (not comparable).`;

@@ -18,6 +18,11 @@ async function run(args: BenchArgs): Promise<void> {
     if (name === "row_tokens") await (await import("./row_tokens.ts")).benchRowTokens();
     if (name === "jobs") await (await import("./jobs.ts")).benchJobs();
     if (name === "pooler") await (await import("./pooler.ts")).benchPooler();
+    if (name === "activity") {
+      await (await import("./activity.ts")).benchActivity(
+        args.scale ? args.scale[args.scale.length - 1] : undefined,
+      );
+    }
   }
 }
 

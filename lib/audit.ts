@@ -24,6 +24,14 @@ export interface AuditEntry {
   outcome: AuditOutcome;
   durationMs: number;
   requestId: string;
+  /** the OAuth grant behind an access token */
+  grantId?: string | null;
+  /** why a call was refused or failed (lib/mcp/call_detail.ts: a code word, never argument text) */
+  reason?: string | null;
+  /** the records the call named or created, `field:uuid` (lib/mcp/call_detail.ts) */
+  records?: readonly string[] | null;
+  /** it ran after the person confirmed it */
+  confirmed?: boolean;
 }
 
 /** Entries held in memory at most, refused and authenticated together, the batch being written included. */
@@ -170,6 +178,11 @@ export function createAuditLog(sql: Sql, log: Logger, opts: AuditOptions = {}): 
     const outcomes: string[] = [];
     const durations: number[] = [];
     const requestIds: string[] = [];
+    const grantIds: (string | null)[] = [];
+    const reasons: (string | null)[] = [];
+    // text[] per row does not fit an unnest of arrays (a 2-D array must be rectangular): one JSON array each
+    const records: (string | null)[] = [];
+    const confirmed: string[] = []; // postgres.js sends a boolean array as one boolean: text, cast in SQL
     for (const e of batch) {
       at.push(e.at.toISOString()); // a Date array would be sent typed as one timestamptz, not an array
       workspaceIds.push(e.workspaceId);
@@ -180,13 +193,21 @@ export function createAuditLog(sql: Sql, log: Logger, opts: AuditOptions = {}): 
       outcomes.push(e.outcome);
       durations.push(Math.min(Math.round(e.durationMs * 100) / 100, 99_999_999));
       requestIds.push(e.requestId);
+      grantIds.push(e.grantId ?? null);
+      reasons.push(e.reason ?? null);
+      records.push(e.records && e.records.length > 0 ? JSON.stringify(e.records) : null);
+      confirmed.push(e.confirmed === true ? "t" : "f");
     }
     try {
       await sql`
-        insert into audit_log (at, workspace_id, key_id, client_id, user_id, tool, outcome, duration_ms, request_id)
-        select * from unnest(${at}::timestamptz[], ${workspaceIds}::uuid[], ${keyIds}::uuid[],
-                             ${clientIds}::text[], ${userIds}::uuid[], ${tools}::text[], ${outcomes}::text[],
-                             ${durations}::numeric[], ${requestIds}::text[])`;
+        insert into audit_log (at, workspace_id, key_id, client_id, user_id, tool, outcome, duration_ms, request_id,
+                               grant_id, reason, records, confirmed)
+        select a, w, k, c, u, t, o, d, r, g, why,
+               (select array_agg(x) from jsonb_array_elements_text(rec::jsonb) x), conf::boolean
+          from unnest(${at}::timestamptz[], ${workspaceIds}::uuid[], ${keyIds}::uuid[],
+                      ${clientIds}::text[], ${userIds}::uuid[], ${tools}::text[], ${outcomes}::text[],
+                      ${durations}::numeric[], ${requestIds}::text[], ${grantIds}::uuid[], ${reasons}::text[],
+                      ${records}::text[], ${confirmed}::text[]) as v(a, w, k, c, u, t, o, d, r, g, why, rec, conf)`;
       return true;
     } catch (err) {
       log.warn("audit write failed; will retry", errorFields(err));

@@ -8,6 +8,7 @@ import { isMetadataDocumentUrl } from "../lib/oauth/client_id_url.ts";
 import { createMetadataDocumentFetcher } from "../lib/oauth/client_metadata.ts";
 import type { OAuthDeps, OAuthRouteDeps } from "./oauth_deps.ts";
 import { createAccountRoutes } from "./account.ts";
+import { createAccountActivityRoutes } from "./account_activity.ts";
 import { createOAuthApiRoutes } from "./oauth_api.ts";
 import { createOAuthPageRoutes } from "./oauth_pages.ts";
 import { createOperatorRoutes } from "./operator.ts";
@@ -25,6 +26,7 @@ export function createOAuthRoutes(deps: OAuthDeps): Hono<AppEnv> {
   app.route("/", createAccountRoutes(full));
   app.route("/", createAccountWorkspaceRoutes(full));
   app.route("/", createAccountHomeRoutes(full));
+  app.route("/", createAccountActivityRoutes(full));
   app.route("/", createOperatorRoutes(full));
   app.route("/", createLogoutRoutes(full));
   return app;

@@ -1,5 +1,5 @@
 // The navigation between a person's account pages, shown at the top of each: Account (the home: profile and
-// a summary), Connected apps, API keys, Security
+// a summary), Connected apps, API keys, Activity (what each app and key did), Security
 // (password, two-step sign-in, passkeys, the security log), Sessions (the browsers signed in) and Workspaces
 // (each workspace's sign-in policy).
 //
@@ -9,6 +9,7 @@ export const ACCOUNT_SECTIONS = {
   home: { href: "/account", label: "Account" },
   apps: { href: "/account/apps", label: "Connected apps" },
   keys: { href: "/account/keys", label: "API keys" },
+  activity: { href: "/account/activity", label: "Activity" },
   security: { href: "/account/security", label: "Security" },
   sessions: { href: "/account/sessions", label: "Sessions" },
   workspaces: { href: "/account/workspaces", label: "Workspaces" },

@@ -1,5 +1,6 @@
 // /account/workspaces: the person's workspaces and each one's sign-in policy; owners and admins switch "require
-// two-step sign-in" on or off (a POST form with CSRF) and see how many members have no second factor yet.
+// two-step sign-in" on or off (a POST form with CSRF), see how many members have no second factor yet, and find the
+// workspace's activity page (every app and key acting there).
 import type { PolicyWorkspace } from "../lib/security/workspace_policy.ts";
 import { AccountNav } from "./account_nav.tsx";
 import { Layout } from "./layout.tsx";
@@ -26,6 +27,12 @@ function Policy({ w, csrf }: { w: PolicyWorkspace; csrf: string }) {
               no second factor yet; they are walked through setting one up at their next sign-in.
             </p>
           )}
+          <p>
+            <a href={`/account/workspaces/${w.id}/activity`} data-workspace-activity>
+              Activity in {w.name}
+            </a>{" "}
+            <span class="muted">(every app and key of the workspace)</span>
+          </p>
           <form method="post" action="/account/workspaces/two-step">
             <input type="hidden" name="csrf" value={csrf} />
             <input type="hidden" name="workspace_id" value={w.id} />

@@ -74,6 +74,14 @@ export function ConnectedAppsPage(props: ConnectedAppsProps) {
               <ul>
                 {app.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{s.text}</li>)}
               </ul>
+              <p>
+                <a
+                  href={`/account/activity?source=${encodeURIComponent(`app:${app.clientId}`)}`}
+                  data-activity-link
+                >
+                  Activity of {app.name}
+                </a>
+              </p>
               <form method="get" action="/account/apps/disconnect">
                 <input type="hidden" name="client_id" value={app.clientId} />
                 <button type="submit" class="danger">Disconnect {app.name}</button>

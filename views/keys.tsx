@@ -27,7 +27,15 @@ export interface KeysPageProps {
   operator?: boolean;
 }
 
-function KeyItem({ k, showOwner }: { k: KeyListing; showOwner: boolean }) {
+/** Own keys: the person's activity page; others' keys (owners and admins): the workspace's. */
+function activityHref(k: KeyListing & { workspaceId?: string }): string {
+  const q = `?source=${encodeURIComponent(`key:${k.id}`)}`;
+  return k.mine || !k.workspaceId
+    ? `/account/activity${q}`
+    : `/account/workspaces/${k.workspaceId}/activity${q}`;
+}
+
+function KeyItem({ k, showOwner }: { k: KeyListing & { workspaceId: string }; showOwner: boolean }) {
   const owner = k.mine ? "yours" : k.userEmail ? `acts as ${k.userEmail}` : "workspace key";
   return (
     <li data-key-id={k.id}>
@@ -38,6 +46,9 @@ function KeyItem({ k, showOwner }: { k: KeyListing; showOwner: boolean }) {
         <span data-limits>{limitsText(k)}</span>, created {k.createdAt},{" "}
         {k.revoked ? "revoked" : k.lastUsedAt ? `last used ${k.lastUsedAt}` : "never used"}
       </span>
+      <p>
+        <a href={activityHref(k)} data-activity-link>Activity of {k.name || k.prefix}</a>
+      </p>
       {!k.revoked && (
         <form method="get" action="/account/keys/revoke">
           <input type="hidden" name="key_id" value={k.id} />
@@ -157,7 +168,9 @@ export function KeysPage(props: KeysPageProps) {
           <h3>{ws.seesAll ? `Every key of ${ws.name}` : "Your keys"}</h3>
           {ws.keys.length === 0 ? <p class="muted">No keys yet.</p> : (
             <ul class="apps">
-              {ws.keys.map((k) => <KeyItem key={k.id} k={k} showOwner={ws.seesAll} />)}
+              {ws.keys.map((k) => (
+                <KeyItem key={k.id} k={{ ...k, workspaceId: ws.id }} showOwner={ws.seesAll} />
+              ))}
             </ul>
           )}
         </section>

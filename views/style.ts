@@ -24,7 +24,7 @@ a { color: var(--link); }
 .brand { display: flex; align-items: center; gap: .5rem; font-weight: 600; margin-bottom: 1rem; color: var(--muted); }
 .brand img { height: 2rem; width: auto; max-width: 10rem; }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
-input[type=email], input[type=password], input[type=text], select, textarea { width: 100%; padding: .6rem .7rem;
+input[type=email], input[type=password], input[type=text], input[type=date], select, textarea { width: 100%; padding: .6rem .7rem;
   font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 8px; }
 select { appearance: none; padding-right: 2.2rem; cursor: pointer;
   background-image: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='12' height='8'%3E%3Cpath d='M1 1l5 5 5-5' fill='none' stroke='%235b636b' stroke-width='2'/%3E%3C/svg%3E");
@@ -100,5 +100,6 @@ ul.summary li { padding: .35rem 0; border-bottom: 1px solid var(--line); }
 code.key { word-break: normal; }
 ol.codes { columns: 2; padding-left: 1.5rem; color: var(--fg); }
 ol.codes code { font-size: 1rem; word-break: normal; }
+.dates { display: grid; grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr)); gap: 0 1rem; }
 footer { margin: 1rem 0; font-size: .85rem; color: var(--muted); display: flex; gap: 1rem; flex-wrap: wrap; }
 `;

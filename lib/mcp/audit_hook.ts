@@ -2,6 +2,7 @@
 // refused before any caller existed.
 import type { AuditLog } from "../audit.ts";
 import type { Caller } from "./caller.ts";
+import type { CallDetail } from "./call_detail.ts";
 import type { ToolOutcome } from "./server.ts";
 
 type Recorder = Pick<AuditLog, "record">;
@@ -11,9 +12,9 @@ export function toolCallAudit(
   audit: Recorder | undefined,
   caller: Caller,
   requestId: string,
-): ((tool: string, outcome: ToolOutcome, durationMs: number) => void) | undefined {
+): ((tool: string, outcome: ToolOutcome, durationMs: number, detail: CallDetail) => void) | undefined {
   if (!audit) return undefined;
-  return (tool, outcome, durationMs) =>
+  return (tool, outcome, durationMs, detail) =>
     audit.record({
       at: new Date(),
       workspaceId: caller.workspaceId,
@@ -24,6 +25,10 @@ export function toolCallAudit(
       outcome,
       durationMs,
       requestId,
+      grantId: caller.grantId ?? null,
+      reason: detail.reason ?? null,
+      records: detail.records ?? null,
+      confirmed: detail.confirmed === true,
     });
 }
 

@@ -59,7 +59,8 @@ export interface ElicitInputRequest {
 }
 
 export type GateAnswer =
-  | { kind: "run" }
+  /** `confirmed`: the person said yes to this very call (the audit trail records it) */
+  | { kind: "run"; confirmed?: true }
   | {
     kind: "input_required";
     result: { inputRequests: Record<string, ElicitInputRequest>; requestState: string };
@@ -67,6 +68,7 @@ export type GateAnswer =
   | { kind: "done"; result: ToolResult };
 
 const RUN: GateAnswer = { kind: "run" };
+const CONFIRMED: GateAnswer = { kind: "run", confirmed: true };
 
 /** The person's answer: ticked and accepted, or one of the ways of not doing it. */
 type Answer = "confirmed" | "declined" | "cancelled" | "unticked";
@@ -188,7 +190,7 @@ export async function confirmationGate(g: GateInput): Promise<GateAnswer> {
   const message = await confirmation(g.db, g.caller, g.input);
   if (message === null) return RUN;
   // Run only what the person saw: if the record changed since, the text differs and they are asked again.
-  if (claims !== null && answer === "confirmed" && claims.m === digest(message)) return RUN;
+  if (claims !== null && answer === "confirmed" && claims.m === digest(message)) return CONFIRMED;
 
   if (g.era === "2026" && g.secretKey && canElicitForm(g.clientCapabilities)) {
     return {
@@ -289,7 +291,7 @@ async function choiceGate(g: GateInput, chooser: Chooser): Promise<GateAnswer> {
       throw new RpcError(RPC.INVALID_PARAMS, CHOICE_REFUSAL);
     }
     g.input[chooser.field] = answer.value;
-    return RUN;
+    return CONFIRMED;
   }
   if (g.era === "2026" && g.secretKey && canElicitForm(g.clientCapabilities)) {
     return {

@@ -27,6 +27,7 @@ import {
   toolSuccess,
 } from "./errors.ts";
 import type { ExportLinks } from "./exports.ts";
+import { type CallDetail, reasonOf, recordsOf } from "./call_detail.ts";
 import { confirmationGate, type ConfirmPolicy } from "./confirm.ts";
 import { denial } from "./permissions.ts";
 import type { Registry } from "./registry.ts";
@@ -81,8 +82,8 @@ export interface McpCallContext {
   confirmWrites?: ConfirmPolicy;
   /** signs download links for large results (lib/mcp/exports.ts); absent: such results cannot be linked */
   exportLinks?: ExportLinks;
-  /** told how every tools/call ended (the audit trail); must not throw or wait */
-  onToolCall?: (tool: string, outcome: ToolOutcome, durationMs: number) => void;
+  /** told how every tools/call ended (the audit trail), with its records and reason; must not throw or wait */
+  onToolCall?: (tool: string, outcome: ToolOutcome, durationMs: number, detail: CallDetail) => void;
 }
 
 /** The HTTP answer: status and JSON (text or UTF-8 bytes), or no body (202). */
@@ -373,16 +374,17 @@ async function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResul
   const start = performance.now();
   const name = isObject(params) && typeof params.name === "string" ? params.name : "";
   let outcome: ToolOutcome = "crash";
+  const detail: CallDetail = { reason: "internal_error" };
   try {
-    const [result, how] = await runTool(ctx, params);
+    const [result, how] = await runTool(ctx, params, detail);
     outcome = how;
     return result;
   } catch (err) {
-    if (err instanceof RpcError) outcome = "invalid";
-    if (err instanceof DatabaseGone) outcome = "unavailable";
+    if (err instanceof RpcError) [outcome, detail.reason] = ["invalid", "invalid_params"];
+    if (err instanceof DatabaseGone) [outcome, detail.reason] = ["unavailable", "unavailable"];
     throw err;
   } finally {
-    ctx.onToolCall?.(name, outcome, performance.now() - start);
+    ctx.onToolCall?.(name, outcome, performance.now() - start, detail);
   }
 }
 
@@ -393,9 +395,11 @@ function outcomeOf(err: AppError): ToolOutcome {
   return "error";
 }
 
+/** Runs one call; fills `detail` (records, reason, confirmed) for the audit trail as it goes. */
 async function runTool(
   ctx: McpCallContext,
   params: unknown,
+  detail: CallDetail,
 ): Promise<[ToolResult | InputRequired, ToolOutcome]> {
   if (!isObject(params) || typeof params.name !== "string") {
     throw new RpcError(RPC.INVALID_PARAMS, "tools/call needs params.name");
@@ -409,15 +413,21 @@ async function runTool(
 
   // Re-checked here, not taken from the cached view: a tool absent from tools/list is still callable by name.
   const variant: McpVariant = ctx.registry.variant;
+  detail.records = recordsOf(args);
   const refused = denial(tool.def, ctx.caller, variant);
-  if (refused) return [toolFailure(refused), outcomeOf(refused)];
+  if (refused) {
+    detail.reason = reasonOf(refused, true);
+    return [toolFailure(refused), outcomeOf(refused)];
+  }
 
   // Before zod: a NUL character would pass every string rule and then fail in Postgres as a database error.
+  detail.reason = "invalid_input";
   const unsafe = unsafeInputProblem(args);
   if (unsafe) return [toolFailure(invalidInput(unsafe)), "invalid"];
 
   const parsed = tool.schema.safeParse(args);
   if (!parsed.success) return [toolFailure(inputError(parsed.error)), "invalid"];
+  delete detail.reason;
   try {
     // Deleting or moving money: the person confirms first, or the operator's policy decides (docs/mcp.md).
     const gate = await confirmationGate({
@@ -434,7 +444,11 @@ async function runTool(
       policy: ctx.confirmWrites ?? "off",
     });
     if (gate.kind === "input_required") return [new InputRequired(gate.result), "asked"];
-    if (gate.kind === "done") return [gate.result, gate.result.isError ? "denied" : "declined"];
+    if (gate.kind === "done") {
+      detail.reason = gate.result.isError ? "confirmation_required" : "not_confirmed";
+      return [gate.result, gate.result.isError ? "denied" : "declined"];
+    }
+    if (gate.confirmed) detail.confirmed = true;
     const value = await tool.def.run(
       {
         db: ctx.db,
@@ -446,10 +460,15 @@ async function runTool(
       },
       parsed.data,
     );
+    detail.records = recordsOf(args, value);
     return [forProtocol(toolSuccess(value), ctx.protocolVersion), "ok"];
   } catch (err) {
     if (err instanceof RpcError) throw err; // a refused requestState (-32602): nothing ran
-    if (err instanceof AppError) return [toolFailure(err), outcomeOf(err)];
+    if (err instanceof AppError) {
+      detail.reason = reasonOf(err);
+      return [toolFailure(err), outcomeOf(err)];
+    }
+    detail.reason = "internal_error";
     if (isDatabaseUnavailable(err)) {
       ctx.log.warn("tool: database unavailable", {
         request_id: ctx.requestId,

@@ -299,9 +299,7 @@ Deno.test("accept with the box ticked runs exactly once; the same state again ru
   const before = runs;
   assert.deepEqual(
     await call("delete_time_log", { timeLogId: log }, { inputResponses: ACCEPT, requestState: state }),
-    {
-      kind: "run",
-    },
+    { kind: "run", confirmed: true },
   );
   assert.equal(runs, before + 1);
   assert.equal(await logExists(log), false);
@@ -316,6 +314,7 @@ Deno.test("accept with the box ticked runs exactly once; the same state again ru
   const inv = await ask("create_invoice", args);
   assert.deepEqual(await call("create_invoice", args, { inputResponses: ACCEPT, requestState: inv.state }), {
     kind: "run",
+    confirmed: true,
   });
   assert.equal(await invoiceCount(), 1);
   await refusedWith(
@@ -422,9 +421,7 @@ Deno.test("altered arguments and other callers run nothing (-32602)", async () =
   // the state was never spent by those: the right call still runs, once
   assert.deepEqual(
     await call("delete_time_log", { timeLogId: log }, { inputResponses: ACCEPT, requestState: state }),
-    {
-      kind: "run",
-    },
+    { kind: "run", confirmed: true },
   );
   assert.equal(await logExists(log), false);
 });
@@ -448,7 +445,7 @@ Deno.test("an expired state runs nothing: the person is asked again with a fresh
       inputResponses: ACCEPT,
       requestState: again.state,
     }),
-    { kind: "run" },
+    { kind: "run", confirmed: true },
   );
   assert.equal(await logExists(log), false);
 });
@@ -463,9 +460,7 @@ Deno.test("a record changed after the question is asked about again, not run on 
   assert.equal(p.status, "in_progress");
   assert.deepEqual(
     await call("update_project_status", args, { inputResponses: ACCEPT, requestState: again.state }),
-    {
-      kind: "run",
-    },
+    { kind: "run", confirmed: true },
   );
   const [q] = await db.sql`select status from projects where id = ${apollo.id}`;
   assert.equal(q.status, "invoiced");

@@ -95,10 +95,14 @@ Deno.test("v2 client: the person sees the text, accepts, and the tool runs exact
     assert.deepEqual(posts, ["server/discover", "tools/call", "tools/call"], "one question, one retry");
     assert.equal(await logExists(log), false);
     await audit.flush();
-    const [trail] = await db.sql<{ outcomes: string[] }[]>`
-      select array_agg(outcome order by id) as outcomes from audit_log
-       where workspace_id = ${f.workspaceId} and tool = 'delete_time_log'`;
-    assert.deepEqual(trail.outcomes, ["asked", "ok"], "the audit trail: asked, then ran");
+    const trail = await db.sql`
+      select outcome, confirmed, records, reason from audit_log
+       where workspace_id = ${f.workspaceId} and tool = 'delete_time_log' order by id`;
+    // the audit trail: asked, then ran on the person's yes (the activity pages show both); the record by id
+    assert.deepEqual(trail.map((r) => ({ ...r })), [
+      { outcome: "asked", confirmed: false, records: [`timeLogId:${log}`], reason: null },
+      { outcome: "ok", confirmed: true, records: [`timeLogId:${log}`], reason: null },
+    ]);
   } finally {
     await client.close();
   }

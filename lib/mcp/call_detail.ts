@@ -1,0 +1,53 @@
+// What the audit trail keeps of a tools/call beyond its outcome, for the activity pages (docs/activity.md): the
+// records it named or created (UUID-shaped ids only), why it was refused or failed (a code word; a message only
+// when the message is built from the tool and the caller, never from the arguments), and whether it ran after
+// the person confirmed it.
+//
+// Exports: `CallDetail`, `recordsOf(args, value)`, `reasonOf(err, ruleRefusal)`, `MAX_RECORDS`, `REASON_MAX`.
+import type { AppError } from "../errors.ts";
+import { isUuid } from "../errors.ts";
+
+/** Records kept per call at most. */
+export const MAX_RECORDS = 10;
+/** The longest reason kept. */
+export const REASON_MAX = 300;
+
+export interface CallDetail {
+  /** `field:uuid` of the ids the call named (top-level `id` and `…Id` arguments) or created (the result's `id`) */
+  records?: string[];
+  /** why it did not run or failed; absent when it ran */
+  reason?: string;
+  /** it ran after the person confirmed it (MCP 2026 input_required, answered yes) */
+  confirmed?: boolean;
+}
+
+const ID_FIELD = /^(id|[a-z][A-Za-z0-9]{0,40}Id)$/;
+
+/**
+ * The ids a call touched: UUID-shaped values of the top-level `id`/`…Id` arguments, then the `id` of the record the
+ * result describes. Only UUIDs, so no free text of the arguments reaches the trail; at most MAX_RECORDS.
+ */
+export function recordsOf(args: Record<string, unknown>, value?: unknown): string[] | undefined {
+  const out: string[] = [];
+  const add = (field: string, v: unknown) => {
+    if (out.length >= MAX_RECORDS || typeof v !== "string" || !isUuid(v)) return;
+    const entry = `${field}:${v.toLowerCase()}`;
+    if (!out.includes(entry)) out.push(entry);
+  };
+  for (const [field, v] of Object.entries(args)) if (ID_FIELD.test(field)) add(field, v);
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const id = (value as { id?: unknown }).id;
+    if (typeof id === "string" && !out.some((e) => e.endsWith(`:${id.toLowerCase()}`))) add("id", id);
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * The reason of a refused or failed call: `code: message` for a rule refusal (lib/mcp/permissions.ts `denial`:
+ * its words come from the tool's definition and the caller's role), the code word alone otherwise — a tool's
+ * own message may quote what the client sent.
+ */
+export function reasonOf(err: AppError, ruleRefusal = false): string {
+  const text = ruleRefusal ? `${err.code}: ${err.message}` : err.code;
+  return text.length <= REASON_MAX ? text : text.slice(0, REASON_MAX);
+}
