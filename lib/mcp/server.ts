@@ -15,6 +15,8 @@ import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
 import { utf8Bytes } from "../json_bytes.ts";
 import { unsafeInputProblem } from "../unsafe_input.ts";
+import { tracedToolCall } from "../telemetry/tool_span.ts";
+import { OTEL_ON } from "../telemetry/otel.ts";
 import type { Caller } from "./caller.ts";
 import {
   forProtocol,
@@ -368,8 +370,24 @@ class InputRequired {
   constructor(readonly result: { inputRequests: Record<string, unknown>; requestState: string }) {}
 }
 
-/** Runs tools/call and reports its outcome to ctx.onToolCall (also for refused and unknown tools). */
-async function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResult | InputRequired> {
+/**
+ * Runs tools/call and reports its outcome to ctx.onToolCall (also for refused and unknown tools); with
+ * OpenTelemetry on, inside a span that names the tool and the outcome (lib/telemetry/tool_span.ts).
+ */
+function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResult | InputRequired> {
+  if (!OTEL_ON) return callToolPlain(ctx, params);
+  const name = isObject(params) && typeof params.name === "string" ? params.name : "";
+  return tracedToolCall(
+    ctx.registry.all.has(name) ? name : "(unknown)",
+    (report) => callToolPlain(ctx, params, report),
+  );
+}
+
+async function callToolPlain(
+  ctx: McpCallContext,
+  params: unknown,
+  report?: (outcome: ToolOutcome) => void,
+): Promise<ToolResult | InputRequired> {
   const start = performance.now();
   const name = isObject(params) && typeof params.name === "string" ? params.name : "";
   let outcome: ToolOutcome = "crash";
@@ -382,6 +400,7 @@ async function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResul
     if (err instanceof DatabaseGone) outcome = "unavailable";
     throw err;
   } finally {
+    report?.(outcome);
     ctx.onToolCall?.(name, outcome, performance.now() - start);
   }
 }
