@@ -11,7 +11,6 @@
 //
 // Exports: instrumentSql, statementSummary, countSocket, dbGauges.
 import type net from "node:net";
-import type { Sql } from "../db/client.ts";
 import { type GaugeSpec, OTEL_ON, SpanKind, SpanStatusCode, tracer } from "./otel.ts";
 
 export interface StatementSummary {
@@ -84,6 +83,9 @@ interface QueryLike {
   handle(): Promise<void>;
 }
 
+/** A postgres.js pool as far as this module needs it (no import of lib/db/client.ts, which imports this). */
+type TaggedSql = (strings: TemplateStringsArray, ...args: never[]) => unknown;
+
 let inFlight = 0;
 let openSockets = 0;
 let patched = false;
@@ -127,7 +129,7 @@ function traced(q: QueryLike): void {
  * Wraps postgres.js's statement execution (once per process) so that every statement makes a span. Only when
  * OTel is on; `sql` is any pool of this process (all share postgres.js's Query class).
  */
-export function instrumentSql(sql: Sql): void {
+export function instrumentSql(sql: TaggedSql): void {
   if (!OTEL_ON || patched) return;
   patched = true;
   // A query object that is never awaited is never sent: it only shows the class.
