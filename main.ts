@@ -12,6 +12,8 @@ import { ensureSigningKey } from "./lib/oauth/keys.ts";
 import { createSigner, SignerError } from "./lib/oauth/signer.ts";
 import { frontEndWarning, type RunningServer, serve, serveOptions } from "./lib/http/serve.ts";
 import { startSweeper, type Sweeper, sweepOptions } from "./lib/oauth/sweeper.ts";
+import { OTEL_ON } from "./lib/telemetry/otel.ts";
+import { startTelemetry } from "./lib/telemetry/setup.ts";
 import { embeddedNeedsMoreReadAccess, START_NEEDS_DATABASE_URL, welcomeText } from "./lib/welcome.ts";
 
 /** How long in-flight requests get to finish after SIGINT/SIGTERM. */
@@ -106,6 +108,9 @@ async function main(args: string[]): Promise<number> {
       log.info("demo person made an operator", { user_id: demoAccount.userId, email: demoAccount.email });
     }
     audit = createAuditLog(db.sql, log);
+    // OTEL_DENO=true: SQL spans and the pool and audit gauges (docs/operations.md "OpenTelemetry").
+    startTelemetry({ sql: db.sql, audit });
+    if (OTEL_ON) log.info("opentelemetry on");
     const signer = createSigner({
       choice: config.signer,
       libcryptoPath: config.libcryptoPath,

@@ -16,6 +16,7 @@ export const BENCHES = [
   "jobs",
   "pooler",
   "activity",
+  "otel",
 ] as const;
 export type BenchName = typeof BENCHES[number];
 

@@ -23,6 +23,7 @@ async function run(args: BenchArgs): Promise<void> {
         args.scale ? args.scale[args.scale.length - 1] : undefined,
       );
     }
+    if (name === "otel") await (await import("./otel.ts")).benchOtel();
   }
 }
 

@@ -1,5 +1,8 @@
-// Structured JSON logs to stdout, one object a line, filtered by LOG_LEVEL.
+// Structured JSON logs to stdout, one object a line, filtered by LOG_LEVEL. With OpenTelemetry on, each line also
+// carries the active span's `trace_id` and `span_id`, and goes through `console` so that Deno exports it as an
+// OpenTelemetry log record with its severity (docs/operations.md "OpenTelemetry").
 import type { LogLevel } from "./config.ts";
+import { OTEL_ON, traceFields } from "./telemetry/otel.ts";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -58,7 +61,20 @@ export function nowIso(now: number = Date.now()): string {
   return `${isoPrefix}${sec < 10 ? "0" : ""}${sec}.${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
 }
 
+/**
+ * Lines through `console` by level, for OpenTelemetry: Deno writes each once (debug and info to stdout, warn and
+ * error to stderr) and exports it as a log record of that severity, inside the active span's trace. Writing to
+ * stdout directly as well would print every line twice.
+ */
+const CONSOLE_BY_LEVEL: Record<LogLevel, (line: string) => void> = {
+  debug: (line) => console.debug(line),
+  info: (line) => console.info(line),
+  warn: (line) => console.warn(line),
+  error: (line) => console.error(line),
+};
+
 export function createLogger(level: LogLevel, write: (line: string) => void = writeStdoutLine): Logger {
+  if (OTEL_ON) return tracedLogger(level, write === writeStdoutLine ? undefined : write);
   const min = ORDER[level];
   function emit(l: LogLevel, msg: string, fields?: Fields) {
     if (ORDER[l] < min) return;
@@ -77,6 +93,28 @@ export function createLogger(level: LogLevel, write: (line: string) => void = wr
           `"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},` +
           `"ms":${JSON.stringify(Math.round(ms * 10) / 10)}}`,
       );
+    },
+  };
+}
+
+/**
+ * createLogger with OpenTelemetry on: every line (the access line too) gets `trace_id` and `span_id` when a span
+ * is active, and goes to `console` by level (or to `write` when one was given: tests).
+ */
+function tracedLogger(level: LogLevel, write?: (line: string) => void): Logger {
+  const min = ORDER[level];
+  function emit(l: LogLevel, msg: string, fields?: Fields) {
+    if (ORDER[l] < min) return;
+    const line = JSON.stringify({ time: nowIso(), level: l, msg, ...fields, ...traceFields() });
+    (write ?? CONSOLE_BY_LEVEL[l])(line);
+  }
+  return {
+    debug: (m, f) => emit("debug", m, f),
+    info: (m, f) => emit("info", m, f),
+    warn: (m, f) => emit("warn", m, f),
+    error: (m, f) => emit("error", m, f),
+    access(requestId, method, path, status, ms) {
+      emit("info", "request", { request_id: requestId, method, path, status, ms: Math.round(ms * 10) / 10 });
     },
   };
 }

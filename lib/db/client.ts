@@ -2,6 +2,8 @@
 import net from "node:net";
 import postgres from "postgres";
 import { isDatabaseUnavailable } from "./errors.ts";
+import { OTEL_ON } from "../telemetry/otel.ts";
+import { countSocket } from "../telemetry/sql.ts";
 
 export type Sql = postgres.Sql;
 /** A pool or a transaction: every data function takes this first. */
@@ -224,6 +226,7 @@ function watchedSockets(limitMs: number) {
     // postgres.js reads the host for TLS server name indication (SNI) from the socket it connected itself.
     if (!o.path) (socket as net.Socket & { host?: string }).host = o.host[i];
     if (limitMs > 0) watchConnection(socket, limitMs);
+    if (OTEL_ON) countSocket(socket);
     return socket;
   };
 }

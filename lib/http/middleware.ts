@@ -2,10 +2,13 @@
 // error answers without internals (503 temporarily_unavailable while the database is away; pages: pages.ts).
 import type { Context, ErrorHandler, MiddlewareHandler, NotFoundHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { routePath } from "hono/route";
+import { trace } from "@opentelemetry/api";
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../db/errors.ts";
 import { BodyTimeoutError, CLIENT_CLOSED_REQUEST, isClientAbort } from "./body_guard.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
+import { countRequest, OTEL_ON } from "../telemetry/otel.ts";
 import { decodeUtf8, unsafeInputProblem } from "../unsafe_input.ts";
 import type { AppEnv } from "./types.ts";
 
@@ -17,8 +20,13 @@ function requestIdOf(incoming: string | null | undefined): string {
   return incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
 }
 
-/** Takes a well-formed incoming X-Request-Id or makes one, echoes it, and logs one line per request. */
+/**
+ * Takes a well-formed incoming X-Request-Id or makes one, echoes it, and logs one line per request. With
+ * OpenTelemetry on, also names Deno's request span after the route pattern, gives it the request id, and counts
+ * the request (`tracedRequestContext`).
+ */
 export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
+  if (OTEL_ON) return tracedRequestContext(log);
   return async (c, next) => {
     const id = requestIdOf(c.req.header("x-request-id"));
     c.set("requestId", id);
@@ -26,6 +34,28 @@ export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
     await next();
     // Set on the response directly: c.header() after the handler re-wraps the body as a stream (~0.5 ms for
     // a 100 KB tools/list answer, measured in bench/mcp.ts). An answer built complete already carries it.
+    if (complete.get(c.res) !== id) c.res.headers.set("X-Request-Id", id);
+    log.access(id, c.req.method, c.req.path, c.res.status, performance.now() - start);
+  };
+}
+
+/**
+ * requestContext with OpenTelemetry on: the active span (Deno's HTTP server span) gets `portico.request_id` at
+ * once and, once answered, `http.route` (the route pattern, "/*" when no route answered) and the name
+ * "METHOD route"; `portico.http.requests` and, for a 429, `portico.rate_limit.refusals` count the answer.
+ */
+function tracedRequestContext(log: Logger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const id = requestIdOf(c.req.header("x-request-id"));
+    c.set("requestId", id);
+    const span = trace.getActiveSpan();
+    span?.setAttribute("portico.request_id", id);
+    const start = performance.now();
+    await next();
+    const route = routePath(c);
+    span?.setAttribute("http.route", route);
+    span?.updateName(`${c.req.method} ${route}`);
+    countRequest(route, c.req.method, c.res.status);
     if (complete.get(c.res) !== id) c.res.headers.set("X-Request-Id", id);
     log.access(id, c.req.method, c.req.path, c.res.status, performance.now() - start);
   };

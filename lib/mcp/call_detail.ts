@@ -3,7 +3,8 @@
 // when the message is built from the tool and the caller, never from the arguments), and whether it ran after
 // the person confirmed it.
 //
-// Exports: `CallDetail`, `recordsOf(args, value)`, `reasonOf(err, ruleRefusal)`, `MAX_RECORDS`, `REASON_MAX`.
+// Exports: `CallDetail`, `recordsOf(args, value)`, `reasonOf(err, ruleRefusal)`, `MAX_RECORDS`, `REASON_MAX`,
+// `ToolOutcome` (how a call ended) and `outcomeOf(err)`.
 import type { AppError } from "../errors.ts";
 import { isUuid } from "../errors.ts";
 
@@ -50,4 +51,23 @@ export function recordsOf(args: Record<string, unknown>, value?: unknown): strin
 export function reasonOf(err: AppError, ruleRefusal = false): string {
   const text = ruleRefusal ? `${err.code}: ${err.message}` : err.code;
   return text.length <= REASON_MAX ? text : text.slice(0, REASON_MAX);
+}
+
+/** How a tools/call ended, for the audit trail (asked: the person is asked first; declined: they said no). */
+export type ToolOutcome =
+  | "ok"
+  | "error"
+  | "denied"
+  | "unavailable"
+  | "invalid"
+  | "crash"
+  | "asked"
+  | "declined";
+
+/** The outcome of a call refused with `err`. */
+export function outcomeOf(err: AppError): ToolOutcome {
+  if (err.code === "access_denied") return "denied";
+  if (err.code === "unavailable") return "unavailable";
+  if (err.code === "invalid_input") return "invalid";
+  return "error";
 }

@@ -11,10 +11,11 @@ import type { McpVariant } from "../config.ts";
 import type { Db } from "../db/client.ts";
 import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER } from "../db/errors.ts";
 import { AppError, invalidInput } from "../errors.ts";
-import type { Logger } from "../log.ts";
-import { errorFields } from "../log.ts";
+import { errorFields, type Logger } from "../log.ts";
 import { utf8Bytes } from "../json_bytes.ts";
 import { unsafeInputProblem } from "../unsafe_input.ts";
+import { tracedToolCall } from "../telemetry/tool_span.ts";
+import { OTEL_ON } from "../telemetry/otel.ts";
 import type { Caller } from "./caller.ts";
 import {
   forProtocol,
@@ -27,7 +28,8 @@ import {
   toolSuccess,
 } from "./errors.ts";
 import type { ExportLinks } from "./exports.ts";
-import { type CallDetail, reasonOf, recordsOf } from "./call_detail.ts";
+import { type CallDetail, outcomeOf, reasonOf, recordsOf, type ToolOutcome } from "./call_detail.ts";
+export type { ToolOutcome };
 import { confirmationGate, type ConfirmPolicy } from "./confirm.ts";
 import { denial } from "./permissions.ts";
 import type { Registry } from "./registry.ts";
@@ -353,24 +355,29 @@ async function dispatch(
   }
 }
 
-/** How a tools/call ended, for the audit trail (asked: the person is asked first; declined: they said no). */
-export type ToolOutcome =
-  | "ok"
-  | "error"
-  | "denied"
-  | "unavailable"
-  | "invalid"
-  | "crash"
-  | "asked"
-  | "declined";
-
 /** A tools/call that asks the person before it runs: its 2026 `input_required` result (lib/mcp/confirm.ts). */
 class InputRequired {
   constructor(readonly result: { inputRequests: Record<string, unknown>; requestState: string }) {}
 }
 
-/** Runs tools/call and reports its outcome to ctx.onToolCall (also for refused and unknown tools). */
-async function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResult | InputRequired> {
+/**
+ * Runs tools/call and reports its outcome to ctx.onToolCall (also for refused and unknown tools); with
+ * OpenTelemetry on, inside a span that names the tool and the outcome (lib/telemetry/tool_span.ts).
+ */
+function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResult | InputRequired> {
+  if (!OTEL_ON) return callToolPlain(ctx, params);
+  const name = isObject(params) && typeof params.name === "string" ? params.name : "";
+  return tracedToolCall(
+    ctx.registry.all.has(name) ? name : "(unknown)",
+    (report) => callToolPlain(ctx, params, report),
+  );
+}
+
+async function callToolPlain(
+  ctx: McpCallContext,
+  params: unknown,
+  report?: (outcome: ToolOutcome) => void,
+): Promise<ToolResult | InputRequired> {
   const start = performance.now();
   const name = isObject(params) && typeof params.name === "string" ? params.name : "";
   let outcome: ToolOutcome = "crash";
@@ -384,15 +391,9 @@ async function callTool(ctx: McpCallContext, params: unknown): Promise<ToolResul
     if (err instanceof DatabaseGone) [outcome, detail.reason] = ["unavailable", "unavailable"];
     throw err;
   } finally {
+    report?.(outcome);
     ctx.onToolCall?.(name, outcome, performance.now() - start, detail);
   }
-}
-
-function outcomeOf(err: AppError): ToolOutcome {
-  if (err.code === "access_denied") return "denied";
-  if (err.code === "unavailable") return "unavailable";
-  if (err.code === "invalid_input") return "invalid";
-  return "error";
 }
 
 /** Runs one call; fills `detail` (records, reason, confirmed) for the audit trail as it goes. */

@@ -1,5 +1,7 @@
 // Compact JWS serialisation for the signer seam: `base64url(header).base64url(payload).base64url(signature)`.
+// With OpenTelemetry on, each signature is a span "jwt.sign" (`jwt.typ`: at+jwt, JWT; lib/telemetry/otel.ts).
 import type { SigningKey } from "./signer.ts";
+import { OTEL_ON, SpanKind, SpanStatusCode, tracer } from "../telemetry/otel.ts";
 
 import { Buffer } from "node:buffer";
 
@@ -9,6 +11,24 @@ const enc = new TextEncoder();
 function b64url(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
 }
+
+/** The RSA signature of `input`, in a span when OpenTelemetry is on. */
+const sign: (key: SigningKey, typ: string, input: Uint8Array) => Promise<Uint8Array> = OTEL_ON
+  ? (key, typ, input) =>
+    tracer().startActiveSpan("jwt.sign", {
+      kind: SpanKind.INTERNAL,
+      attributes: { "jwt.alg": "RS256", "jwt.typ": typ },
+    }, async (span) => {
+      try {
+        return await key.sign(input);
+      } catch (err) {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw err;
+      } finally {
+        span.end();
+      }
+    })
+  : (key, _typ, input) => key.sign(input);
 
 /** Signs `payload` as an RS256 JWT; claims whose value is `undefined` or `null` are left out. */
 export async function signJwt(
@@ -21,5 +41,5 @@ export async function signJwt(
   const input = `${b64url(enc.encode(JSON.stringify({ alg: "RS256", ...header })))}.${
     b64url(enc.encode(JSON.stringify(claims)))
   }`;
-  return `${input}.${b64url(await key.sign(enc.encode(input)))}`;
+  return `${input}.${b64url(await sign(key, header.typ, enc.encode(input)))}`;
 }

@@ -22,6 +22,7 @@ import {
 } from "../clients.ts";
 import { OAuthError } from "../errors.ts";
 import { splitScope } from "../scopes.ts";
+import { countRefresh, OTEL_ON } from "../../telemetry/otel.ts";
 import type { RefreshHint } from "./refresh_hints.ts";
 import {
   checkedResource,
@@ -470,10 +471,15 @@ export async function refreshTokenGrant(
     if (!(err instanceof OAuthError)) throw err;
     resourceProblem = err;
   }
-  return await refreshGrant(deps, creds, {
-    refreshToken: params.refresh_token,
-    scope: params.scope,
-    resource,
-    resourceProblem,
-  });
+  const input = { refreshToken: params.refresh_token, scope: params.scope, resource, resourceProblem };
+  if (!OTEL_ON) return await refreshGrant(deps, creds, input);
+  // OpenTelemetry on: `portico.oauth.refreshes` by outcome, "ok" or the OAuth error code.
+  try {
+    const tokens = await refreshGrant(deps, creds, input);
+    countRefresh("ok");
+    return tokens;
+  } catch (err) {
+    countRefresh(err instanceof OAuthError ? err.error : "error");
+    throw err;
+  }
 }
