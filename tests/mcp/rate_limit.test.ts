@@ -342,6 +342,8 @@ Deno.test("a limited request costs no SQL query; an accepted one still exactly o
       queries = [];
       assert.equal((await post(app, credential)).status, 200);
       assert.equal(queries.length, 1, queries.join("\n---\n"));
+      // The one statement is the caller's, and it takes the key's or grant's unit itself (shared limits).
+      assert.match(queries[0], /insert into rate_buckets/);
       queries = [];
       assert.equal((await post(app, credential)).status, 429);
       assert.deepEqual(queries, []);
