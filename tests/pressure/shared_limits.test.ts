@@ -56,7 +56,7 @@ async function alternate(apps: Hono<AppEnv>[], n: number, send: (app: Hono<AppEn
   return out;
 }
 
-async function assertMcpLimited(
+function assertMcpLimited(
   answer: Awaited<ReturnType<typeof mcp>>,
   scope: string,
   max: number,
@@ -80,10 +80,10 @@ Deno.test("/mcp per API key: 4 in total through A and B, the fifth is 429 on eit
     200,
     200,
   ]);
-  await assertMcpLimited(await mcp(a, key, ip), "api_key", 4);
-  await assertMcpLimited(await mcp(b, key, ip), "api_key", 4);
+  assertMcpLimited(await mcp(a, key, ip), "api_key", 4);
+  assertMcpLimited(await mcp(b, key, ip), "api_key", 4);
   // From another address too: the key's bucket, not the address's.
-  await assertMcpLimited(await mcp(b, key, "198.51.100.10"), "api_key", 4);
+  assertMcpLimited(await mcp(b, key, "198.51.100.10"), "api_key", 4);
   // Another key has its own.
   assert.equal((await mcp(b, f.keys.owner, ip)).status, 200);
 });
@@ -97,8 +97,8 @@ Deno.test("/mcp per OAuth grant: 3 in total through A and B, the fourth is 429 o
     200,
     200,
   ]);
-  await assertMcpLimited(await mcp(b, g.auth, ip), "grant", 3);
-  await assertMcpLimited(await mcp(a, g.auth, ip), "grant", 3);
+  assertMcpLimited(await mcp(b, g.auth, ip), "grant", 3);
+  assertMcpLimited(await mcp(a, g.auth, ip), "grant", 3);
 });
 
 Deno.test("/mcp per address without an accepted credential: 4 in total through A and B, then 429 on either", async () => {
@@ -113,11 +113,11 @@ Deno.test("/mcp per address without an accepted credential: 4 in total through A
     (await mcp(b, null, ip)).status,
   ];
   assert.deepEqual(statuses, [401, 403, 401, 401]);
-  await assertMcpLimited(await mcp(a, null, ip), "address", 4);
-  await assertMcpLimited(await mcp(b, unknown, ip), "address", 4);
+  assertMcpLimited(await mcp(a, null, ip), "address", 4);
+  assertMcpLimited(await mcp(b, unknown, ip), "address", 4);
   // Another address has its own budget; a key this instance has not accepted yet waits like anyone unknown.
   assert.equal((await mcp(b, null, "192.0.2.13")).status, 401);
-  await assertMcpLimited(await mcp(a, f.keys.owner, ip), "address", 4);
+  assertMcpLimited(await mcp(a, f.keys.owner, ip), "address", 4);
 });
 
 const form = { "content-type": "application/x-www-form-urlencoded" };
