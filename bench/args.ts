@@ -15,6 +15,7 @@ export const BENCHES = [
   "row_tokens",
   "jobs",
   "pooler",
+  "instances",
 ] as const;
 export type BenchName = typeof BENCHES[number];
 

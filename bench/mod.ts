@@ -18,6 +18,7 @@ async function run(args: BenchArgs): Promise<void> {
     if (name === "row_tokens") await (await import("./row_tokens.ts")).benchRowTokens();
     if (name === "jobs") await (await import("./jobs.ts")).benchJobs();
     if (name === "pooler") await (await import("./pooler.ts")).benchPooler();
+    if (name === "instances") await (await import("./instances.ts")).benchInstances();
   }
 }
 
