@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
+import { isDatabaseUnavailable } from "../lib/db/errors.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
 import { isLoopbackHostname, LOOPBACK_HOSTNAMES } from "../lib/net/loopback.ts";
 import { completeResponse } from "../lib/http/middleware.ts";
@@ -206,6 +207,9 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     try {
       limited = await limits.settle(admitted, charge, result.charged, result.ok ? result.caller : null);
     } catch (err) {
+      // A request refused anyway (no credential, a malformed one) is answered as such while the database,
+      // where its address's unit is counted, is away.
+      if (!result.ok && isDatabaseUnavailable(err)) return refuse(c, result.refusal);
       return refuse(c, authenticationFailed(deps.log, c.get("requestId"), err));
     }
     if (limited) return tooMany(c, limited);
