@@ -17,6 +17,7 @@ export const BENCHES = [
   "pooler",
   "activity",
   "otel",
+  "instances",
 ] as const;
 export type BenchName = typeof BENCHES[number];
 

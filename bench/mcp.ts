@@ -9,6 +9,8 @@ import type { McpVariant } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { silentLogger } from "../lib/log.ts";
 import { type Caller, loadCaller } from "../lib/mcp/caller.ts";
+import { createMcpRateLimits } from "../lib/mcp/rate_limit.ts";
+import { createSharedLimiter } from "../lib/rate_limit/mod.ts";
 import { toolSuccess } from "../lib/mcp/errors.ts";
 import { registryFor } from "../lib/mcp/registry.ts";
 import { listProjects } from "../lib/workspace/projects.ts";
@@ -241,6 +243,26 @@ async function runWith(sql: Sql, where: string): Promise<void> {
     }),
   };
 
+  // Issue 31: the caller statement with the shared rate limit's unit taken inside it, against the statement
+  // alone (as before the limits were shared) and against the unit taken by a second statement.
+  const limits = createMcpRateLimits({
+    db: sql,
+    perCredential: { max: 1_000_000_000, windowSeconds: 60 },
+    unauthenticated: { max: 1_000_000_000, windowSeconds: 60 },
+  });
+  const second = createSharedLimiter(sql, { max: 1_000_000_000, windowSeconds: 60 });
+  const admitted = limits.admit(key, "127.0.0.1");
+  if (!admitted.ok) throw new Error("bench key limited");
+  const charge = limits.charge(admitted, 1);
+  const statements = await measureAll({
+    alone: bareCaller,
+    charged: () => loadCaller(sql, key, VARIANT, silentLogger, undefined, charge),
+    secondStatement: async () => {
+      await bareCaller();
+      await second.take(`key:${caller.keyId}`);
+    },
+  });
+
   console.log(`\nMCP per request through app.fetch (${where}, variant ${VARIANT}, ${TOOLS.length} tools)`);
   const row = (label: string, value: string) => console.log(`    ${label.padEnd(40)} ${value}`);
   const both = (f: (t: Record<string, number>) => number, unit: (n: number) => string) => {
@@ -272,4 +294,10 @@ async function runWith(sql: Sql, where: string): Promise<void> {
     );
     row("low-level SDK / pipeline", both((t) => t.sdkLowLevel / t.pipeline, ratio)(r));
   }
+  console.log("\n  the caller statement and the shared rate limit (issue 31)");
+  row("caller statement alone (no limit)", both((t) => t.alone, fmt)(statements));
+  row("caller statement taking the unit (CTE)", both((t) => t.charged, fmt)(statements));
+  row("caller statement + a second statement", both((t) => t.secondStatement, fmt)(statements));
+  row("CTE - alone", both((t) => t.charged - t.alone, fmt)(statements));
+  row("second statement - alone", both((t) => t.secondStatement - t.alone, fmt)(statements));
 }

@@ -24,6 +24,7 @@ async function run(args: BenchArgs): Promise<void> {
       );
     }
     if (name === "otel") await (await import("./otel.ts")).benchOtel();
+    if (name === "instances") await (await import("./instances.ts")).benchInstances();
   }
 }
 

@@ -23,6 +23,7 @@ import m00025 from "./00025_mcp_spent_request_states.sql" with { type: "text" };
 import m00026 from "./00026_password_resets.sql" with { type: "text" };
 import m00027 from "./00027_sign_in_security.sql" with { type: "text" };
 import m00028 from "./00028_activity.sql" with { type: "text" };
+import m00029 from "./00029_shared_limits.sql" with { type: "text" };
 
 export interface Migration {
   name: string;
@@ -54,4 +55,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "00026_password_resets.sql", sql: m00026 },
   { name: "00027_sign_in_security.sql", sql: m00027 },
   { name: "00028_activity.sql", sql: m00028 },
+  { name: "00029_shared_limits.sql", sql: m00029 },
 ];

@@ -12,7 +12,8 @@ import { type CallerResult, loadCallerByKeyId } from "../lib/mcp/caller.ts";
 import { type BearerResult, loadGrantCaller } from "../lib/mcp/bearer.ts";
 import { EXPORT_FILES, EXPORT_PATH, type LinkClaims, sameCaller, verifyLink } from "../lib/mcp/exports.ts";
 import { denial } from "../lib/mcp/permissions.ts";
-import { createMcpRateLimits, type McpRateLimits } from "../lib/mcp/rate_limit.ts";
+import type { McpCharge } from "../lib/mcp/charge.ts";
+import { createMcpRateLimits, type Limited, type McpRateLimits } from "../lib/mcp/rate_limit.ts";
 import { effectiveSelection, outsideSelection } from "../lib/mcp/toolsets.ts";
 import { exportContacts as exportCsv } from "../lib/workspace/contacts.ts";
 import { exportContacts as tool, ExportContactsInput } from "../tools/export_contacts.ts";
@@ -48,6 +49,7 @@ export function createExportRoutes(deps: ExportRouteDeps): Hono<AppEnv> {
   const variant = deps.config.mcpVariant;
   const now = deps.now ?? Date.now;
   const limits = deps.mcpRateLimits ?? createMcpRateLimits({
+    db: deps.sql,
     perCredential: deps.config.mcpRateLimit,
     unauthenticated: deps.config.mcpUnauthRateLimit,
     log: deps.log,
@@ -62,34 +64,41 @@ export function createExportRoutes(deps: ExportRouteDeps): Hono<AppEnv> {
   }
 
   /** The caller the link's credential resolves to now, with the same checks as /mcp. */
-  async function callerNow(claims: LinkClaims): Promise<CallerResult | BearerResult> {
-    if (claims.key !== undefined) return await loadCallerByKeyId(deps.sql, claims.key, variant, deps.log);
+  async function callerNow(claims: LinkClaims, charge: McpCharge): Promise<CallerResult | BearerResult> {
+    if (claims.key !== undefined) {
+      return await loadCallerByKeyId(deps.sql, claims.key, variant, deps.log, charge);
+    }
     return await loadGrantCaller({ db: deps.sql, log: deps.log }, claims.grant!, {
       sub: claims.sub ?? "",
       client_id: claims.client ?? "",
-    });
+    }, charge);
   }
+
+  const tooMany = (c: Context<AppEnv>, limited: Limited) =>
+    plain(c, 429, `Too Many Requests: retry in ${limited.retryAfter} seconds.\n`, [
+      ["Retry-After", String(limited.retryAfter)],
+    ]);
 
   app.get(`${EXPORT_PATH}/:file`, async (c) => {
     const started = performance.now();
     const token = c.req.query("token") ?? "";
-    // Like /mcp: one unit before any database work, from the link's bucket when it was accepted recently on
-    // this instance, else from the client address; moved to the key's or grant's bucket once it is known.
+    // Like /mcp: a bucket this instance knows to be empty is refused before any database work; else the caller
+    // statement takes the unit, from the link's key or grant when it is live, else from the client address.
     const admitted = limits.admit(token === "" ? undefined : token, clientIp(c, deps.config.trustedProxies));
-    if (!admitted.ok) {
-      return plain(c, 429, `Too Many Requests: retry in ${admitted.retryAfter} seconds.\n`, [
-        ["Retry-After", String(admitted.retryAfter)],
-      ]);
-    }
+    if (!admitted.ok) return tooMany(c, admitted);
+    const charge = limits.charge(admitted, 1);
     const verified = verifyLink(deps.secretKey, token, now());
     if (!verified.ok || EXPORT_FILES[verified.claims.k] !== c.req.param("file")) {
-      limits.refuse(admitted);
+      const limited = await limits.settle(admitted, charge, undefined, null);
+      if (limited) return tooMany(c, limited);
       return verified.ok || verified.reason === "malformed"
         ? plain(c, 404, NOT_FOUND)
         : plain(c, 403, EXPIRED);
     }
     const claims = verified.claims;
-    const result = await callerNow(claims);
+    const result = await callerNow(claims, charge);
+    const limited = await limits.settle(admitted, charge, result.charged, result.ok ? result.caller : null);
+    if (limited) return tooMany(c, limited);
     // The same rules as tools/call of export_contacts, against the credential as it is now: revoked key or
     // grant, removed or disabled member, role, module, the key's toolsets, and the same workspace, user and
     // company scope as when the link was made.
@@ -111,15 +120,8 @@ export function createExportRoutes(deps: ExportRouteDeps): Hono<AppEnv> {
         requestId: c.get("requestId"),
       });
     if (!allowed || !result.ok) {
-      limits.refuse(admitted);
       audit("denied");
       return plain(c, 403, NO_ACCESS);
-    }
-    const limited = limits.accept(admitted, result.caller, () => 1);
-    if (limited) {
-      return plain(c, 429, `Too Many Requests: retry in ${limited.retryAfter} seconds.\n`, [
-        ["Retry-After", String(limited.retryAfter)],
-      ]);
     }
     const filter = ExportContactsInput.safeParse(claims.f);
     // Signed by this server, so only a schema changed since (a new version) can refuse it.

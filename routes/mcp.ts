@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
+import { isDatabaseUnavailable } from "../lib/db/errors.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
 import { isLoopbackHostname, LOOPBACK_HOSTNAMES } from "../lib/net/loopback.ts";
 import { completeResponse } from "../lib/http/middleware.ts";
@@ -53,7 +54,7 @@ export interface McpRouteDeps {
   keys: KeyStore;
   /** when given, every tools/call (also refused ones) is recorded there, off the response path */
   audit?: Pick<AuditLog, "record">;
-  /** the /mcp rate limits; by default built from config (MCP_RATE_LIMIT, MCP_UNAUTH_RATE_LIMIT), one per app */
+  /** the /mcp rate limits; by default built from config (MCP_RATE_LIMIT, MCP_UNAUTH_RATE_LIMIT), one per app, in the database */
   mcpRateLimits?: McpRateLimits;
   /** SECRET_KEY: signs download links for large exports (routes/exports.ts serves them); absent: no links */
   secretKey?: string;
@@ -107,6 +108,7 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     variant,
   });
   const limits = deps.mcpRateLimits ?? createMcpRateLimits({
+    db: deps.sql,
     perCredential: deps.config.mcpRateLimit,
     unauthenticated: deps.config.mcpUnauthRateLimit,
     log: deps.log,
@@ -185,27 +187,36 @@ export function createMcpRoutes(deps: McpRouteDeps, opts: McpRouteOptions = {}):
     const selected = parseSelection(c.req.query("toolsets"), c.req.query("readonly"));
     if (!selected.ok) return refuse(c, refuseSelection(selected.message));
 
-    // Rate limit, before any database work: a credential accepted recently on this instance is charged to its
-    // key or grant; anything else to the client address (lib/mcp/rate_limit.ts).
+    // Rate limits, shared by every instance (lib/mcp/rate_limit.ts): a bucket this instance knows to be empty is
+    // refused before any database work; else the caller statement takes the request's units itself, from its
+    // key or grant when the credential is live, else from the client address (one round trip either way).
     const presented = presentedCredential(c.req.header("x-api-key"), c.req.header("authorization"));
     const admitted = limits.admit(presented.single, clientIp(c, deps.config.trustedProxies));
     if (!admitted.ok) return tooMany(c, admitted);
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    // A batch counts one unit per message (read only when the body is a JSON array).
+    const charge = limits.charge(admitted, messageCount(bytes));
 
     let result;
     try {
-      result = await authenticator.authenticate(presented, admitted.fingerprint);
+      result = await authenticator.authenticate(presented, admitted.fingerprint, charge);
     } catch (err) {
       return refuse(c, authenticationFailed(deps.log, c.get("requestId"), err));
     }
+    let limited;
+    try {
+      limited = await limits.settle(admitted, charge, result.charged, result.ok ? result.caller : null);
+    } catch (err) {
+      // A request refused anyway (no credential, a malformed one) is answered as such while the database,
+      // where its address's unit is counted, is away.
+      if (!result.ok && isDatabaseUnavailable(err)) return refuse(c, result.refusal);
+      return refuse(c, authenticationFailed(deps.log, c.get("requestId"), err));
+    }
+    if (limited) return tooMany(c, limited);
     if (!result.ok) {
-      limits.refuse(admitted);
-      if (deps.audit) auditRefusedCall(deps.audit, await c.req.text(), c.get("requestId"));
+      if (deps.audit) auditRefusedCall(deps.audit, new TextDecoder().decode(bytes), c.get("requestId"));
       return refuse(c, result.refusal);
     }
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    // A batch counts one unit per message (read only when the body is a JSON array).
-    const limited = limits.accept(admitted, result.caller, () => messageCount(bytes));
-    if (limited) return tooMany(c, limited);
 
     const body = decodeUtf8(bytes);
     if (body === null) return refuse(c, NOT_UTF8);

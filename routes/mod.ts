@@ -88,6 +88,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", createOAuthRoutes({ ...deps, keys }));
   // One set of /mcp limits for /mcp and the export downloads its links lead to (a download counts as a call).
   const mcpRateLimits = deps.mcpRateLimits ?? createMcpRateLimits({
+    db: deps.sql,
     perCredential: deps.config.mcpRateLimit,
     unauthenticated: deps.config.mcpUnauthRateLimit,
     log: deps.log,

@@ -13,7 +13,7 @@ import { grantActive, revokeToken } from "../lib/oauth/grants/revocation.ts";
 import { type TokenDeps, TokenParams } from "../lib/oauth/grants/shared.ts";
 import { JWKS_MAX_AGE_SECONDS } from "../lib/oauth/keys.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../lib/oauth/metadata.ts";
-import { createMemoryLimiter, take } from "../lib/rate_limit/mod.ts";
+import { createMemoryLimiter, createSharedLimiter, type Refused, take } from "../lib/rate_limit/mod.ts";
 import { registerClient } from "../lib/oauth/registration.ts";
 
 import { introspectToken, requireIntrospector } from "../lib/oauth/introspection.ts";
@@ -83,35 +83,63 @@ function publicCors(): MiddlewareHandler<AppEnv> {
 
 /**
  * Refused token and revocation requests (a wrong client secret, a guessed code or token, malformed input) are
- * bounded per client address, in memory per instance: each one costs a client lookup, a secret check or a token
- * lookup. Every request takes a unit up front and a request that was answered without an OAuth error gives it
- * back, so clients that refresh successfully from one address (a NAT, a benchmark) are never slowed.
+ * bounded per client address: each one costs a client lookup, a secret check or a token lookup. Counted in the
+ * database (rate_buckets, shared by every instance) only when a request is refused, so successful refreshes
+ * cost no statement and clients refreshing from one address (a NAT, a benchmark) are never slowed. The refusal
+ * that finds the budget spent is answered 429 instead, and this instance then refuses the address before any
+ * lookup until a unit is free; another instance learns it from its own next refusal (docs/operations.md "Rate
+ * limits"). In memory, each instance also holds requests in flight to the same budget (taken up front, given
+ * back unless refused), so one instance never works on more than the budget at once.
  */
 function refusalLimit(deps: OAuthRouteDeps): MiddlewareHandler<AppEnv> {
-  const failures = createMemoryLimiter(deps.config.tokenFailureRateLimit);
+  const local = createMemoryLimiter(deps.config.tokenFailureRateLimit);
+  const shared = createSharedLimiter(deps.sql, deps.config.tokenFailureRateLimit);
+  const tooMany = (taken: Refused) =>
+    new Response(
+      JSON.stringify({
+        error: "too_many_requests",
+        error_description: "too many refused requests from this address, retry later",
+      }),
+      {
+        status: 429,
+        headers: {
+          "Content-Type": "application/json",
+          "Cache-Control": "no-store",
+          "Retry-After": String(taken.retryAfter),
+        },
+      },
+    );
   return async (c, next) => {
     if (c.req.method !== "POST") return await next();
-    const bucket = addressKey(clientIp(c, deps.config.trustedProxies));
-    const taken = failures.take(bucket);
-    if (!taken.ok) {
-      c.header("Cache-Control", "no-store");
-      c.header("Retry-After", String(taken.retryAfter));
-      return c.json(
-        {
-          error: "too_many_requests",
-          error_description: "too many refused requests from this address, retry later",
-        },
-        429,
-      );
-    }
+    const address = addressKey(clientIp(c, deps.config.trustedProxies));
+    const bucket = `token_refused:${address}`;
+    const known = shared.blocked(bucket);
+    if (known) return tooMany(known);
+    const taken = local.take(address);
+    if (!taken.ok) return tooMany(taken);
     try {
       await next();
     } catch (err) {
       // Not an OAuth refusal (the database, a bug): the app's handler answers it and the unit goes back.
-      failures.give(bucket);
+      local.give(address);
       throw err;
     }
-    if (c.res.status < 400 || c.res.status >= 500) failures.give(bucket);
+    if (c.res.status < 400 || c.res.status >= 500) {
+      local.give(address);
+      return;
+    }
+    let counted;
+    try {
+      counted = await shared.take(bucket);
+    } catch (err) {
+      // The refusal stands; only its count is lost (the database went away after answering it).
+      if (!isDatabaseUnavailable(err)) throw err;
+      return;
+    }
+    if (counted.ok) return;
+    // A new answer, not the refusal's headers (its WWW-Authenticate, its length) on another body.
+    c.res = undefined;
+    c.res = tooMany(counted);
   };
 }
 
@@ -261,12 +289,13 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     issuer,
     resourceServers: deps.config.resourceServers,
   };
-  // An open POST that costs a client lookup and a secret check: bounded per client address, in memory (the
-  // callers are a few resource servers; a flood from one address must not become database work).
-  const introspectLimiter = createMemoryLimiter(deps.config.introspectionRateLimit);
+  // An open POST that costs a client lookup and a secret check: bounded per client address, in the database
+  // (shared by every instance; an address this instance knows to be over is refused without a query).
+  const introspectLimiter = createSharedLimiter(deps.sql, deps.config.introspectionRateLimit);
   app.post("/oauth/introspect", async (c) => {
     c.header("Cache-Control", "no-store");
-    const taken = introspectLimiter.take(addressKey(clientIp(c, deps.config.trustedProxies)));
+    const bucket = `introspect:${addressKey(clientIp(c, deps.config.trustedProxies))}`;
+    const taken = introspectLimiter.blocked(bucket) ?? await introspectLimiter.take(bucket);
     if (!taken.ok) {
       c.header("Retry-After", String(taken.retryAfter));
       return c.json(

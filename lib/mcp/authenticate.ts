@@ -7,7 +7,8 @@ import { errorFields, type Logger } from "../log.ts";
 import type { KeyStore } from "../oauth/keys.ts";
 import { protectedResourceMetadataUrl } from "../oauth/metadata.ts";
 import { type BearerResult, createVerifiedTokenCache, loadBearerCaller, MCP_SCOPE } from "./bearer.ts";
-import { type Caller, type CallerResult, loadCaller } from "./caller.ts";
+import { type Caller, type CallerResult, type Charged, loadCaller } from "./caller.ts";
+import type { McpCharge } from "./charge.ts";
 import { RPC } from "./errors.ts";
 import type { Refusal } from "./refusals.ts";
 import { rpcErrorBody } from "./jsonrpc.ts";
@@ -32,8 +33,11 @@ export function presentedCredential(
   return { apiKey, authorization, bearer, single };
 }
 
-/** The caller, or the refusal of the credential presented (none, two, an unknown scheme, or not accepted). */
-export type Authenticated = { ok: true; caller: Caller } | { ok: false; refusal: Refusal };
+/**
+ * The caller, or the refusal of the credential presented (none, two, an unknown scheme, or not accepted), and
+ * what the caller statement took from the rate limits (`charged` absent: no statement ran).
+ */
+export type Authenticated = ({ ok: true; caller: Caller } | { ok: false; refusal: Refusal }) & Charged;
 
 export interface AuthenticatorDeps {
   sql: Db;
@@ -46,8 +50,11 @@ export interface AuthenticatorDeps {
 }
 
 export interface Authenticator {
-  /** Resolves the presented credential; `fingerprint` is its hash when the rate limit computed it. May throw. */
-  authenticate(presented: Presented, fingerprint?: string): Promise<Authenticated>;
+  /**
+   * Resolves the presented credential; `fingerprint` is its hash when the rate limit computed it, `charge` the
+   * units its statement takes (lib/mcp/charge.ts). May throw.
+   */
+  authenticate(presented: Presented, fingerprint?: string, charge?: McpCharge): Promise<Authenticated>;
 }
 
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
@@ -88,10 +95,10 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   }
 
   const outcome = (result: CallerResult | BearerResult): Authenticated =>
-    result.ok ? result : { ok: false, refusal: refusal(result) };
+    result.ok ? result : { ok: false, refusal: refusal(result), charged: result.charged };
 
   return {
-    async authenticate({ apiKey, authorization, bearer }, fingerprint) {
+    async authenticate({ apiKey, authorization, bearer }, fingerprint, charge) {
       if (apiKey && bearer !== undefined) {
         return {
           ok: false,
@@ -105,8 +112,12 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
           },
         };
       }
-      if (apiKey) return outcome(await loadCaller(deps.sql, apiKey, deps.variant, deps.log, fingerprint));
-      if (bearer !== undefined && bearer !== "") return outcome(await loadBearerCaller(bearerDeps, bearer));
+      if (apiKey) {
+        return outcome(await loadCaller(deps.sql, apiKey, deps.variant, deps.log, fingerprint, charge));
+      }
+      if (bearer !== undefined && bearer !== "") {
+        return outcome(await loadBearerCaller(bearerDeps, bearer, charge));
+      }
       const message = authorization === undefined || bearer !== undefined
         ? "missing credentials: send an x-api-key header, or an OAuth access token as Authorization: Bearer"
         : "unsupported Authorization scheme: use Bearer with an OAuth access token, or an x-api-key header";

@@ -8,15 +8,26 @@ import { isUuid } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { KeyStore } from "../oauth/keys.ts";
 import { type AccessTokenClaims, verifyAccessToken } from "../oauth/tokens.ts";
-import { type Caller, callerFrom, LAST_USED_RESOLUTION_SECONDS, touchLastUsed } from "./caller.ts";
+import { gcraAnswer, type GcraColumns } from "../rate_limit/mod.ts";
+import {
+  type Caller,
+  callerFrom,
+  type Charged,
+  LAST_USED_RESOLUTION_SECONDS,
+  touchLastUsed,
+} from "./caller.ts";
+import { chargeSql, type McpCharge } from "./charge.ts";
 
 /** The scope a token needs at /mcp. */
 export const MCP_SCOPE = "workspace";
 
 export type BearerResult =
-  | { ok: true; caller: Caller }
-  | { ok: false; status: 401; error: "invalid_token"; message: string }
-  | { ok: false; status: 403; error: "insufficient_scope"; message: string };
+  & (
+    | { ok: true; caller: Caller }
+    | { ok: false; status: 401; error: "invalid_token"; message: string }
+    | { ok: false; status: 403; error: "insufficient_scope"; message: string }
+  )
+  & Charged;
 
 export interface BearerDeps {
   db: Db;
@@ -82,9 +93,9 @@ function notForMcp(resource: string, reason: string): BearerResult {
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_TOKEN_LENGTH = 8_000;
 
-interface GrantRow {
-  userId: string;
-  clientId: string;
+interface GrantRow extends GcraColumns {
+  userId: string | null;
+  clientId: string | null;
   live: boolean;
   workspaceId: string | null;
   companyId: string | null;
@@ -100,7 +111,12 @@ interface GrantRow {
 }
 
 /** Loads the caller for a raw Bearer token value. */
-export async function loadBearerCaller(deps: BearerDeps, token: string): Promise<BearerResult> {
+export async function loadBearerCaller(
+  deps: BearerDeps,
+  token: string,
+  /** the rate limits' units, taken by the grant's statement (lib/mcp/charge.ts) */
+  charge?: McpCharge,
+): Promise<BearerResult> {
   if (token.length > MAX_TOKEN_LENGTH || !JWT_SHAPE.test(token)) {
     return invalid("the access token is malformed");
   }
@@ -135,7 +151,7 @@ export async function loadBearerCaller(deps: BearerDeps, token: string): Promise
   if (!grantId || !isUuid(grantId)) {
     return invalid("the access token names no grant");
   }
-  return await loadGrantCaller(deps, grantId, claims);
+  return await loadGrantCaller(deps, grantId, claims, charge);
 }
 
 /**
@@ -147,11 +163,14 @@ export async function loadGrantCaller(
   deps: Pick<BearerDeps, "db" | "log">,
   grantId: string,
   claims: Pick<AccessTokenClaims, "sub" | "client_id">,
+  charge?: McpCharge,
 ): Promise<BearerResult> {
   // One round trip: the grant (with the workspace and tool limits chosen on consent), the person, the member row
-  // and overrides.
-  const [row] = await deps.db<GrantRow[]>`
-    select g.user_id as "userId", g.client_id as "clientId", g.revoked_at is null as live,
+  // and overrides, and the request's rate-limit units (the grant's when it is live, else the address's).
+  const db = deps.db;
+  const [row] = await db<GrantRow[]>`
+    with c as (
+    select g.id, g.user_id as "userId", g.client_id as "clientId", g.revoked_at is null as live,
            g.workspace_id as "workspaceId", g.company_id as "companyId", g.toolsets, g.read_only as "readOnly",
            u.disabled_at is not null as disabled,
            (g.last_used_at is null
@@ -164,16 +183,29 @@ export async function loadGrantCaller(
       join users u on u.id = g.user_id
       left join workspaces w on w.id = g.workspace_id
       left join workspace_members m on m.workspace_id = g.workspace_id and m.user_id = g.user_id
-     where g.id = ${grantId}`;
-  if (!row || row.userId !== claims.sub || row.clientId !== claims.client_id) {
-    return invalid("the access token's grant does not exist");
+     where g.id = ${grantId}
+    ),
+    rl_found as (
+      select c.id::text as cid, c.live from c where c."userId" = ${claims.sub} and c."clientId" = ${claims.client_id}
+    ),
+    ${chargeSql(db, charge, "grant:")}
+    select c.*, rl.rl_bucket, rl.rl_ok, rl.rl_ahead_ms
+      from (values (1)) as one (x) left join c on true left join rl on true`;
+  const charged = gcraAnswer(row);
+  if (!row || row.userId === null || row.userId !== claims.sub || row.clientId !== claims.client_id) {
+    return { ...invalid("the access token's grant does not exist"), charged };
   }
-  if (!row.live) return invalid("the access token was revoked");
-  if (row.disabled) return invalid("the account is disabled");
-  if (!row.workspaceId || !row.modules) return invalid("the grant is not bound to a workspace");
-  if (!row.isMember) return invalid("the person is no longer a member of the workspace chosen on consent");
+  if (!row.live) return { ...invalid("the access token was revoked"), charged };
+  if (row.disabled) return { ...invalid("the account is disabled"), charged };
+  if (!row.workspaceId || !row.modules) {
+    return { ...invalid("the grant is not bound to a workspace"), charged };
+  }
+  if (!row.isMember) {
+    return { ...invalid("the person is no longer a member of the workspace chosen on consent"), charged };
+  }
   if (row.stale) touchLastUsed(deps.db, "oauth_grants", grantId, deps.log);
   return {
+    charged,
     ok: true,
     caller: callerFrom({
       workspaceId: row.workspaceId,

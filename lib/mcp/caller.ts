@@ -9,6 +9,8 @@ import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
 import { isRole, type Role } from "../workspace/modules.ts";
+import { type GcraAnswer, gcraAnswer, type GcraColumns } from "../rate_limit/mod.ts";
+import { chargeSql, type McpCharge } from "./charge.ts";
 import { allowedAreas, type Area } from "./permissions.ts";
 
 /** Who is calling, derived from the API key once per request. Immutable. */
@@ -52,17 +54,22 @@ export interface ConnectionSelection {
   readOnly: boolean;
 }
 
+/** What the caller statement took from the rate limits (lib/mcp/charge.ts); absent when it did not run. */
+export interface Charged {
+  charged?: GcraAnswer | null;
+}
+
 export type CallerResult =
-  | { ok: true; caller: Caller }
-  | { ok: false; status: 401 | 403; message: string };
+  & ({ ok: true; caller: Caller } | { ok: false; status: 401 | 403; message: string })
+  & Charged;
 
 // pak_ + 32 random bytes in base64url (43 characters)
 const KEY_SHAPE = /^pak_[A-Za-z0-9_-]{43}$/;
 /** last_used_at is written at most once per key per this many seconds */
 export const LAST_USED_RESOLUTION_SECONDS = 60;
 
-interface KeyRow {
-  id: string;
+interface KeyRow extends GcraColumns {
+  id: string | null;
   workspaceId: string;
   kind: ApiKeyKind;
   userId: string | null;
@@ -87,6 +94,8 @@ export async function loadCaller(
   log: Logger,
   /** sha256Hex(rawKey), when the caller already computed it (the rate limit's fingerprint): not hashed twice */
   rawKeyHash?: string,
+  /** the rate limits' units, taken by the same statement (lib/mcp/charge.ts) */
+  charge?: McpCharge,
 ): Promise<CallerResult> {
   if (rawKey === undefined || rawKey === "") {
     return { ok: false, status: 401, message: "missing x-api-key header" };
@@ -96,7 +105,7 @@ export async function loadCaller(
     return { ok: false, status: 401, message: "malformed API key (expected pak_ followed by 43 characters)" };
   }
   const hash = rawKeyHash !== undefined && key === rawKey ? rawKeyHash : sha256Hex(key);
-  return await keyCaller(db, db`k.key_hash = ${hash}`, variant, log);
+  return await keyCaller(db, db`k.key_hash = ${hash}`, variant, log, charge);
 }
 
 /**
@@ -108,8 +117,9 @@ export async function loadCallerByKeyId(
   keyId: string,
   variant: McpVariant,
   log: Logger,
+  charge?: McpCharge,
 ): Promise<CallerResult> {
-  return await keyCaller(db, db`k.id = ${keyId}`, variant, log);
+  return await keyCaller(db, db`k.id = ${keyId}`, variant, log, charge);
 }
 
 async function keyCaller(
@@ -117,9 +127,12 @@ async function keyCaller(
   which: postgres.Fragment,
   variant: McpVariant,
   log: Logger,
+  charge: McpCharge | undefined,
 ): Promise<CallerResult> {
-  // One round trip: the key, its workspace, the member row of its user and the workspace's role overrides.
+  // One round trip: the key, its workspace, the member row of its user and the workspace's role overrides, and
+  // the request's rate-limit units (the key's when it is live, else the address's).
   const [row] = await db<KeyRow[]>`
+    with c as (
     select k.id, k.workspace_id as "workspaceId", k.kind, k.user_id as "userId", k.company_id as "companyId",
            k.toolsets, k.read_only as "readOnly",
            k.revoked_at is not null as revoked,
@@ -134,19 +147,31 @@ async function keyCaller(
       from api_keys k
       join workspaces w on w.id = k.workspace_id
       left join workspace_members m on m.workspace_id = k.workspace_id and m.user_id = k.user_id
-     where ${which}`;
-  if (!row) return { ok: false, status: 401, message: "unknown API key" };
-  if (row.revoked) return { ok: false, status: 401, message: "API key revoked" };
+     where ${which}
+    ),
+    rl_found as (select c.id::text as cid, not c.revoked as live from c),
+    ${chargeSql(db, charge, "key:")}
+    select c.*, rl.rl_bucket, rl.rl_ok, rl.rl_ahead_ms
+      from (values (1)) as one (x) left join c on true left join rl on true`;
+  const charged = gcraAnswer(row);
+  if (!row || row.id === null) return { ok: false, status: 401, message: "unknown API key", charged };
+  if (row.revoked) return { ok: false, status: 401, message: "API key revoked", charged };
   if (row.kind === "workspace" && variant === "A") {
-    return { ok: false, status: 403, message: "legacy key: create a new key in your profile" };
+    return { ok: false, status: 403, message: "legacy key: create a new key in your profile", charged };
   }
   // Rule 1: a key bound to a person reaches no more than that person could; a person who left reaches nothing.
   if (row.userId && !row.isMember) {
-    return { ok: false, status: 401, message: "the key's user is no longer a member of its workspace" };
+    return {
+      ok: false,
+      status: 401,
+      message: "the key's user is no longer a member of its workspace",
+      charged,
+    };
   }
-  if (row.userDisabled) return { ok: false, status: 401, message: "the key's user is disabled" };
+  if (row.userDisabled) return { ok: false, status: 401, message: "the key's user is disabled", charged };
   if (row.stale) touchLastUsed(db, "api_keys", row.id, log);
   return {
+    charged,
     ok: true,
     caller: callerFrom({
       workspaceId: row.workspaceId,

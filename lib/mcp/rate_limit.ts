@@ -1,18 +1,23 @@
-// Rate limits on /mcp, in memory per instance: per API key, per OAuth grant, and per client address for requests
-// without an accepted credential. The kit's in-memory GCRA (lib/rate_limit/memory.ts: a burst of MAX, then one
-// every SECONDS / MAX), not its PostgreSQL one: /mcp does exactly one SQL query per request.
+// Rate limits on /mcp, shared by every instance through PostgreSQL (lib/rate_limit/shared.ts): per API key, per
+// OAuth grant, and per client address for requests without an accepted credential. A burst of MAX, then one every
+// SECONDS / MAX. The key's or grant's unit is taken by the caller statement itself (./charge.ts, in
+// lib/mcp/caller.ts and lib/mcp/bearer.ts), so a warm request still makes one SQL round trip; a bucket this
+// instance knows to be empty is refused without any.
 import type { RateLimit } from "../config.ts";
 import { sha256Hex } from "../crypto.ts";
+import type { Db } from "../db/client.ts";
 import { addressKey } from "../http/client_ip.ts";
 import type { Logger } from "../log.ts";
 import {
-  createMemoryLimiter,
-  type MemoryLimiter,
+  createSharedLimiter,
+  type GcraAnswer,
   RATE_LIMIT_MAX_TRACKED,
   type Refused,
+  type SharedLimiter,
 } from "../rate_limit/mod.ts";
 import { decodeUtf8 } from "../unsafe_input.ts";
 import type { Caller } from "./caller.ts";
+import type { McpCharge } from "./charge.ts";
 
 /**
  * JSON-RPC code of a 429: outside -32768…-32000, where MCP 2026-07-28 asks new codes to go (it reserves
@@ -31,42 +36,49 @@ export interface Limited extends Refused {
   limit: RateLimit;
 }
 
-/** A request let through before its credential was looked up; settle it with `accept` or `refuse`. */
+/** A request let through before its credential was looked up (nothing known refuses it); settle it after. */
 export interface Admitted {
   ok: true;
   /** SHA-256 of the credential presented, if one was */
   fingerprint?: string;
-  /** the address bucket a unit was taken from (given back when the credential is accepted) */
-  addressBucket?: string;
-  /** the credential bucket already charged (the credential was known) */
-  charged?: string;
+  /** the bucket of the credential, when it was accepted recently on this instance */
+  known?: string;
+  /** the client address's bucket */
+  addressBucket: string;
 }
 
 export interface McpRateLimits {
   /**
-   * Before the credential lookup, one unit. A credential accepted recently on this instance is charged to its own
-   * bucket; anything else (no credential, an unknown one) to its address's bucket, so requests without an
-   * accepted credential cannot make the server query the database faster than the address limit allows.
+   * Before the credential lookup, without a query: a credential accepted recently on this instance is refused
+   * while its bucket is known to be empty; anything else (no credential, an unknown one) while its address's is.
    */
   admit(credential: string | undefined, address: string): Admitted | Limited;
+  /** What the caller statement takes for this request; `cost` is its message count (a batch's length). */
+  charge(admitted: Admitted, cost: number): McpCharge;
   /**
-   * After the lookup accepted the credential: the address's unit goes back and the caller's bucket is charged
-   * `cost` units (a batch's message count; the unit `admit` took counts towards it). Refused, it takes none.
+   * After the lookup: `answer` is what the caller statement took (null: nothing; undefined: no statement
+   * ran, so the address's unit is taken now, one statement). The refusal, if the units were not there; the
+   * credential is remembered when `caller` was accepted, forgotten when not.
    */
-  accept(admitted: Admitted, caller: Caller, cost: () => number): Limited | null;
-  /** After the lookup refused the credential: it is forgotten (a revoked key goes back under the address limit). */
-  refuse(admitted: Admitted): void;
+  settle(
+    admitted: Admitted,
+    charge: McpCharge,
+    answer: GcraAnswer | null | undefined,
+    caller: Caller | null,
+  ): Promise<Limited | null>;
   /** Tracked buckets and credentials, for tests and the bound. */
   stats(): { credentialBuckets: number; addressBuckets: number; knownCredentials: number };
 }
 
 export interface McpRateLimitOptions {
+  /** where the buckets are (rate_buckets) */
+  db: Db;
   /** per API key and per OAuth grant; null = no limit */
   perCredential: RateLimit | null;
   /** per client address, for requests without an accepted credential; null = no limit */
   unauthenticated: RateLimit | null;
   log?: Logger;
-  /** clock in ms (tests) */
+  /** clock in ms (tests), passed to the database too */
   now?: () => number;
   maxTracked?: number;
 }
@@ -77,24 +89,25 @@ export function callerBucket(caller: Caller): { bucket: string; scope: LimitScop
   return { bucket: `key:${caller.keyId}`, scope: "api_key" };
 }
 
+function scopeOf(bucket: string): LimitScope {
+  return bucket.startsWith("ip:") ? "address" : bucket.startsWith("grant:") ? "grant" : "api_key";
+}
+
 export function createMcpRateLimits(opts: McpRateLimitOptions): McpRateLimits {
   const now = opts.now ?? Date.now;
-  const limiter = (l: RateLimit | null) => l && createMemoryLimiter(l, { now, maxTracked: opts.maxTracked });
+  const limiter = (l: RateLimit | null) =>
+    l && createSharedLimiter(opts.db, l, { now: opts.now, maxBlocked: opts.maxTracked });
   const credentials = limiter(opts.perCredential);
   const addresses = limiter(opts.unauthenticated);
   // Remembered credentials and logged buckets are bounded like the limiters' buckets.
   const maxKnown = opts.maxTracked ?? RATE_LIMIT_MAX_TRACKED;
   /** credential fingerprint → its bucket and when it was last accepted, in last-use order */
-  const known = new Map<string, { bucket: string; scope: LimitScope; seen: number }>();
+  const known = new Map<string, { bucket: string; seen: number }>();
   /** bucket → when a refusal of it was last logged, oldest first: one line per bucket per minute, not per request */
   const logged = new Map<string, number>();
 
-  function refused(
-    bucket: string,
-    scope: LimitScope,
-    taken: Refused,
-    limit: RateLimit,
-  ): Limited {
+  function refused(bucket: string, taken: Refused, limit: RateLimit): Limited {
+    const scope = scopeOf(bucket);
     const t = now();
     for (let i = 0; i < 4; i++) {
       const first = logged.entries().next();
@@ -114,14 +127,7 @@ export function createMcpRateLimits(opts: McpRateLimitOptions): McpRateLimits {
     return { ok: false, scope, retryAfter: taken.retryAfter, limit };
   }
 
-  function charge(m: MemoryLimiter, bucket: string, scope: LimitScope, cost: number): Limited | null {
-    // A batch larger than the whole burst could never pass; it costs the burst instead.
-    const taken = m.take(bucket, Math.min(Math.max(1, cost), m.limit.max));
-    if (taken.ok) return null;
-    return refused(bucket, scope, taken, m.limit);
-  }
-
-  function remember(fingerprint: string, bucket: string, scope: LimitScope): void {
+  function remember(fingerprint: string, bucket: string): void {
     const t = now();
     known.delete(fingerprint);
     // Sweep forgotten credentials from the front (least recently accepted), a few per call.
@@ -131,46 +137,49 @@ export function createMcpRateLimits(opts: McpRateLimitOptions): McpRateLimits {
       known.delete(first.value[0]);
     }
     if (known.size >= maxKnown) known.delete(known.keys().next().value!);
-    known.set(fingerprint, { bucket, scope, seen: t });
+    known.set(fingerprint, { bucket, seen: t });
   }
 
-  if (!credentials && !addresses) {
-    return {
-      admit: () => ({ ok: true }),
-      accept: () => null,
-      refuse: () => {},
-      stats: () => ({ credentialBuckets: 0, addressBuckets: 0, knownCredentials: 0 }),
-    };
+  function check(l: SharedLimiter | null, bucket: string): Limited | null {
+    const b = l?.blocked(bucket);
+    return l && b ? refused(bucket, b, l.limit) : null;
   }
 
   return {
     admit(credential, address) {
       const fingerprint = credential === undefined ? undefined : sha256Hex(credential);
+      const addressBucket = `ip:${addressKey(address)}`;
       const hit = fingerprint === undefined ? undefined : known.get(fingerprint);
       if (hit && now() - hit.seen < KNOWN_CREDENTIAL_TTL_MS) {
-        if (!credentials) return { ok: true, fingerprint, charged: hit.bucket };
-        return charge(credentials, hit.bucket, hit.scope, 1) ??
-          { ok: true, fingerprint, charged: hit.bucket };
+        return check(credentials, hit.bucket) ?? { ok: true, fingerprint, known: hit.bucket, addressBucket };
       }
-      if (!addresses) return { ok: true, fingerprint };
-      const addressBucket = `ip:${addressKey(address)}`;
-      return charge(addresses, addressBucket, "address", 1) ?? { ok: true, fingerprint, addressBucket };
+      return check(addresses, addressBucket) ?? { ok: true, fingerprint, addressBucket };
     },
-    accept(admitted, caller, cost) {
-      if (admitted.addressBucket) addresses?.give(admitted.addressBucket);
-      const { bucket, scope } = callerBucket(caller);
-      if (admitted.fingerprint) remember(admitted.fingerprint, bucket, scope);
-      if (!credentials) return null;
-      if (admitted.charged !== bucket) return charge(credentials, bucket, scope, cost());
-      const more = Math.min(cost(), credentials.limit.max) - 1;
-      if (more <= 0) return null;
-      const limited = charge(credentials, bucket, scope, more);
-      // Refused as a whole: the unit taken before the lookup goes back too, so the wait told is the true one.
-      if (limited) credentials.give(bucket);
-      return limited;
+    charge(admitted, cost) {
+      return {
+        cost,
+        known: admitted.known !== undefined,
+        credential: credentials && credentials.pick(cost),
+        address: addresses && { bucket: admitted.addressBucket, ...addresses.pick(1) },
+        nowMs: opts.now ? opts.now() : null,
+      };
     },
-    refuse(admitted) {
-      if (admitted.fingerprint) known.delete(admitted.fingerprint);
+    async settle(admitted, charge, answer, caller) {
+      if (admitted.fingerprint) {
+        if (caller) remember(admitted.fingerprint, callerBucket(caller).bucket);
+        else known.delete(admitted.fingerprint);
+      }
+      if (answer === undefined) {
+        if (!addresses) return null;
+        const taken = await addresses.take(admitted.addressBucket);
+        return taken.ok ? null : refused(admitted.addressBucket, taken, addresses.limit);
+      }
+      if (answer === null) return null;
+      const address = scopeOf(answer.bucket) === "address";
+      const l = address ? addresses : credentials;
+      if (!l) return null;
+      const taken = l.learn(answer, address ? 1 : charge.cost);
+      return taken.ok ? null : refused(answer.bucket, taken, l.limit);
     },
     stats: () => ({
       credentialBuckets: credentials?.size() ?? 0,

@@ -22,7 +22,7 @@ export interface HttpTarget extends RequestTarget {
  * fetch() against `base`, never following redirects, with the body read at once: a test can drop any response
  * without leaking its connection, and 30 requests in flight are still 30 concurrent requests on the server.
  */
-function fetcher(base: string): (input: string | Request, init?: RequestInit) => Promise<Response> {
+export function fetcher(base: string): (input: string | Request, init?: RequestInit) => Promise<Response> {
   return async (input, init = {}) => {
     const given = new URL(typeof input === "string" ? input : input.url, "http://localhost:8000");
     const res = await fetch(`${base}${given.pathname}${given.search}`, { redirect: "manual", ...init });
@@ -105,12 +105,28 @@ function freePort(): number {
   return port;
 }
 
-/** Starts `deno run main.ts` with `env` on a free loopback port and waits until /healthz answers 200. */
-export async function spawnServer(env: Record<string, string>): Promise<HttpTarget> {
+/** The arguments of `deno task start` after `deno` (its permissions exactly), read from deno.json. */
+export async function startTaskArgs(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  const words = (config.tasks.start as string).split(/\s+/);
+  if (words[0] !== "deno") throw new Error(`deno task start is not a deno command: ${config.tasks.start}`);
+  return words.slice(1);
+}
+
+/**
+ * Starts `deno run main.ts` with `env` on a free loopback port and waits until /healthz answers 200; with
+ * `startTask`, with exactly `deno task start`'s permissions.
+ */
+export async function spawnServer(
+  env: Record<string, string>,
+  opts: { startTask?: boolean } = {},
+): Promise<HttpTarget> {
   const port = freePort();
   const root = new URL("../../", import.meta.url);
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys", "main.ts"],
+    args: opts.startTask
+      ? await startTaskArgs()
+      : ["run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys", "main.ts"],
     cwd: root,
     env: { HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "error", NO_COLOR: "1", ...env },
     clearEnv: false,

@@ -24,15 +24,18 @@ const f = await buildFixture(db.sql);
 Deno.test.afterAll(() => db.close());
 
 const START = Date.UTC(2026, 0, 1);
+/** The buckets are in the shared database: each app's clock starts a day after the previous one's. */
+let clocks = 0;
 
 /** The full app with its own clock for the limits; `env` sets MCP_RATE_LIMIT and friends. */
 function limitedApp(
   env: Record<string, string>,
   opts: { sql?: Sql; audit?: ReturnType<typeof createAuditLog> } = {},
 ) {
-  let t = START;
+  let t = START + clocks++ * 86_400_000;
   const config = parseConfig({ ISSUER: TEST_ISSUER, SECRET_KEY: TEST_SECRET, ...env });
   const limits = createMcpRateLimits({
+    db: opts.sql ?? db.sql,
     perCredential: config.mcpRateLimit,
     unauthenticated: config.mcpUnauthRateLimit,
     now: () => t,
@@ -339,6 +342,8 @@ Deno.test("a limited request costs no SQL query; an accepted one still exactly o
       queries = [];
       assert.equal((await post(app, credential)).status, 200);
       assert.equal(queries.length, 1, queries.join("\n---\n"));
+      // The one statement is the caller's, and it takes the key's or grant's unit itself (shared limits).
+      assert.match(queries[0], /insert into rate_buckets/);
       queries = [];
       assert.equal((await post(app, credential)).status, 429);
       assert.deepEqual(queries, []);
@@ -372,41 +377,43 @@ Deno.test("from the configuration: the limits apply without injection; 0 turns e
   assert.deepEqual(new Set(await statuses(off, null, 40)), new Set([401]));
 });
 
-Deno.test("defaults: 600 per minute per credential, 60 per minute per address", () => {
-  let t = START;
-  const config = parseConfig({});
-  const limits = createMcpRateLimits({
-    perCredential: config.mcpRateLimit,
-    unauthenticated: config.mcpUnauthRateLimit,
-    now: () => t,
-  });
+Deno.test("defaults: 600 per minute per credential, 60 per minute per address", async () => {
+  const { app } = limitedApp({});
+  const ip = "192.0.2.210";
   let passed = 0;
-  while (limits.admit(undefined, "192.0.2.1").ok) passed++;
+  while ((await post(app, null, { ip })).status === 401) passed++;
   assert.equal(passed, 60);
-  const caller = { workspaceId: "w", keyId: "k1" } as unknown as Caller;
-  const admitted = limits.admit("pak_x", "192.0.2.200");
-  assert.ok(admitted.ok);
-  assert.equal(limits.accept(admitted, caller, () => 1), null);
-  passed = 1;
+  const key = await f.key({ user: f.users.member, name: "defaults" });
+  passed = 0;
   for (;;) {
-    const a = limits.admit("pak_x", "192.0.2.200");
-    if (!a.ok) {
-      assert.deepEqual(a, {
-        ok: false,
-        scope: "api_key",
-        retryAfter: 1,
-        limit: { max: 600, windowSeconds: 60 },
-      });
+    const a = await post(app, key);
+    if (a.status !== 200) {
+      assertLimited(a, 1, "api_key", { max: 600, windowSeconds: 60 });
       break;
     }
     passed++;
   }
   assert.equal(passed, 600);
-  t += 100; // one every 100 ms
-  assert.ok(limits.admit("pak_x", "192.0.2.200").ok);
 });
 
-Deno.test("memory stays bounded: at most maxTracked buckets and credentials, idle ones dropped as requests come", () => {
+/** An app's limits alone, on the shared database, with their own clock. */
+function bareLimits(opts: { maxTracked?: number; log?: ReturnType<typeof createLogger> } = {}) {
+  let t = START + clocks++ * 86_400_000;
+  const limits = createMcpRateLimits({
+    db: db.sql,
+    perCredential: { max: 1, windowSeconds: 60 },
+    unauthenticated: { max: 1, windowSeconds: 60 },
+    now: () => t,
+    ...opts,
+  });
+  return { limits, advance: (ms: number) => void (t += ms) };
+}
+
+/** What a caller statement answers when it took the only unit of a 1/60 bucket. */
+const tookLast = (bucket: string) => ({ bucket, ok: true, aheadMs: 60_000 });
+const callerOf = (keyId: string) => ({ workspaceId: "w", keyId } as unknown as Caller);
+
+Deno.test("memory stays bounded: at most maxTracked buckets and credentials, idle ones dropped as requests come", async () => {
   let t = START;
   const limiter = createMemoryLimiter({ max: 2, windowSeconds: 10 }, { now: () => t, maxTracked: 3 });
   for (const b of ["a", "b", "c", "d", "e"]) assert.deepEqual(limiter.take(b), { ok: true });
@@ -418,44 +425,47 @@ Deno.test("memory stays bounded: at most maxTracked buckets and credentials, idl
   limiter.give("z");
   assert.equal(limiter.size(), 0, "a bucket given back to full is dropped");
 
-  const limits = createMcpRateLimits({
-    perCredential: { max: 5, windowSeconds: 60 },
-    unauthenticated: { max: 5, windowSeconds: 60 },
-    now: () => t,
-    maxTracked: 4,
-  });
+  const { limits, advance } = bareLimits({ maxTracked: 4 });
   for (let i = 0; i < 10; i++) {
-    const a = limits.admit(`pak_${i}`, `192.0.2.${i}`);
+    const a = limits.admit(`pak_${i}`, `203.0.113.${i}`);
     assert.ok(a.ok);
-    limits.accept(a, { workspaceId: "w", keyId: `k${i}` } as unknown as Caller, () => 1);
+    const charge = limits.charge(a, 1);
+    assert.equal(await limits.settle(a, charge, tookLast(`key:k${i}`), callerOf(`k${i}`)), null);
+    // the address's only unit, taken in the database
+    assert.equal(await limits.settle(a, charge, undefined, null), null);
   }
-  assert.deepEqual(limits.stats(), { credentialBuckets: 4, addressBuckets: 0, knownCredentials: 4 });
-  t += KNOWN_CREDENTIAL_TTL_MS;
-  const a = limits.admit("pak_new", "192.0.2.1");
+  assert.deepEqual(limits.stats(), { credentialBuckets: 4, addressBuckets: 4, knownCredentials: 0 });
+  for (let i = 0; i < 10; i++) {
+    const a = limits.admit(`pak_${i}`, `198.51.100.${i}`);
+    assert.ok(a.ok);
+    await limits.settle(a, limits.charge(a, 1), null, callerOf(`k${i}`));
+  }
+  assert.equal(limits.stats().knownCredentials, 4);
+  advance(KNOWN_CREDENTIAL_TTL_MS);
+  const a = limits.admit("pak_new", "198.51.100.200");
   assert.ok(a.ok);
-  limits.accept(a, { workspaceId: "w", keyId: "k-new" } as unknown as Caller, () => 1);
-  assert.deepEqual(limits.stats(), { credentialBuckets: 1, addressBuckets: 0, knownCredentials: 1 });
+  await limits.settle(a, limits.charge(a, 1), null, callerOf("k-new"));
+  assert.equal(limits.stats().knownCredentials, 1);
 });
 
-Deno.test("a limited bucket is logged at warn once per minute, with its id and never the credential", () => {
-  let t = START;
+Deno.test("a limited bucket is logged at warn once per minute, with its id and never the credential", async () => {
   const lines: Record<string, unknown>[] = [];
-  const limits = createMcpRateLimits({
-    perCredential: { max: 1, windowSeconds: 60 },
-    unauthenticated: { max: 1, windowSeconds: 60 },
-    log: createLogger("warn", (l) => lines.push(JSON.parse(l))),
-    now: () => t,
-  });
+  const { limits, advance } = bareLimits({ log: createLogger("warn", (l) => lines.push(JSON.parse(l))) });
   const secret = `pak_${"S".repeat(43)}`;
   const a = limits.admit(secret, "192.0.2.1");
   assert.ok(a.ok);
-  limits.accept(a, { workspaceId: "w", keyId: "key-1" } as unknown as Caller, () => 1);
+  await limits.settle(a, limits.charge(a, 1), tookLast("key:key-1"), callerOf("key-1"));
   for (let i = 0; i < 5; i++) assert.equal(limits.admit(secret, "192.0.2.1").ok, false);
-  for (let i = 0; i < 6; i++) limits.admit(undefined, "192.0.2.9");
-  t += 59_000;
+  for (let i = 0; i < 6; i++) {
+    const b = limits.admit(undefined, "192.0.2.9");
+    if (b.ok) await limits.settle(b, limits.charge(b, 1), undefined, null);
+  }
+  advance(59_000);
   assert.equal(limits.admit(secret, "192.0.2.1").ok, false);
-  t += 1_000; // the key's unit is back
-  assert.ok(limits.admit(secret, "192.0.2.1").ok);
+  advance(1_000); // the key's unit is back
+  const again = limits.admit(secret, "192.0.2.1");
+  assert.ok(again.ok);
+  await limits.settle(again, limits.charge(again, 1), tookLast("key:key-1"), callerOf("key-1"));
   assert.equal(limits.admit(secret, "192.0.2.1").ok, false);
   const logged = lines.map((l) => [l.level, l.msg, l.scope, l.bucket, l.limit, l.retry_after]);
   assert.deepEqual(logged, [
