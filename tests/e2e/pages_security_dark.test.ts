@@ -3,16 +3,15 @@
 // workspaces pages with content in them, the second-factor page, the set-up walk's first page, and the
 // sign-out question of RP-initiated logout. The flows themselves are tested elsewhere (pages_two_step,
 // pages_passkeys, pages_sessions, pages_account_security, step_up_sdk).
-import type { Page } from "playwright-core";
 import { createUser } from "../../lib/accounts.ts";
 import { createClient } from "../../lib/oauth/clients.ts";
 import { confirmTotp, currentStep, newTotpSecret, totpCode } from "../../lib/security/totp.ts";
 import { addMember, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import {
-  assertNoAxeViolations,
-  assertNoSidewaysScroll,
+  assertPageClean,
   haveChromium,
   launchChromium,
+  signInWithPassword,
   VIEWPORTS,
   warnIfMissing,
 } from "../helpers/browser.ts";
@@ -23,18 +22,6 @@ import { serveAtIssuer } from "../helpers/serve.ts";
 warnIfMissing("tests/e2e/pages_security_dark.test.ts");
 
 const PASSWORD = "a long enough password";
-
-async function checked(page: Page, label: string): Promise<void> {
-  await assertNoAxeViolations(page, label);
-  await assertNoSidewaysScroll(page, label);
-}
-
-async function signIn(page: Page, issuer: string, email: string): Promise<void> {
-  await page.goto(`${issuer}/signin`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-}
 
 Deno.test({
   name: "Chromium: the sign-in security pages in light and dark at 1280×800 and 390×844 are axe-clean",
@@ -90,9 +77,9 @@ Deno.test({
             const context = await browser.newContext({ viewport, colorScheme, bypassCSP: true });
             try {
               const page = await context.newPage();
-              await signIn(page, issuer, email);
+              await signInWithPassword(page, issuer, email, PASSWORD);
               await page.waitForURL((u) => u.pathname === "/signin/verify");
-              await checked(page, `${label} second factor`);
+              await assertPageClean(page, `${label} second factor`);
               await page.getByLabel("Code", { exact: true }).fill(totpCode(secret, currentStep()));
               await page.getByRole("button", { name: "Verify" }).click();
               await page.waitForURL((u) => u.pathname === "/account/apps");
@@ -107,19 +94,19 @@ Deno.test({
                 ]
               ) {
                 await page.goto(`${issuer}${path}`);
-                await checked(page, `${label} ${path}`);
+                await assertPageClean(page, `${label} ${path}`);
               }
               await page.goto(`${issuer}/oauth/logout?client_id=${app.clientId}`);
               await page.getByRole("heading", { name: /Sign out/ }).waitFor();
-              await checked(page, `${label} logout question`);
+              await assertPageClean(page, `${label} logout question`);
 
               // The member of a workspace that requires two-step sign-in, without a factor: the walk's start.
               const other = await browser.newContext({ viewport, colorScheme, bypassCSP: true });
               try {
                 const walk = await other.newPage();
-                await signIn(walk, issuer, `walt${round}@example.com`);
+                await signInWithPassword(walk, issuer, `walt${round}@example.com`, PASSWORD);
                 await walk.waitForURL((u) => u.pathname === "/signin/verify");
-                await checked(walk, `${label} policy walk`);
+                await assertPageClean(walk, `${label} policy walk`);
               } finally {
                 await other.close();
               }

@@ -8,8 +8,7 @@ import { createUser } from "../../lib/accounts.ts";
 import { createClient } from "../../lib/oauth/clients.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import {
-  assertNoAxeViolations,
-  assertNoSidewaysScroll,
+  assertPageClean,
   haveChromium,
   launchChromium,
   VIEWPORTS,
@@ -28,11 +27,6 @@ async function signIn(page: Page, issuer: string, path: string): Promise<void> {
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL((u) => u.pathname === path);
-}
-
-async function check(page: Page, label: string) {
-  await assertNoAxeViolations(page, label);
-  await assertNoSidewaysScroll(page, label);
 }
 
 Deno.test({
@@ -83,12 +77,12 @@ Deno.test({
             assert.equal(await rows.count(), 2, "two browsers");
             assert.equal(await a.locator("[data-this-browser]").count(), 1);
             assert.match(await rows.first().textContent() ?? "", /Chrome on Linux|Chrome/);
-            await check(a, `sessions ${label}`);
+            await assertPageClean(a, `sessions ${label}`);
 
             await a.getByRole("button", { name: "Sign out everywhere else" }).click();
             await a.getByRole("status").filter({ hasText: "signed out everywhere else" }).waitFor();
             assert.equal(await rows.count(), 1);
-            await check(a, `sessions after ${label}`);
+            await assertPageClean(a, `sessions after ${label}`);
 
             // The other browser's next page load goes to sign-in.
             await b.goto(`${issuer}/account/apps`);
@@ -106,7 +100,7 @@ Deno.test({
             );
             assert.equal(await a.getByRole("heading", { name: "Sign out of Portico?" }).count(), 1);
             assert.equal(await a.getByText(EMAIL).count(), 1);
-            await check(a, `logout question ${label}`);
+            await assertPageClean(a, `logout question ${label}`);
             await a.getByRole("button", { name: "Sign out", exact: true }).click();
             await a.waitForURL((u) => u.href.startsWith(bye));
             assert.equal(arrivals.length, before + 1);
@@ -120,7 +114,7 @@ Deno.test({
             await a.getByRole("button", { name: "Sign out", exact: true }).click();
             await a.waitForURL((u) => u.pathname === "/oauth/logout/done");
             assert.equal(await a.getByRole("heading", { name: "You are signed out" }).count(), 1);
-            await check(a, `signed out ${label}`);
+            await assertPageClean(a, `signed out ${label}`);
           } finally {
             await first.close();
             await second.close();

@@ -9,10 +9,10 @@ import { SECOND_FACTOR_BRAKE } from "../../lib/security/second_factor_brake.ts";
 import { currentStep, totpCode } from "../../lib/security/totp.ts";
 import { addMember, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import {
-  assertNoAxeViolations,
-  assertNoSidewaysScroll,
+  assertPageClean,
   haveChromium,
   launchChromium,
+  signInWithPassword,
   VIEWPORTS,
   warnIfMissing,
 } from "../helpers/browser.ts";
@@ -22,18 +22,6 @@ import { serveAtIssuer } from "../helpers/serve.ts";
 warnIfMissing("tests/e2e/pages_two_step.test.ts");
 
 const PASSWORD = "a long enough password";
-
-async function checked(page: Page, label: string): Promise<void> {
-  await assertNoAxeViolations(page, label);
-  await assertNoSidewaysScroll(page, label);
-}
-
-async function signInWithPassword(page: Page, issuer: string, email: string): Promise<void> {
-  await page.goto(`${issuer}/signin`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-}
 
 async function signOut(page: Page, issuer: string): Promise<void> {
   await page.goto(`${issuer}/account/apps`);
@@ -58,7 +46,7 @@ async function amrOf(db: TestDb, userId: string): Promise<string[][]> {
 
 /** On a set-up page: the key read off the page, a code typed; answers the secret. */
 async function setUpOnPage(page: Page, label: string): Promise<string> {
-  await checked(page, `${label} set-up`);
+  await assertPageClean(page, `${label} set-up`);
   await assert.doesNotReject(page.locator(".qr svg").waitFor());
   const secret = (await page.locator("[data-manual-key]").innerText()).replaceAll(" ", "");
   assert.match(secret, /^[A-Z2-7]{32}$/);
@@ -86,10 +74,10 @@ Deno.test({
           const context = await browser.newContext({ viewport, bypassCSP: true });
           try {
             const page = await context.newPage();
-            await signInWithPassword(page, issuer, email);
+            await signInWithPassword(page, issuer, email, PASSWORD);
             await page.waitForURL((u) => u.pathname === "/account/apps");
             await page.goto(`${issuer}/account/security/two-step`);
-            await checked(page, `${label} two-step off`);
+            await assertPageClean(page, `${label} two-step off`);
             await page.getByRole("link", { name: "Set up an authenticator app" }).click();
             await page.waitForURL((u) => u.pathname === "/account/security/two-step/setup");
             const secret = await setUpOnPage(page, label);
@@ -97,13 +85,13 @@ Deno.test({
             assert.match(await page.locator("main").innerText(), /Two-step sign-in is on/);
             const codes = await page.locator("[data-recovery-codes] code").allInnerTexts();
             assert.equal(codes.length, 10);
-            await checked(page, `${label} two-step on, codes shown`);
+            await assertPageClean(page, `${label} two-step on, codes shown`);
 
             // Password, then a code from the "app".
             await signOut(page, issuer);
-            await signInWithPassword(page, issuer, email);
+            await signInWithPassword(page, issuer, email, PASSWORD);
             await page.waitForURL((u) => u.pathname === "/signin/verify");
-            await checked(page, `${label} verify`);
+            await assertPageClean(page, `${label} verify`);
             await page.getByLabel("Code", { exact: true }).fill(await freshCode(db, user.id, secret));
             await page.getByRole("button", { name: "Verify" }).click();
             await page.waitForURL((u) => u.pathname === "/account/apps");
@@ -111,20 +99,20 @@ Deno.test({
 
             // A recovery code works once.
             await signOut(page, issuer);
-            await signInWithPassword(page, issuer, email);
+            await signInWithPassword(page, issuer, email, PASSWORD);
             await page.waitForURL((u) => u.pathname === "/signin/verify");
             await page.getByText("Use a recovery code").click();
             await page.getByLabel("Recovery code").fill(codes[0]);
             await page.getByRole("button", { name: "Use recovery code" }).click();
             await page.waitForURL((u) => u.pathname === "/account/apps");
             await signOut(page, issuer);
-            await signInWithPassword(page, issuer, email);
+            await signInWithPassword(page, issuer, email, PASSWORD);
             await page.waitForURL((u) => u.pathname === "/signin/verify");
             await page.getByText("Use a recovery code").click();
             await page.getByLabel("Recovery code").fill(codes[0]);
             await page.getByRole("button", { name: "Use recovery code" }).click();
             await page.getByRole("alert").filter({ hasText: "That recovery code is not right" }).waitFor();
-            await checked(page, `${label} recovery code refused`);
+            await assertPageClean(page, `${label} recovery code refused`);
 
             // Wrong codes until the brake: its page says when to try again.
             let status = 0;
@@ -139,7 +127,7 @@ Deno.test({
             }
             assert.equal(status, 429);
             assert.match(await page.locator("main").innerText(), /Too many wrong codes\. Try again in/);
-            await checked(page, `${label} braked`);
+            await assertPageClean(page, `${label} braked`);
           } finally {
             await context.close();
           }
@@ -174,16 +162,16 @@ Deno.test({
           const context = await browser.newContext({ viewport, bypassCSP: true });
           try {
             const page = await context.newPage();
-            await signInWithPassword(page, issuer, email);
+            await signInWithPassword(page, issuer, email, PASSWORD);
             await page.waitForURL((u) => u.pathname === "/signin/verify");
             assert.match(await page.locator("main").innerText(), /Acme Books requires two-step sign-in/);
-            await checked(page, `${label} policy intro`);
+            await assertPageClean(page, `${label} policy intro`);
             await page.getByRole("link", { name: "Set up now" }).click();
             await page.waitForURL((u) => u.pathname === "/signin/setup");
             await setUpOnPage(page, `${label} policy`);
             await page.waitForURL((u) => u.pathname === "/signin/setup/codes");
             assert.equal(await page.locator("[data-recovery-codes] code").count(), 10);
-            await checked(page, `${label} policy codes`);
+            await assertPageClean(page, `${label} policy codes`);
             assert.deepEqual(await amrOf(db, user.id), [], "not signed in before Continue");
             await page.getByRole("button", { name: "I saved them, continue" }).click();
             await page.waitForURL((u) => u.pathname === "/account/apps");

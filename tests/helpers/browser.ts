@@ -136,3 +136,22 @@ export async function assertNoSidewaysScroll(page: Page, label: string): Promise
   });
   if (scroll > width) throw new Error(`${label}: ${scroll}px wide in a ${width}px viewport`);
 }
+
+/** The checks every page of the browser tests gets: axe-clean (WCAG 2.2 AA) and no sideways scrolling. */
+export async function assertPageClean(page: Page, label: string): Promise<void> {
+  await assertNoAxeViolations(page, label);
+  await assertNoSidewaysScroll(page, label);
+}
+
+/** Signs in on /signin with an email and password, as a person types them (no waiting for where it leads). */
+export async function signInWithPassword(
+  page: Page,
+  issuer: string,
+  email: string,
+  password: string,
+): Promise<void> {
+  await page.goto(`${issuer}/signin`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
