@@ -90,6 +90,12 @@ export async function completeSignIn(
   if (pending.stepUp) {
     const session = await readBrowserSession(deps.sql, c, deps.config.issuer);
     upgraded = session !== null && await upgradeAccount(deps.sql, session.sessionId, pending.userId, amr);
+    // Signed out (or timed out) while the step-up was under way: a second factor alone signs nobody in again;
+    // the request starts over at sign-in.
+    if (!upgraded) {
+      const back = pending.ticket ? await resumePath(deps.secretKey, { req: pending.ticket.req }) : "/signin";
+      return c.redirect(back, 303);
+    }
   }
   if (!upgraded) {
     await addAccount(deps.sql, c, deps.config.issuer, pending.userId, amr);

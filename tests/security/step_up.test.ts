@@ -295,3 +295,36 @@ Deno.test("prompt=login and max_age=0 with a second factor set up: password, the
     await db.sql`delete from user_totp where user_id = ${manager.id}`;
   }
 });
+
+Deno.test("a step-up finished after the browser signed out signs nobody in: the request starts over at sign-in", async () => {
+  const client = await trustedClient(strict);
+  const browser = await signedInBrowser(strict, manager);
+  const secret = newTotpSecret();
+  const earlier = currentStep() - 10;
+  await confirmTotp(db.sql, TEST_SECRET, manager.id, secret, totpCode(secret, earlier), earlier * 30_000);
+  try {
+    const { res } = await authorize(browser, client.client_id, { scope: "openid workspace" });
+    expectStepUp(res);
+    const page = await (await browser.get(location(res).pathname + location(res).search)).text();
+    // Another tab signs out meanwhile.
+    const out = await browser.post("/signout", { csrf: field(page, "csrf")! });
+    assert.equal(out.status, 303);
+    const rows = async () =>
+      (await db.sql`select count(*)::int as n from browser_session_accounts where user_id = ${manager.id}`)[0]
+        .n;
+    const before = await rows();
+    const done = await browser.post("/signin/verify/totp", {
+      csrf: field(page, "csrf")!,
+      p: field(page, "p")!,
+      code: totpCode(secret, currentStep()),
+    });
+    assert.equal(done.status, 303);
+    assert.equal(location(done).pathname, "/oauth/authorize/resume");
+    assert.equal(await rows(), before, "the code did not sign the person back in");
+    const next = await browser.get(location(done).pathname + location(done).search);
+    assert.equal(next.status, 200);
+    assert.match(await next.text(), /action="\/signin"/);
+  } finally {
+    await db.sql`delete from user_totp where user_id = ${manager.id}`;
+  }
+});
