@@ -14,8 +14,9 @@ import type { OAuthRouteDeps } from "./oauth_deps.ts";
 
 const ProfileForm = z.object({
   csrf: z.string().max(200),
-  name: z.string().max(1000),
-  picture: z.string().max(4000).default(""),
+  // Generous bounds (the body limit holds anyway): a long value gets profileProblem's reason, not "Form expired".
+  name: z.string().max(20_000).default(""),
+  picture: z.string().max(20_000).default(""),
 });
 
 export function createAccountHomeRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {

@@ -43,9 +43,20 @@ export function createAccountWorkspaceRoutes(deps: OAuthRouteDeps): Hono<AppEnv>
   });
 
   app.post(`${PATH}/two-step`, async (c) => {
-    const form = PolicyForm.safeParse(await c.req.parseBody());
-    if (!form.success || !verifyCsrf(c, deps, form.data.csrf)) {
+    const body = await c.req.parseBody();
+    if (typeof body.csrf !== "string" || !verifyCsrf(c, deps, body.csrf)) {
       return formExpired(c, "Reload the page and try again.");
+    }
+    const form = PolicyForm.safeParse(body);
+    if (!form.success) {
+      const field = form.error.issues[0]?.path[0] === "require" ? "require (on or off)" : "workspace_id";
+      return errorPage(
+        c,
+        "Not a valid request",
+        `The form's ${field} is missing or not valid.`,
+        400,
+        "invalid_input",
+      );
     }
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;

@@ -92,6 +92,11 @@ Deno.test("saving the profile: apps receive the new name and picture; bad input 
       const [form, reason] of [
         [{ name: "   ", picture: "" }, "Enter a name."],
         [{ name: "x".repeat(201), picture: "" }, "Use at most 200 characters for your name."],
+        [{ name: "x".repeat(5000), picture: "" }, "Use at most 200 characters for your name."],
+        [
+          { name: "Dana", picture: `https://pics.example/${"p".repeat(5000)}` },
+          "longer than 2000 characters",
+        ],
         [
           { name: "Dana", picture: "http://pics.example/d.png" },
           "must be a web address starting with https://",

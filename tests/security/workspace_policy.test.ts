@@ -108,3 +108,19 @@ Deno.test("signed out: the page sends the browser to sign in and back", async ()
   assert.equal(res.status, 303);
   assert.equal(location(res).pathname + location(res).search, "/signin?return_to=%2Faccount%2Fworkspaces");
 });
+
+Deno.test("a malformed policy form names its field (400) and changes nothing", async () => {
+  const owner = await signedIn(f.users.owner);
+  const csrf = field(await (await owner.get("/account/workspaces")).text(), "csrf")!;
+  for (
+    const [form, named] of [
+      [{ csrf, workspace_id: f.workspaceId, require: "maybe" }, "require (on or off)"],
+      [{ csrf, require: "on" }, "workspace_id"],
+    ] as const
+  ) {
+    const res = await owner.post("/account/workspaces/two-step", form);
+    assert.equal(res.status, 400);
+    assert.ok((await res.text()).includes(`s ${named} is missing or not valid.`), named);
+  }
+  assert.equal(await policy(), false);
+});
