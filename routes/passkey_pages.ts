@@ -14,7 +14,10 @@ import { createPageApp } from "../lib/http/pages.ts";
 import { render } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import type { Logger } from "../lib/log.ts";
+import { clientIp } from "../lib/http/client_ip.ts";
 import { openTicket, type Ticket } from "../lib/oauth/authorize.ts";
+import { ADDRESS_BRAKE, brakeBucket } from "../lib/oauth/sign_in.ts";
+import { release, reserve } from "../lib/rate_limit/mod.ts";
 import { safeReturnPath } from "../lib/oauth/sessions.ts";
 import { errorPage } from "../lib/page_errors.ts";
 import { passkeyAmr, withSecondFactor } from "../lib/security/amr.ts";
@@ -131,6 +134,28 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
       }
       ticket = { req: opened.req };
     }
+    // The password form's per-address brake covers passkey attempts too: each costs a spent challenge and a
+    // lookup, and a refused one is counted; a signed-in one gives its slot back.
+    const slot = await reserve(
+      deps.sql,
+      brakeBucket.address(clientIp(c, deps.config.trustedProxies)),
+      ADDRESS_BRAKE,
+    );
+    if (!slot.ok) {
+      await recordSecurityEvent(deps.sql, deps.log, {
+        kind: "sign_in_throttled",
+        ...facts(c),
+        detail: { method: "passkey", brake: "address" },
+      });
+      return c.json(
+        {
+          error: "throttled",
+          error_description: `Too many attempts. Try again in ${Math.ceil(slot.retryAfter / 60)} min.`,
+        },
+        429,
+        { "Cache-Control": "no-store", "Retry-After": String(slot.retryAfter) },
+      );
+    }
     const challenge = await takeChallenge(c, deps, "sign-in");
     if (!challenge) return challengeExpired(c);
     const result = await verifyAuthentication(deps.sql, rp, {
@@ -138,6 +163,7 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
       response: response.data,
       requireUserVerification: true,
     });
+    if (result.ok) await release(deps.sql, slot);
     if (!result.ok) {
       await recordSecurityEvent(deps.sql, deps.log, {
         kind: "sign_in_failed",

@@ -62,6 +62,9 @@ function brake(free: number): Brake {
   return { free, windowSeconds, firstDelaySeconds, maxDelaySeconds };
 }
 
+/** The per-address brake every way of signing in shares (`brakeBucket.address`): passwords and passkeys. */
+export const ADDRESS_BRAKE: Brake = brake(SIGN_IN_BRAKE.perIp);
+
 /** The key of an account in brake buckets and device cookies: a hash of the email, known or not. */
 export function accountKey(email: string): string {
   return sha256Hex(email.trim().toLowerCase());

@@ -17,6 +17,7 @@ import {
   setup,
 } from "../oauth/helpers.ts";
 import { SoftAuthenticator, type SoftCredential } from "../helpers/soft_authenticator.ts";
+import { brakeBucket, SIGN_IN_BRAKE } from "../../lib/oauth/sign_in.ts";
 
 const soft = new SoftAuthenticator(ISSUER, "localhost");
 
@@ -368,6 +369,43 @@ Deno.test("a passkey as second factor shares the code brake: five refusals, then
       select sum(count)::int as count from rate_limits where bucket = ${`2fa:user:${ctx.user.id}`}`;
     assert.equal(count, 5, "the braked attempt is not counted");
     assert.equal(b.cookies.has("portico_session"), false);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("passkey sign-in shares the password form's per-address brake: a braked address gets 429, nobody signed in", async () => {
+  const ctx = await setup();
+  try {
+    const credential = await registerPasskey(await signedIn(ctx, ctx.user.email));
+    const b = new Browser(ctx.app, "203.0.113.77");
+    // The address has used up its free attempts today (as 50 wrong passwords would).
+    await ctx.db.sql`
+      insert into rate_limits (bucket, window_start, count, last_at)
+      values (${brakeBucket.address("203.0.113.77")},
+              to_timestamp(floor(extract(epoch from now()) / ${SIGN_IN_BRAKE.windowSeconds}) * ${SIGN_IN_BRAKE.windowSeconds}),
+              ${SIGN_IN_BRAKE.perIp}, now())`;
+    const { csrf, challenge } = await signInOptions(ctx, b);
+    const res = await postJson(b, "/signin/passkey", {
+      csrf,
+      response: await soft.assert(credential, challenge),
+    });
+    assert.equal(res.status, 429);
+    assert.equal((await res.json()).error, "throttled");
+    assert.ok(Number(res.headers.get("retry-after")) >= 1);
+    assert.equal(b.cookies.has("portico_session"), false);
+    // Another address signs in with the same passkey at once, and gives its slot back.
+    const other = await signInOptions(ctx, new Browser(ctx.app, "198.51.100.200"));
+    const ok = await postJson(other.b, "/signin/passkey", {
+      csrf: other.csrf,
+      response: await soft.assert(credential, other.challenge),
+    });
+    assert.equal(ok.status, 200);
+    const [{ n }] = await ctx.db.sql<{ n: number }[]>`
+      select coalesce(sum(count), 0)::int as n from rate_limits where bucket = ${
+      brakeBucket.address("198.51.100.200")
+    }`;
+    assert.equal(n, 0);
   } finally {
     await ctx.close();
   }
