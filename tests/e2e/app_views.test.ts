@@ -262,7 +262,16 @@ Deno.test({
               name: "set_task_queue_position",
               args: { taskId: T(3), userId: ANA, slotIndex: 2 },
             });
-            // focus stays on the moved bar (its "later" button is now disabled: its title button)
+            // focus stays on the moved bar (its "later" button is now disabled: its title button); the view moves
+            // focus after the re-render that shows the bar's new slot, so wait for it (bounded) before reading it
+            await page.waitForFunction(
+              (label) =>
+                (globalThis as unknown as {
+                  document: { activeElement: { getAttribute(n: string): string | null } | null };
+                }).document.activeElement?.getAttribute("aria-label") === label,
+              "Open WEB-3 Task number 3",
+              { timeout: 10_000 },
+            ).catch(() => {});
             assert.equal(
               await page.evaluate(() =>
                 (globalThis as unknown as {
