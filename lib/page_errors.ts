@@ -3,7 +3,8 @@
 // registered, the address sent and the registered ones, so the developer of the app sees the difference at a glance.
 import type { Context } from "hono";
 import { ErrorPage, type ErrorPageProps } from "../views/error_page.tsx";
-import { render } from "./http/render.ts";
+import { renderPage } from "./http/render.ts";
+import type { Text } from "./i18n/mod.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { ClientDirectory } from "./oauth/client_directory.ts";
 import { redirectUriAllowed } from "./oauth/clients.ts";
@@ -11,27 +12,35 @@ import { redirectUriAllowed } from "./oauth/clients.ts";
 /** An error page (views/error_page.tsx), 400 unless said otherwise. */
 export function errorPage(
   c: Context<AppEnv>,
-  title: string,
-  message: string,
+  title: Text,
+  message: Text,
   status = 400,
   code?: string,
   redirect?: ErrorPageProps["redirect"],
 ): Response {
-  return render(c, ErrorPage({ title, message, code, redirect }), status);
+  return renderPage(c, ErrorPage, { title, message, code, redirect }, status);
 }
 
 /** An authorization request's ticket that is gone, spent or forged: the person starts again at the app. */
 export function requestExpired(c: Context<AppEnv>): Response {
   return errorPage(
     c,
-    "This page has expired",
-    "The sign-in request is no longer valid. Go back to the application and start again.",
+    (t) => t.common.requestExpiredTitle,
+    (t) => t.common.requestExpiredMessage,
+    400,
+    "request_expired",
   );
 }
 
 /** A form whose CSRF token (or fields) could not be verified: 403, and `then`, what the person does next. */
-export function formExpired(c: Context<AppEnv>, then = "Go back, reload the page and try again."): Response {
-  return errorPage(c, "Form expired", `The form could not be verified. ${then}`, 403);
+export function formExpired(c: Context<AppEnv>, then: Text = (t) => t.common.formExpiredThen): Response {
+  return errorPage(
+    c,
+    (t) => t.common.formExpiredTitle,
+    (t) => t.common.formExpiredMessage(typeof then === "function" ? then(t) : then),
+    403,
+    "invalid_csrf",
+  );
 }
 
 /** Bounds what the page repeats back: a query string may be long, a client may register many addresses. */
@@ -57,7 +66,7 @@ export async function redirectMismatch(
   if (sent[0].length <= 2000 && redirectUriAllowed(client.redirectUris, sent[0])) return undefined;
   const registered = client.redirectUris.slice(0, MAX_SHOWN_REGISTERED).map(clip);
   if (client.redirectUris.length > MAX_SHOWN_REGISTERED) {
-    registered.push(`… and ${client.redirectUris.length - MAX_SHOWN_REGISTERED} more`);
+    registered.push(`… (+${client.redirectUris.length - MAX_SHOWN_REGISTERED})`);
   }
   return { sent: clip(sent[0]), registered };
 }

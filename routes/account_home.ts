@@ -1,11 +1,11 @@
-// /account: the person's home (views/account_home.tsx) and POST /account/profile (name and picture; CSRF, 303
+// /account: the person's home (views/account_home.tsx) and POST /account/profile (name, picture and language; CSRF, 303
 // after a change, the form again with the reason and 400 otherwise).
 import type { Hono } from "hono";
 import { z } from "zod";
 import { accountSummary, profileProblem, updateProfile } from "../lib/account_home.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { requireAccount } from "../lib/oauth/sessions.ts";
 import { formExpired } from "../lib/page_errors.ts";
@@ -17,6 +17,7 @@ const ProfileForm = z.object({
   // Generous bounds (the body limit holds anyway): a long value gets profileProblem's reason, not "Form expired".
   name: z.string().max(20_000).default(""),
   picture: z.string().max(20_000).default(""),
+  locale: z.string().max(100).default(""),
 });
 
 export function createAccountHomeRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
@@ -27,14 +28,11 @@ export function createAccountHomeRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   app.get("/account", async (c) => {
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;
-    return render(
-      c,
-      AccountHomePage({
-        csrf: csrfToken(c, deps),
-        summary: await accountSummary(deps.sql, who.account.userId, idle),
-        notice: c.req.query("saved") === "1" ? "Your profile was saved." : undefined,
-      }),
-    );
+    return renderPage(c, AccountHomePage, {
+      csrf: csrfToken(c, deps),
+      summary: await accountSummary(deps.sql, who.account.userId, idle),
+      notice: c.req.query("saved") === "1" ? (t) => t.home.saved : undefined,
+    });
   });
 
   app.post("/account/profile", async (c) => {
@@ -44,19 +42,15 @@ export function createAccountHomeRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     }
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;
-    const profile = { name: form.data.name, picture: form.data.picture };
+    const profile = { name: form.data.name, picture: form.data.picture, locale: form.data.locale };
     const problem = profileProblem(profile);
     if (problem) {
-      return render(
-        c,
-        AccountHomePage({
-          csrf: csrfToken(c, deps),
-          summary: await accountSummary(deps.sql, who.account.userId, idle),
-          form: profile,
-          problem,
-        }),
-        400,
-      );
+      return renderPage(c, AccountHomePage, {
+        csrf: csrfToken(c, deps),
+        summary: await accountSummary(deps.sql, who.account.userId, idle),
+        form: profile,
+        problem,
+      }, 400);
     }
     await updateProfile(deps.sql, who.account.userId, profile);
     return c.redirect("/account?saved=1", 303);

@@ -1,6 +1,7 @@
 // The browser side of the authorization server: /oauth/authorize and its pages (sign-in, account chooser,
 // consent). /signin, /signout and the account pages' chooser are in sign_in_pages.ts, mounted here; the flow
 // between the pages is lib/oauth/authorize_flow.ts.
+import { fromUiLocales } from "../lib/i18n/locale.ts";
 import { factorsOf, hasSecondFactor } from "../lib/security/factors.ts";
 import { startPending } from "../lib/security/pending.ts";
 import type { Context, Hono } from "hono";
@@ -70,6 +71,9 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
    * ours, and it changes nothing (the consent form is where things change, and it has one).
    */
   async function authorize(c: Context<AppEnv>, params: URLSearchParams): Promise<Response> {
+    // ui_locales picks the pages' language, including this request's own error page.
+    const uiLocale = fromUiLocales(params.get("ui_locales"));
+    if (uiLocale) c.set("uiLocale", uiLocale);
     const parsed = await parseAuthorizeRequest(sql, deps.clients, params, issuer);
     if (parsed.kind === "page_error") {
       return errorPage(
@@ -108,7 +112,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   });
 
   app.get("/oauth/authorize/resume", async (c) => {
-    const found = await ticketAndClient(deps, c.req.query("ticket"));
+    const found = await ticketAndClient(deps, c.req.query("ticket"), c);
     if (!found) return requestExpired(c);
     return await orUnavailable(c, deps, found.ticket, () => proceed(c, found.ticket, found.client));
   });
@@ -117,7 +121,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   app.post("/oauth/authorize/select", async (c) => {
     const form = await readPageForm(c);
     if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
-    const found = await ticketAndClient(deps, form.ticket);
+    const found = await ticketAndClient(deps, form.ticket, c);
     if (!found) return requestExpired(c);
     const { req } = found.ticket;
     if (!form.user_id) return c.redirect(await resume({ req, addAccount: true }), 303);
@@ -136,7 +140,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   app.post("/oauth/authorize/switch", async (c) => {
     const form = await readPageForm(c);
     if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
-    const ticket = await openTicket(deps.secretKey, form.ticket);
+    const ticket = await openTicket(deps.secretKey, form.ticket, c);
     if (!ticket) return requestExpired(c);
     const session = await readBrowserSession(sql, c, issuer);
     if (session && ticket.userId) await removeAccount(sql, session.sessionId, ticket.userId);

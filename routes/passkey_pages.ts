@@ -128,7 +128,7 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
     if (!response.success) return refuse(c, 400, "invalid_request", "The passkey's answer is malformed.");
     let ticket: Ticket | undefined;
     if (body.data.ticket !== undefined) {
-      const opened = await openTicket(deps.secretKey, body.data.ticket);
+      const opened = await openTicket(deps.secretKey, body.data.ticket, c);
       if (!opened) {
         return refuse(c, 400, "request_expired", "The sign-in request is no longer valid. Start again.");
       }

@@ -70,7 +70,7 @@ export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
     let ticket: Ticket | null = null;
     if (form.ticket !== undefined) {
-      ticket = await openTicket(deps.secretKey, form.ticket);
+      ticket = await openTicket(deps.secretKey, form.ticket, c);
       if (!ticket) return requestExpired(c);
     }
     const email = (form.email ?? "").trim();
@@ -126,7 +126,7 @@ export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       }
     }
     if (form.ticket !== undefined) {
-      const ticket = await openTicket(deps.secretKey, form.ticket);
+      const ticket = await openTicket(deps.secretKey, form.ticket, c);
       if (!ticket) return requestExpired(c);
       return c.redirect(await resume({ req: ticket.req }), 303);
     }

@@ -2,20 +2,22 @@
 // happened, a stable error code and the request id to quote to the operator, and, for a redirect URI the
 // client did not register, the address sent beside the registered ones (as text, never as links).
 import { useContext } from "preact/hooks";
+import { type Text, textOf } from "../lib/i18n/mod.ts";
 import { Layout } from "./layout.tsx";
-import { PageContext } from "./page_context.ts";
+import { PageContext, useI18n } from "./page_context.ts";
 
 export interface ErrorPageProps {
-  title: string;
-  message: string;
+  /** a catalogue text (`(t) => t.common.formExpiredTitle`); a plain string is looked up in ERROR_CODES */
+  title: Text;
+  message: Text;
   /** a stable code word; by default derived from the title (ERROR_CODES), else `error` */
   code?: string;
   /** an unregistered redirect URI: what was sent and what the client registered */
   redirect?: { sent: string; registered: string[] };
 }
 
-// Pages rendered by code outside views/ (authorize, middleware) pass only a title: their codes live here, in one
-// place, so each page shows the same code word for the same failure.
+// Pages that pass an English title as a plain string and no code get their code word from here, so each page
+// shows the same code word for the same failure. A translated title (a catalogue text) comes with its code.
 export const ERROR_CODES: Record<string, string> = {
   "Unknown application": "unknown_client",
   "Invalid redirect": "invalid_redirect_uri",
@@ -27,16 +29,16 @@ export const ERROR_CODES: Record<string, string> = {
 };
 
 function Reference({ code }: { code: string }) {
-  const { requestId } = useContext(PageContext);
+  const { requestId, i18n: { t } } = useContext(PageContext);
   return (
     <dl class="facts" data-error-code={code}>
-      <dt>Error code</dt>
+      <dt>{t.common.errorCode}</dt>
       <dd>
         <code>{code}</code>
       </dd>
       {requestId && (
         <>
-          <dt>Request id</dt>
+          <dt>{t.common.requestId}</dt>
           <dd>
             <code data-request-id>{requestId}</code>
           </dd>
@@ -46,19 +48,22 @@ function Reference({ code }: { code: string }) {
   );
 }
 
-export function ErrorPage({ title, message, code, redirect }: ErrorPageProps) {
-  const shown = code ?? ERROR_CODES[title] ?? "error";
+export function ErrorPage(props: ErrorPageProps) {
+  const { t } = useI18n();
+  const { code, redirect } = props;
+  const title = textOf(t, props.title);
+  const shown = code ?? (typeof props.title === "string" ? ERROR_CODES[props.title] : undefined) ?? "error";
   return (
     <Layout title={title}>
       <h1>{title}</h1>
-      <p role="alert">{message}</p>
+      <p role="alert">{textOf(t, props.message)}</p>
       {redirect && (
         <dl class="facts uris">
-          <dt>Sent</dt>
+          <dt>{t.common.redirectSent}</dt>
           <dd>
             <code data-redirect-sent>{redirect.sent}</code>
           </dd>
-          <dt>Registered</dt>
+          <dt>{t.common.redirectRegistered}</dt>
           {redirect.registered.map((uri) => (
             <dd key={uri}>
               <code data-redirect-registered>{uri}</code>
@@ -67,7 +72,7 @@ export function ErrorPage({ title, message, code, redirect }: ErrorPageProps) {
         </dl>
       )}
       <Reference code={shown} />
-      <p class="muted">If you contact the operator of this service, quote the error code and request id.</p>
+      <p class="muted">{t.common.quoteReference}</p>
     </Layout>
   );
 }

@@ -1,6 +1,7 @@
 // The page frame every view uses: title, our stylesheets, the operator's name and logo, a centred card.
 //
-// Export: `Layout({ title, children, wide?, script? })`. Branding and the request id come from PageContext
+// Export: `Layout({ title, children, wide?, script? })`. Branding, the request id and the language (`<html lang>`)
+// come from PageContext
 // (set by lib/http/render.ts), so no route has to pass them.
 import type { ComponentChildren } from "preact";
 import { useContext } from "preact/hooks";
@@ -19,9 +20,9 @@ export interface LayoutProps {
 }
 
 export function Layout({ title, children, wide, script }: LayoutProps) {
-  const { branding } = useContext(PageContext);
+  const { branding, i18n } = useContext(PageContext);
   return (
-    <html lang="en">
+    <html lang={i18n.locale}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />

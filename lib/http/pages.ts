@@ -5,19 +5,16 @@ import type { Context } from "hono";
 import type { Logger } from "../log.ts";
 import { ErrorPage } from "../../views/error_page.tsx";
 import { onError } from "./middleware.ts";
-import { render } from "./render.ts";
+import { renderPage } from "./render.ts";
 import type { AppEnv } from "./types.ts";
 
 /** A database outage on a page: the person sees a page saying to wait (Retry-After and no-store are set). */
 function outagePage(c: Context<AppEnv>): Response {
-  return render(
-    c,
-    ErrorPage({
-      title: "Temporarily unavailable",
-      message: `Portico cannot reach its database right now. Wait a few seconds and try again.`,
-    }),
-    503,
-  );
+  return renderPage(c, ErrorPage, {
+    title: (t) => t.common.unavailableTitle,
+    message: (t) => t.common.unavailableMessage("Portico"),
+    code: "temporarily_unavailable",
+  }, 503);
 }
 
 /**

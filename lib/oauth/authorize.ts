@@ -1,5 +1,7 @@
 // The authorization endpoint's logic: parse and validate a request, carry it through the pages in a sealed
 // ticket, and decide the next step (sign in, choose an account, consent, or issue a code).
+import type { Context } from "hono";
+import { fromUiLocales, isLocale, type Locale } from "../i18n/locale.ts";
 import type { Db } from "../db/client.ts";
 import { randomToken } from "../crypto.ts";
 import { open, seal } from "../secret_box.ts";
@@ -33,6 +35,8 @@ export interface AuthzRequest {
   loginHint?: string;
   /** acr_values, in the client's order of preference (OIDC Core §3.1.2.1); at most 10 */
   acrValues?: string[];
+  /** the pages' language from ui_locales (OIDC Core §3.1.2.1): its first tag Portico speaks (lib/i18n/locale.ts) */
+  uiLocale?: Locale;
   /** seconds since the epoch when the request arrived */
   iat: number;
 }
@@ -94,12 +98,16 @@ export async function spendTicket(db: Db, ticket: Ticket): Promise<boolean> {
   return rows.length === 1;
 }
 
-/** The ticket, or null when it is forged, altered or older than TICKET_TTL_SECONDS. */
-export async function openTicket(secretKey: string, sealed: unknown): Promise<Ticket | null> {
+/**
+ * The ticket, or null when it is forged, altered or older than TICKET_TTL_SECONDS. Given the request's context,
+ * the request's ui_locales become the page's language (lib/i18n/locale.ts).
+ */
+export async function openTicket(secretKey: string, sealed: unknown, c?: Context): Promise<Ticket | null> {
   if (typeof sealed !== "string" || sealed.length > 8000) return null;
   try {
     const ticket = JSON.parse(await open(secretKey, TICKET_PURPOSE, sealed)) as Ticket;
     if (Date.now() / 1000 - ticket.req.iat > TICKET_TTL_SECONDS) return null;
+    if (c && isLocale(ticket.req.uiLocale)) c.set("uiLocale", ticket.req.uiLocale);
     return ticket;
   } catch {
     return null;
@@ -236,7 +244,7 @@ async function parseRequest(
   ) {
     if (single(params, name) === null) return fail("invalid_request", `${name} is repeated`);
   }
-  for (const name of ["prompt", "max_age", "login_hint", "acr_values"]) {
+  for (const name of ["prompt", "max_age", "login_hint", "acr_values", "ui_locales"]) {
     if (single(params, name) === null) return fail("invalid_request", `${name} is repeated`);
   }
   if (state && state.length > 2000) return fail("invalid_request", "state is too long");
@@ -315,6 +323,7 @@ async function parseRequest(
       maxAge,
       loginHint: loginHint && loginHint.length <= 320 ? loginHint : undefined,
       acrValues: acrValues && acrValues.length > 0 ? acrValues : undefined,
+      uiLocale: fromUiLocales(single(params, "ui_locales")),
       iat: Math.floor(Date.now() / 1000),
     },
   };

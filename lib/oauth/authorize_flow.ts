@@ -78,8 +78,9 @@ export async function orUnavailable(
 export async function ticketAndClient(
   deps: Pick<FlowDeps, "secretKey" | "sql" | "clients">,
   sealed: unknown,
+  c?: Context,
 ): Promise<{ ticket: Ticket; client: Client } | null> {
-  const ticket = await openTicket(deps.secretKey, sealed);
+  const ticket = await openTicket(deps.secretKey, sealed, c);
   if (!ticket) return null;
   if (!(await spendTicket(deps.sql, ticket))) return null;
   let client: Client | undefined;
@@ -114,7 +115,7 @@ export async function onAccountForm(
 ): Promise<Response> {
   const form = await readPageForm(c);
   if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
-  const found = await ticketAndClient(deps, form.ticket);
+  const found = await ticketAndClient(deps, form.ticket, c);
   if (!found) return requestExpired(c);
   const { ticket, client } = found;
   return await orUnavailable(c, deps, ticket, async () => {

@@ -1,4 +1,5 @@
 // Discovery metadata (RFC 8414 and OpenID Connect Discovery; RFC 9728 for /mcp), built once from the issuer.
+import { LOCALES } from "../i18n/locale.ts";
 import { ACR_VALUES_SUPPORTED } from "../security/amr.ts";
 import { GRANT_TYPES } from "./grants/names.ts";
 import { SCOPES_SUPPORTED } from "./scopes.ts";
@@ -54,6 +55,7 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
     subject_types_supported: ["public"],
     // lib/security/amr.ts: one factor, or two (a password and a code or passkey, or a user-verified passkey).
     acr_values_supported: [...ACR_VALUES_SUPPORTED],
+    ui_locales_supported: [...LOCALES],
     claims_supported: [
       "sub",
       "iss",

@@ -13,6 +13,7 @@
 //   (SESSION_IDLE_MINUTES) and how to find the client's address; without it, the defaults below apply.
 // A session is live until its absolute end (30 days from creation) and while used at least every idle limit; a
 // read bumps `last_seen_at` (and the address) at most once a minute, in the same statement as the read.
+import { isLocale, type Locale } from "../i18n/locale.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Db, Sql } from "../db/client.ts";
@@ -81,6 +82,8 @@ export interface SessionAccount {
   amr: string[];
   /** the person must choose a new password before anything else (users.password_change_required) */
   mustChangePassword: boolean;
+  /** the person's language setting (users.locale), or null: as the browser asks */
+  locale: Locale | null;
 }
 
 export interface BrowserSession {
@@ -108,6 +111,7 @@ interface AccountRow {
   lastUsedAt: Date | null;
   amr: string[] | null;
   mustChangePassword: boolean | null;
+  locale: string | null;
 }
 
 /**
@@ -142,7 +146,8 @@ export async function readBrowserSession(
       returning id
     )
     select s.id as "sessionId", u.id as "userId", u.email, u.name, a.auth_time as "authTime",
-           a.last_used_at as "lastUsedAt", a.amr, u.password_change_required as "mustChangePassword"
+           a.last_used_at as "lastUsedAt", a.amr, u.password_change_required as "mustChangePassword",
+           u.locale
     from browser_sessions s
     left join browser_session_accounts a on a.session_id = s.id
     left join users u on u.id = a.user_id
@@ -162,8 +167,11 @@ export async function readBrowserSession(
       lastUsedAt: r.lastUsedAt!,
       amr: r.amr ?? ["pwd"],
       mustChangePassword: r.mustChangePassword === true,
+      locale: isLocale(r.locale) ? r.locale : null,
     });
   }
+  // The current account's language setting picks the page's language (lib/i18n/locale.ts, localeOf).
+  if (accounts[0]?.locale) c.set("personLocale", accounts[0].locale);
   return { sessionId: rows[0].sessionId, accounts };
 }
 

@@ -1,0 +1,3 @@
+import type { AccountMessages } from "../en/account.ts";
+
+export const account: AccountMessages = {};

@@ -1,0 +1,33 @@
+// Deutsch: /account, die Kontoübersicht, und ihr Profilformular.
+import type { HomeMessages } from "../en/home.ts";
+
+export const home: HomeMessages = {
+  title: "Ihr Konto",
+  signedInAs: (email: string) => `Angemeldet als ${email}`,
+  saved: "Ihr Profil wurde gespeichert.",
+  apps: (n: number) => (n === 1 ? "1 Anwendung" : `${n} Anwendungen`),
+  keys: (n: number) => (n === 1 ? "1 Schlüssel in Gebrauch" : `${n} Schlüssel in Gebrauch`),
+  twoStepOff: "aus",
+  authenticatorApp: "Authenticator-App",
+  passkeys: (n: number) => (n === 1 ? "1 Passkey" : `${n} Passkeys`),
+  and: " und ",
+  appsLine: "Verbundene Apps",
+  keysLine: "API-Schlüssel",
+  twoStepLine: "Zweistufige Anmeldung",
+  sessionsLinePrefix: "Angemeldet",
+  sessionsLine: (n: number) => (n === 1 ? " in 1 Browser" : ` in ${n} Browsern`),
+  workspacesLine: "Arbeitsbereiche",
+  profile: "Profil",
+  profileHint: "Anwendungen, denen Sie Ihr Profil zeigen, erhalten diese Angaben.",
+  name: "Name",
+  picture: "Bild (die Webadresse eines Bildes, optional)",
+  language: "Sprache dieser Seiten und der E-Mails",
+  languageAuto: "Wie mein Browser es wünscht",
+  save: "Profil speichern",
+  nameMissing: "Geben Sie einen Namen ein.",
+  nameTooLong: (max: number) => `Ihr Name darf höchstens ${max} Zeichen lang sein.`,
+  nameControl: "Ihr Name darf keine Steuerzeichen enthalten.",
+  pictureTooLong: (max: number) => `Die Adresse des Bildes ist länger als ${max} Zeichen.`,
+  pictureNotHttps: "Das Bild muss eine Webadresse sein, die mit https:// beginnt.",
+  languageUnknown: "Wählen Sie eine Sprache aus der Liste.",
+};

@@ -1,0 +1,3 @@
+import type { SecurityMessages } from "../en/security.ts";
+
+export const security: SecurityMessages = {};

@@ -1,0 +1,3 @@
+import type { FlowMessages } from "../en/flow.ts";
+
+export const flow: FlowMessages = {};

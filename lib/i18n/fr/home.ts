@@ -1,0 +1,33 @@
+// Français : /account, l'accueil du compte, et son formulaire de profil.
+import type { HomeMessages } from "../en/home.ts";
+
+export const home: HomeMessages = {
+  title: "Votre compte",
+  signedInAs: (email: string) => `Connecté en tant que ${email}`,
+  saved: "Votre profil a été enregistré.",
+  apps: (n: number) => (n <= 1 ? `${n} application` : `${n} applications`),
+  keys: (n: number) => (n <= 1 ? `${n} clé utilisée` : `${n} clés utilisées`),
+  twoStepOff: "désactivée",
+  authenticatorApp: "application d'authentification",
+  passkeys: (n: number) => (n <= 1 ? `${n} clé d'accès` : `${n} clés d'accès`),
+  and: " et ",
+  appsLine: "Applications connectées",
+  keysLine: "Clés d'API",
+  twoStepLine: "Connexion en deux étapes",
+  sessionsLinePrefix: "Connecté",
+  sessionsLine: (n: number) => (n <= 1 ? ` sur ${n} navigateur` : ` sur ${n} navigateurs`),
+  workspacesLine: "Espaces de travail",
+  profile: "Profil",
+  profileHint: "Les applications autorisées à voir votre profil reçoivent ces informations.",
+  name: "Nom",
+  picture: "Photo (l'adresse web d'une image, facultative)",
+  language: "Langue de ces pages et des e-mails",
+  languageAuto: "Selon mon navigateur",
+  save: "Enregistrer le profil",
+  nameMissing: "Saisissez un nom.",
+  nameTooLong: (max: number) => `Votre nom ne peut pas dépasser ${max} caractères.`,
+  nameControl: "Votre nom ne peut pas contenir de caractères de contrôle.",
+  pictureTooLong: (max: number) => `L'adresse de la photo dépasse ${max} caractères.`,
+  pictureNotHttps: "La photo doit être une adresse web commençant par https://.",
+  languageUnknown: "Choisissez une langue dans la liste.",
+};

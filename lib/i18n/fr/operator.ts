@@ -1,0 +1,3 @@
+import type { OperatorMessages } from "../en/operator.ts";
+
+export const operator: OperatorMessages = {};
