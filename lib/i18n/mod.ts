@@ -6,18 +6,21 @@
 // `i18nFor(locale)`; locale.ts and format.ts re-exported.
 import type { Context } from "hono";
 import { account as enAccount } from "./en/account.ts";
+import { activity as enActivity } from "./en/activity.ts";
 import { common as enCommon } from "./en/common.ts";
 import { flow as enFlow } from "./en/flow.ts";
 import { home as enHome } from "./en/home.ts";
 import { operator as enOperator } from "./en/operator.ts";
 import { security as enSecurity } from "./en/security.ts";
 import { account as deAccount } from "./de/account.ts";
+import { activity as deActivity } from "./de/activity.ts";
 import { common as deCommon } from "./de/common.ts";
 import { flow as deFlow } from "./de/flow.ts";
 import { home as deHome } from "./de/home.ts";
 import { operator as deOperator } from "./de/operator.ts";
 import { security as deSecurity } from "./de/security.ts";
 import { account as frAccount } from "./fr/account.ts";
+import { activity as frActivity } from "./fr/activity.ts";
 import { common as frCommon } from "./fr/common.ts";
 import { flow as frFlow } from "./fr/flow.ts";
 import { home as frHome } from "./fr/home.ts";
@@ -35,6 +38,7 @@ const en = {
   flow: enFlow,
   security: enSecurity,
   account: enAccount,
+  activity: enActivity,
   operator: enOperator,
 };
 
@@ -49,6 +53,7 @@ export const catalogue: Record<Locale, Messages> = {
     flow: deFlow,
     security: deSecurity,
     account: deAccount,
+    activity: deActivity,
     operator: deOperator,
   },
   fr: {
@@ -57,6 +62,7 @@ export const catalogue: Record<Locale, Messages> = {
     flow: frFlow,
     security: frSecurity,
     account: frAccount,
+    activity: frActivity,
     operator: frOperator,
   },
 };

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { createApiKey } from "../../lib/api_keys.ts";
 import { addMember, createWorkspace } from "../../lib/workspace/workspaces.ts";
+import { assertSpeaks } from "../helpers/i18n.ts";
 import {
   Browser,
   type Ctx,
@@ -127,6 +128,60 @@ Deno.test("saving the profile: apps receive the new name and picture; bad input 
     assert.equal(location(out).pathname + location(out).search, "/signin?return_to=%2Faccount");
     const [after] = await ctx.db.sql`select name from users where id = ${ctx.user.id}`;
     assert.equal(after.name, "Dana Doe");
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("the language: Accept-Language until the person chooses one on /account, which then wins; bounded", async () => {
+  const ctx = await setup();
+  try {
+    const b = await signedIn(ctx);
+    const fr = (path: string) => b.request(path, { headers: { "accept-language": "fr-FR,fr;q=0.9" } });
+    // No setting yet: the browser's French.
+    const before = await fr("/account");
+    assert.equal(before.headers.get("content-language"), "fr");
+    const french = await before.text();
+    assertSpeaks(french, "fr", [ctx.user.email, "Dana Doe"]);
+    assert.match(french, /<h1>Votre compte<\/h1>/);
+    assert.match(french, /<option value="" selected>Selon mon navigateur<\/option>/);
+    const csrf = field(french, "csrf")!;
+
+    // A language that is not on the list is refused with the reason, and nothing is stored.
+    const bad = await b.post("/account/profile", { csrf, name: "Dana", picture: "", locale: "xx" });
+    assert.equal(bad.status, 400);
+    assert.match(await bad.text(), /Choose a language from the list\./);
+    const [unset] = await ctx.db.sql`select locale from users where id = ${ctx.user.id}`;
+    assert.equal(unset.locale, null);
+
+    // German chosen: it wins over the browser's French, on this page and on every other account page.
+    assert.equal(
+      (await b.post("/account/profile", { csrf, name: "Dana", picture: "", locale: "de" })).status,
+      303,
+    );
+    const [stored] = await ctx.db.sql`select locale from users where id = ${ctx.user.id}`;
+    assert.equal(stored.locale, "de");
+    const after = await fr("/account?saved=1");
+    assert.equal(after.headers.get("content-language"), "de");
+    const german = await after.text();
+    assertSpeaks(german, "de", [ctx.user.email, "Dana"]);
+    assert.match(german, /Ihr Profil wurde gespeichert\./);
+    assert.match(german, /<option\s+value="de" lang="de" selected>Deutsch<\/option>/);
+    assert.match(german, /<nav class="account-nav" aria-label="Ihr Konto">/);
+    assert.match(await (await fr("/account/sessions")).text(), /<html lang="de"/);
+    // The problem of a submitted form in the person's language.
+    const empty = await b.post("/account/profile", { csrf, name: " ", picture: "", locale: "de" });
+    assert.match(await empty.text(), /Geben Sie einen Namen ein\./);
+
+    // Back to "as my browser asks": French again.
+    assert.equal(
+      (await b.post("/account/profile", { csrf, name: "Dana", picture: "", locale: "" })).status,
+      303,
+    );
+    assert.equal((await fr("/account")).headers.get("content-language"), "fr");
+    // Signed out, the setting is not known: the browser decides.
+    const out = await new Browser(ctx.app).request("/signin", { headers: { "accept-language": "de" } });
+    assert.match(await out.text(), /<html lang="de"/);
   } finally {
     await ctx.close();
   }

@@ -1,0 +1,3 @@
+import type { ActivityMessages } from "../en/activity.ts";
+
+export const activity: ActivityMessages = {};
