@@ -1,6 +1,7 @@
 // The README's screenshots of the approval pages (issue 23): starts Portico on a fresh database with the demo data
 // of `deno task dev`, one person and one operator, then drives headless Chromium through the person's ask and
-// waiting pages and the operator's requests and apps pages, saving each page's card as a PNG in docs/screenshots/.
+// waiting pages and the operator's requests and apps pages, saving each page's card as a PNG in docs/screenshots/;
+// then the German pages (issue 30 point 4, tests/helpers/german_tour.ts) at both sizes, as de-<page>-<size>.png.
 //
 //   deno task screenshots            (DATABASE_URL set: a fresh database on that server; unset: in-memory PGlite)
 //
@@ -10,7 +11,8 @@ import { createUser } from "../lib/accounts.ts";
 import { seedDemo } from "../lib/demo.ts";
 import { setTrust, trustPrefix } from "../lib/oauth/approvals.ts";
 import { addMember } from "../lib/workspace/workspaces.ts";
-import { launchChromium } from "../tests/helpers/browser.ts";
+import { launchChromium, VIEWPORTS } from "../tests/helpers/browser.ts";
+import { germanTour } from "../tests/helpers/german_tour.ts";
 import { freshDatabase } from "../tests/helpers/db.ts";
 import { serveAtIssuer } from "../tests/helpers/serve.ts";
 
@@ -130,6 +132,14 @@ try {
   await operatorPage.goto(`${issuer}/operator/clients`);
   await operatorPage.getByRole("heading", { level: 1 }).waitFor();
   await shoot(operatorPage, "operator-clients");
+
+  // The German pages a person meets most, at the desktop and phone sizes of the browser tests.
+  const german = new Set(["anmelden", "zweiter-faktor", "zustimmung", "konto", "aktivitaet", "sicherheit"]);
+  for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+    await germanTour(browser, sql, issuer, async (page, name) => {
+      if (german.has(name)) await shoot(page, `de-${name}-${size}`);
+    }, viewport);
+  }
 } finally {
   await browser.close();
   await server.shutdown();
