@@ -1,7 +1,6 @@
 // The API keys page's data: a person's keys per workspace (every key for owners and admins), creating and revoking.
 import { createApiKey } from "./api_keys.ts";
 import type { Db } from "./db/client.ts";
-import { minuteColumn } from "./db/sql.ts";
 import { accessDenied, invalidInput, isUuid, notFound } from "./errors.ts";
 
 /** Roles that see and revoke every key of their workspace. */
@@ -16,8 +15,8 @@ export interface KeyListing {
   /** the person the key acts as; null for workspace keys */
   userEmail: string | null;
   mine: boolean;
-  createdAt: string;
-  lastUsedAt: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
   revoked: boolean;
   /** the toolsets the key is limited to (lib/mcp/toolsets.ts); null = every toolset */
   toolsets: string[] | null;
@@ -46,8 +45,8 @@ interface KeyRow {
   companyName: string | null;
   userId: string | null;
   email: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
   revoked: boolean;
   toolsets: string[] | null;
   readOnly: boolean;
@@ -68,9 +67,7 @@ export async function keysPageData(db: Db, userId: string): Promise<KeyWorkspace
   const keys = await db<KeyRow[]>`
     select k.id, k.workspace_id as "workspaceId", k.name, k.key_prefix as "keyPrefix", k.kind,
            c.name as "companyName", k.user_id as "userId", u.email,
-           ${minuteColumn(db, "k.created_at")} as "createdAt", ${
-    minuteColumn(db, "k.last_used_at")
-  } as "lastUsedAt",
+           k.created_at as "createdAt", k.last_used_at as "lastUsedAt",
            k.revoked_at is not null as revoked, k.toolsets, k.read_only as "readOnly"
       from api_keys k
       left join companies c on c.workspace_id = k.workspace_id and c.id = k.company_id

@@ -4,15 +4,13 @@
 // The key's value appears on the page once. Cursor, Claude Code and curl read it from the PORTICO_KEY
 // environment variable and VS Code asks for it, so their files can be shared; the mcp-remote configuration must
 // hold it in its `env` block (Claude Desktop starts the bridge without the shell's environment), and the page
-// says so.
+// says so. Where each one goes, in words, is the page's (the catalogue's `t.account.keys.where`, by id).
 export const KEY_VARIABLE = "PORTICO_KEY";
 
 export interface ClientConfig {
   /** stable id for tests and anchors */
   id: "cursor" | "vscode" | "claude-code" | "mcp-remote" | "curl";
   client: string;
-  /** where it goes, in words */
-  where: string;
   text: string;
 }
 
@@ -25,7 +23,6 @@ export function clientConfigs(mcpUrl: string, name = "portico"): ClientConfig[] 
     {
       id: "cursor",
       client: "Cursor",
-      where: "~/.cursor/mcp.json (Cursor reads PORTICO_KEY from its environment)",
       text: json({
         mcpServers: { [name]: { url: mcpUrl, headers: { "x-api-key": `\${env:${KEY_VARIABLE}}` } } },
       }),
@@ -33,7 +30,6 @@ export function clientConfigs(mcpUrl: string, name = "portico"): ClientConfig[] 
     {
       id: "vscode",
       client: "VS Code",
-      where: ".vscode/mcp.json (VS Code asks for the key once and stores it)",
       text: json({
         inputs: [{ type: "promptString", id: "portico-key", description: "Portico API key", password: true }],
         servers: { [name]: { type: "http", url: mcpUrl, headers: { "x-api-key": "${input:portico-key}" } } },
@@ -42,13 +38,11 @@ export function clientConfigs(mcpUrl: string, name = "portico"): ClientConfig[] 
     {
       id: "claude-code",
       client: "Claude Code",
-      where: "a terminal, with PORTICO_KEY set",
       text: `claude mcp add --transport http ${name} ${mcpUrl} --header "${header}"`,
     },
     {
       id: "mcp-remote",
-      client: "mcp-remote (Claude Desktop and other stdio-only clients)",
-      where: "the client's MCP servers file; put the key in env (the file then holds it: keep it private)",
+      client: "mcp-remote", // the page adds what it is for (t.account.keys.mcpRemoteClient)
       text: json({
         mcpServers: {
           [name]: {
@@ -62,7 +56,6 @@ export function clientConfigs(mcpUrl: string, name = "portico"): ClientConfig[] 
     {
       id: "curl",
       client: "curl",
-      where: "a terminal, with PORTICO_KEY set",
       text: [
         `curl -sS ${mcpUrl} \\`,
         `  -H "content-type: application/json" -H "accept: application/json, text/event-stream" \\`,

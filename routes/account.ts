@@ -2,14 +2,13 @@
 // a POST with CSRF).
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import { type ConnectedAppDetail, listConnectedAppDetails } from "../lib/account_apps.ts";
+import { type ConnectedAppDetail, listConnectedAppDetails, scopeLines } from "../lib/account_apps.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { isOperator } from "../lib/oauth/approvals.ts";
 import { disconnectApp } from "../lib/oauth/consent.ts";
-import { describeScopes } from "../lib/oauth/scopes.ts";
 import { requireAccount } from "../lib/oauth/sessions.ts";
 import { ConnectedAppsPage, type ConnectedAppView, DisconnectConfirmPage } from "../views/connected_apps.tsx";
 import { errorPage, formExpired } from "../lib/page_errors.ts";
@@ -24,14 +23,14 @@ export function createAccountRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
 
   const describe = async (a: ConnectedAppDetail): Promise<ConnectedAppView> => ({
     ...a,
-    scopes: await describeScopes(deps.sql, a.scopes, "connected_apps"),
+    scopes: await scopeLines(deps.sql, a.scopes),
   });
 
   const notConnected = (c: Context<AppEnv>) =>
     errorPage(
       c,
-      "Not connected",
-      "That application is not connected to your account (any more). Go back to Connected apps.",
+      (t) => t.account.apps.notConnectedTitle,
+      (t) => t.account.apps.notConnectedMessage,
       404,
       "not_found",
     );
@@ -40,16 +39,13 @@ export function createAccountRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;
     const apps = await listConnectedAppDetails(deps.sql, who.account.userId);
-    return render(
-      c,
-      ConnectedAppsPage({
-        csrf: csrfToken(c, deps),
-        account: who.account,
-        apps: await Promise.all(apps.map(describe)),
-        notice: c.req.query("disconnected") === "1" ? "The application was disconnected." : undefined,
-        operator: await isOperator(deps.sql, who.account.userId),
-      }),
-    );
+    return renderPage(c, ConnectedAppsPage, {
+      csrf: csrfToken(c, deps),
+      account: who.account,
+      apps: await Promise.all(apps.map(describe)),
+      notice: c.req.query("disconnected") === "1" ? (t) => t.account.apps.disconnected : undefined,
+      operator: await isOperator(deps.sql, who.account.userId),
+    });
   });
 
   // Disconnect's first step: a page that says what will end; nothing changes on a GET.
@@ -60,14 +56,14 @@ export function createAccountRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     if (!clientId.success) return notConnected(c);
     const [found] = await listConnectedAppDetails(deps.sql, who.account.userId, clientId.data);
     if (!found) return notConnected(c);
-    return render(c, DisconnectConfirmPage({ csrf: csrfToken(c, deps), app: await describe(found) }));
+    return renderPage(c, DisconnectConfirmPage, { csrf: csrfToken(c, deps), app: await describe(found) });
   });
 
   app.post("/account/apps/revoke", async (c) => {
     const body = await c.req.parseBody();
     const form = RevokeForm.safeParse(body);
     if (!form.success || !verifyCsrf(c, deps, form.data.csrf)) {
-      return formExpired(c, "Reload the page and try again.");
+      return formExpired(c, (t) => t.common.reloadAndRetry);
     }
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;

@@ -12,9 +12,10 @@ import { AppError } from "../lib/errors.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
 import { readForm } from "../lib/http/form.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
-import { limitsFromForm, TOOLSET_LABELS, TOOLSETS } from "../lib/mcp/toolsets.ts";
+import type { Text } from "../lib/i18n/mod.ts";
+import { limitsFromForm, TOOLSETS } from "../lib/mcp/toolsets.ts";
 import { isOperator } from "../lib/oauth/approvals.ts";
 import { requireAccount } from "../lib/oauth/sessions.ts";
 import { workspaceName } from "../lib/workspace/workspaces.ts";
@@ -44,14 +45,15 @@ const CreateForm = z.object({
 const RevokeForm = z.object({ csrf: z.string().max(200), key_id: z.string().max(100) });
 
 // Fixed texts chosen by a code in the query, so a crafted link cannot put words on the page.
-const ERRORS: Record<string, string> = {
-  invalid_input: "The key name must be 1-200 characters.",
-  not_found: "That workspace or company is not available to you.",
-  access_denied: "Only owners and admins create workspace keys.",
-  no_key: "There is no such key, or you may not revoke it.",
-  unknown_toolset: `Choose toolsets from the list: ${TOOLSETS.map((t) => TOOLSET_LABELS[t]).join(", ")}.`,
-  no_toolset: "Choose at least one toolset (all of them: the key is not limited). No key was created.",
-  invalid_read_only: "Read-only is either checked or not. No key was created.",
+const ERRORS: Record<string, Text> = {
+  invalid_input: (t) => t.account.keys.errors.invalid_input,
+  not_found: (t) => t.account.keys.errors.not_found,
+  access_denied: (t) => t.account.keys.errors.access_denied,
+  no_key: (t) => t.account.keys.errors.no_key,
+  unknown_toolset: (t) =>
+    t.account.keys.errors.unknown_toolset(TOOLSETS.map((s) => t.account.toolsets.labels[s]).join(", ")),
+  no_toolset: (t) => t.account.keys.errors.no_toolset,
+  invalid_read_only: (t) => t.account.keys.errors.invalid_read_only,
 };
 
 export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
@@ -63,33 +65,31 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
   const newKeyCookie = { path: PATH, issuer, secretKey: deps.secretKey };
 
   // Account pages have no request to go back to.
-  const expired = (c: Context<AppEnv>) => formExpired(c, "Reload the page and try again.");
+  const expired = (c: Context<AppEnv>) => formExpired(c, (t) => t.common.reloadAndRetry);
 
   app.get(PATH, async (c) => {
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;
     const created = await takeNewKey(c, newKeyCookie, who.account.userId);
-    const notice = c.req.query("revoked") === "1"
-      ? "The key was revoked. It stops working on the next request."
+    const notice: Text | undefined = c.req.query("revoked") === "1"
+      ? (t) => t.account.keys.revoked
       : undefined;
-    const error = ERRORS[c.req.query("error") ?? ""];
+    const code = c.req.query("error") ?? "";
+    const error = Object.hasOwn(ERRORS, code) ? ERRORS[code] : undefined;
     // The one page with a script (copy buttons, /assets/pages.js): same-origin scripts only.
     c.header("Content-Security-Policy", SCRIPT_CSP);
-    return render(
-      c,
-      KeysPage({
-        csrf: csrfToken(c, deps),
-        account: who.account,
-        workspaces: await keysPageData(deps.sql, who.account.userId),
-        created,
-        notice,
-        error,
-        mcpUrl,
-        configs,
-        workspaceKeys: deps.config.mcpVariant === "B",
-        operator: await isOperator(deps.sql, who.account.userId),
-      }),
-    );
+    return renderPage(c, KeysPage, {
+      csrf: csrfToken(c, deps),
+      account: who.account,
+      workspaces: await keysPageData(deps.sql, who.account.userId),
+      created,
+      notice,
+      error,
+      mcpUrl,
+      configs,
+      workspaceKeys: deps.config.mcpVariant === "B",
+      operator: await isOperator(deps.sql, who.account.userId),
+    });
   });
 
   app.post(PATH, async (c) => {
@@ -133,7 +133,7 @@ export function createAccountKeysRoutes(deps: AccountKeysDeps): Hono<AppEnv> {
     if (who instanceof Response) return who;
     const key = await keyToRevoke(deps.sql, who.account.userId, c.req.query("key_id") ?? "");
     if (!key) return c.redirect(`${PATH}?error=no_key`, 303);
-    return render(c, RevokeKeyConfirmPage({ csrf: csrfToken(c, deps), key }));
+    return renderPage(c, RevokeKeyConfirmPage, { csrf: csrfToken(c, deps), apiKey: key });
   });
 
   app.post(`${PATH}/revoke`, async (c) => {

@@ -3,7 +3,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { requireAccount } from "../lib/oauth/sessions.ts";
 import { errorPage, formExpired } from "../lib/page_errors.ts";
@@ -27,33 +27,33 @@ export function createAccountWorkspaceRoutes(deps: OAuthRouteDeps): Hono<AppEnv>
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;
     const changed = c.req.query("changed");
-    return render(
-      c,
-      AccountWorkspacesPage({
-        csrf: csrfToken(c, deps),
-        account: who.account,
-        workspaces: await policyWorkspaces(deps.sql, who.account.userId),
-        notice: changed === "on"
-          ? "Two-step sign-in is now required for the workspace's members."
-          : changed === "off"
-          ? "Two-step sign-in is no longer required."
-          : undefined,
-      }),
-    );
+    return renderPage(c, AccountWorkspacesPage, {
+      csrf: csrfToken(c, deps),
+      account: who.account,
+      workspaces: await policyWorkspaces(deps.sql, who.account.userId),
+      notice: changed === "on"
+        ? (t) => t.account.workspaces.nowRequired
+        : changed === "off"
+        ? (t) => t.account.workspaces.noLongerRequired
+        : undefined,
+    });
   });
 
   app.post(`${PATH}/two-step`, async (c) => {
     const body = await c.req.parseBody();
     if (typeof body.csrf !== "string" || !verifyCsrf(c, deps, body.csrf)) {
-      return formExpired(c, "Reload the page and try again.");
+      return formExpired(c, (t) => t.common.reloadAndRetry);
     }
     const form = PolicyForm.safeParse(body);
     if (!form.success) {
-      const field = form.error.issues[0]?.path[0] === "require" ? "require (on or off)" : "workspace_id";
+      const badRequire = form.error.issues[0]?.path[0] === "require";
       return errorPage(
         c,
-        "Not a valid request",
-        `The form's ${field} is missing or not valid.`,
+        (t) => t.account.workspaces.invalidTitle,
+        (t) =>
+          t.account.workspaces.invalidMessage(
+            badRequire ? t.account.workspaces.requireField : "workspace_id",
+          ),
         400,
         "invalid_input",
       );
@@ -65,8 +65,8 @@ export function createAccountWorkspaceRoutes(deps: OAuthRouteDeps): Hono<AppEnv>
     if (name === null) {
       return errorPage(
         c,
-        "Not allowed",
-        "Only an owner or admin of the workspace can change its sign-in policy.",
+        (t) => t.account.workspaces.forbiddenTitle,
+        (t) => t.account.workspaces.forbiddenMessage,
         403,
         "forbidden",
       );

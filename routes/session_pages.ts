@@ -7,8 +7,9 @@ import type { Config } from "../lib/config.ts";
 import type { Db } from "../lib/db/client.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
+import type { Text } from "../lib/i18n/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import { formExpired } from "../lib/page_errors.ts";
 import {
@@ -31,10 +32,10 @@ export interface SessionPageDeps {
 const EndForm = z.object({ csrf: z.string().max(200), session_id: z.string().max(100) });
 const OthersForm = z.object({ csrf: z.string().max(200) });
 
-const NOTICES: Record<string, string> = {
-  one: "You were signed out of that browser.",
-  others: "You were signed out everywhere else.",
-  none: "You were not signed in there any more.",
+const NOTICES: Record<string, Text> = {
+  one: (t) => t.account.sessions.endedOne,
+  others: (t) => t.account.sessions.endedOthers,
+  none: (t) => t.account.sessions.endedNone,
 };
 
 export function createSessionPageRoutes(deps: SessionPageDeps): Hono<AppEnv> {
@@ -47,23 +48,20 @@ export function createSessionPageRoutes(deps: SessionPageDeps): Hono<AppEnv> {
     if (who instanceof Response) return who;
     const sessions = await listSessionsOf(deps.sql, who.account.userId, idleSeconds);
     const ended = c.req.query("ended");
-    return render(
-      c,
-      SessionsPage({
-        csrf: csrfToken(c, deps),
-        account: who.account,
-        sessions,
-        currentSessionId: who.session.sessionId,
-        notice: ended ? NOTICES[ended] : undefined,
-        truncated: sessions.length >= SESSION_LIST_MAX,
-      }),
-    );
+    return renderPage(c, SessionsPage, {
+      csrf: csrfToken(c, deps),
+      account: who.account,
+      sessions,
+      currentSessionId: who.session.sessionId,
+      notice: ended && Object.hasOwn(NOTICES, ended) ? NOTICES[ended] : undefined,
+      truncated: sessions.length >= SESSION_LIST_MAX,
+    });
   });
 
   app.post("/account/sessions/end", async (c) => {
     const form = EndForm.safeParse(await c.req.parseBody());
     if (!form.success || !verifyCsrf(c, deps, form.data.csrf)) {
-      return formExpired(c, "Reload the page and try again.");
+      return formExpired(c, (t) => t.common.reloadAndRetry);
     }
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;
@@ -92,7 +90,7 @@ export function createSessionPageRoutes(deps: SessionPageDeps): Hono<AppEnv> {
   app.post("/account/sessions/end-others", async (c) => {
     const form = OthersForm.safeParse(await c.req.parseBody());
     if (!form.success || !verifyCsrf(c, deps, form.data.csrf)) {
-      return formExpired(c, "Reload the page and try again.");
+      return formExpired(c, (t) => t.common.reloadAndRetry);
     }
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;

@@ -2,52 +2,49 @@
 // granted scopes and who registered it, so two registrations of one app are told apart — and Disconnect,
 // which leads to a confirmation page (GET) before anything happens.
 import type { ConnectedAppDetail } from "../lib/account_apps.ts";
-import { pageTime } from "../lib/account_apps.ts";
-import { limitsText } from "../lib/mcp/toolsets.ts";
+import { type Text, textOf } from "../lib/i18n/mod.ts";
 import { ConfirmPage } from "./confirm.tsx";
 import { AccountNav } from "./account_nav.tsx";
 import { Layout } from "./layout.tsx";
+import { useI18n } from "./page_context.ts";
+import { limitsText } from "./toolset_choice.tsx";
 
 export type ConnectedAppView = Omit<ConnectedAppDetail, "scopes"> & {
-  scopes: Array<{ scope: string; text: string }>;
+  scopes: Array<{ scope: string; text: Text }>;
 };
 
 export interface ConnectedAppsProps {
   csrf: string;
   account: { email: string; name: string };
   apps: ConnectedAppView[];
-  notice?: string;
+  notice?: Text;
   /** the account is an operator: the footer links to the operator pages */
   operator?: boolean;
 }
 
-const REGISTERED_BY: Record<ConnectedAppDetail["registeredBy"], string> = {
-  itself: "registered itself",
-  operator: "registered by the operator",
-  metadata_document: "described by its own website",
-};
-
 function AppFacts({ app }: { app: ConnectedAppView }) {
+  const { t: all, fmt } = useI18n();
+  const t = all.account.apps;
   return (
     <dl class="facts">
-      <dt>Client id</dt>
+      <dt>{t.clientId}</dt>
       <dd>
         <code data-client-id={app.clientId}>{app.shortId}</code>
       </dd>
-      <dt>Returns to</dt>
+      <dt>{t.returnsTo}</dt>
       <dd>{app.redirectHost}</dd>
-      <dt>Registered</dt>
-      <dd>{pageTime(app.registeredAt)}</dd>
-      <dt>Approved</dt>
-      <dd>{pageTime(app.grantedAt)}</dd>
-      <dt>Last used</dt>
-      <dd data-last-used>{app.lastUsedAt ? pageTime(app.lastUsedAt) : "never"}</dd>
+      <dt>{t.registered}</dt>
+      <dd>{fmt.time(app.registeredAt)}</dd>
+      <dt>{t.approved}</dt>
+      <dd>{fmt.time(app.grantedAt)}</dd>
+      <dt>{t.lastUsed}</dt>
+      <dd data-last-used>{app.lastUsedAt ? fmt.time(app.lastUsedAt) : t.never}</dd>
       {app.workspaceName && (
         <>
-          <dt>Acts in</dt>
-          <dd>{app.companyName ? `${app.workspaceName}, only ${app.companyName}` : app.workspaceName}</dd>
-          <dt>Tools</dt>
-          <dd data-limits>{limitsText(app)}</dd>
+          <dt>{t.actsIn}</dt>
+          <dd>{app.companyName ? t.actsInCompany(app.workspaceName, app.companyName) : app.workspaceName}</dd>
+          <dt>{t.tools}</dt>
+          <dd data-limits>{limitsText(all, app)}</dd>
         </>
       )}
     </dl>
@@ -55,49 +52,52 @@ function AppFacts({ app }: { app: ConnectedAppView }) {
 }
 
 export function ConnectedAppsPage(props: ConnectedAppsProps) {
+  const { t: all } = useI18n();
+  const t = all.account;
+  const title = all.common.nav.apps;
   return (
-    <Layout title="Connected apps" wide>
+    <Layout title={title} wide>
       <AccountNav current="apps" />
-      <h1>Connected apps</h1>
-      <p class="muted">Signed in as {props.account.email}</p>
-      {props.notice && <p class="notice" role="status">{props.notice}</p>}
-      {props.apps.length === 0 ? <p>No application has access to your account.</p> : (
+      <h1>{title}</h1>
+      <p class="muted">{t.signedInAs(props.account.email)}</p>
+      {props.notice && <p class="notice" role="status">{textOf(all, props.notice)}</p>}
+      {props.apps.length === 0 ? <p>{t.apps.none}</p> : (
         <ul class="apps">
           {props.apps.map((app) => (
             <li key={app.clientId} data-client-id={app.clientId}>
               <strong>{app.name}</strong>{" "}
               <span class="badge" data-registered-by={app.registeredBy}>
-                {REGISTERED_BY[app.registeredBy]}
+                {t.apps.registeredBy[app.registeredBy]}
               </span>
               <AppFacts app={app} />
-              <p class="muted">It may:</p>
+              <p class="muted">{t.apps.mayLabel}</p>
               <ul>
-                {app.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{s.text}</li>)}
+                {app.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{textOf(all, s.text)}</li>)}
               </ul>
               <p>
                 <a
                   href={`/account/activity?source=${encodeURIComponent(`app:${app.clientId}`)}`}
                   data-activity-link
                 >
-                  Activity of {app.name}
+                  {t.activityOf(app.name)}
                 </a>
               </p>
               <form method="get" action="/account/apps/disconnect">
                 <input type="hidden" name="client_id" value={app.clientId} />
-                <button type="submit" class="danger">Disconnect {app.name}</button>
+                <button type="submit" class="danger">{t.apps.disconnect(app.name)}</button>
               </form>
             </li>
           ))}
         </ul>
       )}
       <footer>
-        <a href="/account/keys">API keys</a>
-        {props.operator && <a href="/operator/requests">Operator pages</a>}
-        <a href="/signin?return_to=%2Faccount%2Fapps">Switch account</a>
+        <a href="/account/keys">{all.common.nav.keys}</a>
+        {props.operator && <a href="/operator/requests">{t.operatorPages}</a>}
+        <a href="/signin?return_to=%2Faccount%2Fapps">{t.switchAccount}</a>
         <form method="post" action="/signout">
           <input type="hidden" name="csrf" value={props.csrf} />
           <input type="hidden" name="return_to" value="/account/apps" />
-          <button type="submit" class="link">Sign out</button>
+          <button type="submit" class="link">{t.signOut}</button>
         </form>
       </footer>
     </Layout>
@@ -108,21 +108,21 @@ export function ConnectedAppsPage(props: ConnectedAppsProps) {
 export function DisconnectConfirmPage(props: { csrf: string; app: ConnectedAppView }) {
   const { app } = props;
   return ConfirmPage({
-    title: `Disconnect ${app.name}?`,
+    title: (t) => t.account.apps.confirmTitle(app.name),
     csrf: props.csrf,
     action: "/account/apps/revoke",
     hidden: { client_id: app.clientId },
-    confirmLabel: `Disconnect ${app.name}`,
+    confirmLabel: (t) => t.account.apps.disconnect(app.name),
     cancelHref: "/account/apps",
     children: (
       <>
-        <p>
-          {app.name}{" "}
-          loses access to your account at once: its tokens stop working on their next use, and it has to ask
-          for your approval again to come back.
-        </p>
+        <DisconnectText name={app.name} />
         <AppFacts app={app} />
       </>
     ),
   });
+}
+
+function DisconnectText({ name }: { name: string }) {
+  return <p>{useI18n().t.account.apps.confirmText(name)}</p>;
 }

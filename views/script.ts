@@ -29,6 +29,7 @@ for (const waiting of document.querySelectorAll("[data-poll]")) {
   };
   setTimeout(ask, every);
 }
+// Copy buttons: the words of the status come from the button (data-copied, data-selected: the page's language).
 for (const button of document.querySelectorAll("button[data-copy]")) {
   const target = document.getElementById(button.dataset.copy);
   const status = document.getElementById(button.dataset.status);
@@ -38,14 +39,14 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
     const text = target.textContent.trim();
     try {
       await navigator.clipboard.writeText(text);
-      if (status) status.textContent = "Copied to the clipboard.";
+      if (status) status.textContent = button.dataset.copied || "Copied to the clipboard.";
     } catch {
       const range = document.createRange();
       range.selectNodeContents(target);
       const selection = getSelection();
       selection.removeAllRanges();
       selection.addRange(range);
-      if (status) status.textContent = "Selected: press Ctrl+C (or Cmd+C) to copy.";
+      if (status) status.textContent = button.dataset.selected || "Selected: press Ctrl+C (or Cmd+C) to copy.";
     }
   });
 }

@@ -1,4 +1,5 @@
 // Toolsets and read-only access: the domains a connection may narrow its tools to, and how a selection is parsed.
+import { accountKeys } from "../i18n/en/account_keys.ts";
 import type { Area } from "./permissions.ts";
 import type { AnyTool } from "./tool.ts";
 import { isToolset, type Toolset, TOOLSETS } from "./toolset_names.ts";
@@ -6,18 +7,11 @@ import { isToolset, type Toolset, TOOLSETS } from "./toolset_names.ts";
 // Re-exported: the names live in a leaf module so lib/api_keys.ts can validate them without importing the tool types.
 export { isToolset, type Toolset, TOOLSETS };
 
-/** How pages (/account/keys, consent, connected apps) name each toolset to a person. */
-export const TOOLSET_LABELS = {
-  projects: "Projects and ideas",
-  tasks: "Tasks",
-  finance: "Offers and invoices",
-  crm: "Clients, contacts and CRM",
-  ai: "AI activities",
-  documents: "Documents and recordings",
-  time: "Time tracking",
-  calendar: "Calendars and appointments",
-  booking: "Booking settings",
-} as const satisfies Record<Toolset, string>;
+/**
+ * How pages (/account/keys, consent, connected apps) name each toolset to a person, in English; each language's
+ * words are the catalogue's `t.account.toolsets.labels` (lib/i18n/<lang>/account_keys.ts).
+ */
+export const TOOLSET_LABELS: Readonly<Record<Toolset, string>> = accountKeys.toolsets.labels;
 
 /**
  * The toolset of each role-permission area: the one statement of which domain a tool belongs to (a tool's area is
@@ -163,12 +157,4 @@ export function limitsFromForm(
   const chosen = TOOLSETS.filter((t) => values.includes(t));
   if (chosen.length === 0) return { ok: false, problem: "no_toolset" };
   return { ok: true, toolsets: chosen.length === TOOLSETS.length ? null : chosen, readOnly: ro };
-}
-
-/** A credential's limits in words, for pages: "every toolset", "only Tasks, Time tracking; read-only". */
-export function limitsText(limits: { toolsets: readonly string[] | null; readOnly: boolean }): string {
-  const sets = limits.toolsets === null
-    ? "every toolset"
-    : `only ${limits.toolsets.map((t) => isToolset(t) ? TOOLSET_LABELS[t] : t).join(", ")}`;
-  return limits.readOnly ? `${sets}; read-only` : sets;
 }

@@ -4,9 +4,10 @@
 // signed in to a shared browser stay signed in, and a session left with no account is deleted.
 //
 // Exports: `listSessionsOf(sql, userId, idleSeconds)`, `endSessionOf(sql, userId, sessionId)`,
-// `endOtherSessions(sql, userId, keepSessionId)`, `deviceSummary(userAgent)`, `signInMethod(amr)`,
-// `SESSION_LIST_MAX`.
+// `endOtherSessions(sql, userId, keepSessionId)`, `deviceSummary(userAgent, words?)`, `signInMethod(amr, words?)`
+// (words: the catalogue's `t.account.sessions`, English by default), `SESSION_LIST_MAX`.
 import type { Db } from "../db/client.ts";
+import { account, type AccountMessages } from "../i18n/en/account.ts";
 import { isUuid } from "../errors.ts";
 
 /** The most sessions the list shows (the newest used). */
@@ -92,25 +93,29 @@ const SYSTEMS: Array<[RegExp, string]> = [
   [/\bLinux\b/, "Linux"],
 ];
 
+/** The words of deviceSummary and signInMethod: the catalogue's `t.account.sessions` (English by default). */
+export type SessionWords = Pick<AccountMessages["sessions"], "device" | "methods">;
+
 /**
  * A short description of a browser from its User-Agent: "Firefox on Windows", "Safari on iOS", or "Unknown
- * browser". A few fixed patterns over at most 300 characters: no dependency, nothing unbounded; a browser that
- * lies about itself is described as what it claims.
+ * browser" (in `words`' language: "Firefox unter Windows"). A few fixed patterns over at most 300 characters: no
+ * dependency, nothing unbounded; a browser that lies about itself is described as what it claims.
  */
-export function deviceSummary(userAgent: string): string {
+export function deviceSummary(userAgent: string, words: SessionWords = account.sessions): string {
   const ua = userAgent.slice(0, 300);
   const browser = BROWSERS.find(([re]) => re.test(ua))?.[1];
   const system = SYSTEMS.find(([re]) => re.test(ua))?.[1];
-  if (browser && system) return `${browser} on ${system}`;
+  if (browser && system) return words.device.on(browser, system);
   if (browser) return browser;
-  if (system) return `A browser on ${system}`;
-  return "Unknown browser";
+  if (system) return words.device.anyOn(system);
+  return words.device.unknown;
 }
 
 /** How an account signed in, from its amr (lib/security/amr.ts), in the page's words. */
-export function signInMethod(amr: readonly string[]): string {
+export function signInMethod(amr: readonly string[], words: SessionWords = account.sessions): string {
   const pwd = amr.includes("pwd");
-  if (amr.includes("hwk")) return pwd ? "Password and passkey" : "Passkey";
-  if (amr.includes("otp")) return "Password and one-time code";
-  return "Password";
+  const m = words.methods;
+  if (amr.includes("hwk")) return pwd ? m.passwordAndPasskey : m.passkey;
+  if (amr.includes("otp")) return m.passwordAndCode;
+  return m.password;
 }
