@@ -1,5 +1,6 @@
 // Which scopes a request gets: defaults, unknown scopes and agents refused, scopes the client may not have dropped.
 import type { Db } from "../db/client.ts";
+import { DEFAULT_LOCALE, type Messages, messagesFor } from "../i18n/mod.ts";
 import type { Client } from "./clients.ts";
 import { OAuthError } from "./errors.ts";
 import { agentOfScope, isKnownScope, OPERATOR_ONLY_SCOPES } from "./scope_names.ts";
@@ -101,11 +102,15 @@ export class WorkspaceNotAllowed extends OAuthError {
  */
 export type ScopePage = "consent" | "connected_apps";
 
-/** Plain-language meanings for the consent and Connected apps pages; agent names come from the database. */
+/**
+ * Plain-language meanings for the consent and Connected apps pages, in the language of `t` (the page's catalogue,
+ * `messages(c)`; English when not given); agent names come from the database.
+ */
 export async function describeScopes(
   db: Db,
   scopes: string[],
   page: ScopePage,
+  t: Messages = messagesFor(DEFAULT_LOCALE),
 ): Promise<Array<{ scope: string; text: string }>> {
   const agentIds = scopes.map(agentOfScope).filter((a): a is string => a !== undefined);
   const names = new Map<string, string>();
@@ -114,31 +119,19 @@ export async function describeScopes(
       select id, name from agents where id = any(${agentIds}::uuid[])`;
     for (const r of rows) names.set(r.id, r.name);
   }
+  const words = t.flow.scopes;
   return scopes.map((scope) => {
     const agent = agentOfScope(scope);
-    if (agent) {
-      return { scope, text: `Chat with the agent “${names.get(agent) ?? "unknown agent"}” as you` };
-    }
+    if (agent) return { scope, text: words.agentChat(names.get(agent) ?? words.unknownAgent) };
     switch (scope) {
       case "openid":
-        return { scope, text: "Know who you are (a stable account identifier)" };
+        return { scope, text: words.openid };
       case "profile":
-        return {
-          scope,
-          text:
-            "See your name, email address, picture, plan, credits, unlocked agents and agent subscriptions",
-        };
+        return { scope, text: words.profile };
       case "agent.purchase":
-        return { scope, text: "Buy agents and agent subscriptions for you, paid with your credits" };
+        return { scope, text: words.purchase };
       case "workspace":
-        return {
-          scope,
-          text:
-            "Use your workspace tools as you: read and change projects, tasks, clients, invoices and more " +
-            (page === "consent"
-              ? "in the workspace you choose below"
-              : "in the workspace you chose when you allowed it"),
-        };
+        return { scope, text: page === "consent" ? words.workspaceConsent : words.workspaceConnected };
       default:
         return { scope, text: scope };
     }
