@@ -2,9 +2,7 @@
 // (client id, registration date, last use, granted scopes, the workspace and tool limits chosen, who registered
 // it), and what each granted scope allows in the page's words.
 import type { Db } from "./db/client.ts";
-import type { Text } from "./i18n/mod.ts";
 import { redirectHost } from "./oauth/consent.ts";
-import { agentOfScope } from "./oauth/scope_names.ts";
 
 /** Bounds the page: nobody approves more apps than this, and a page must stay small. */
 export const MAX_CONNECTED_APPS = 200;
@@ -96,43 +94,6 @@ export async function listConnectedAppDetails(
     toolsets: r.toolsets,
     readOnly: r.readOnly,
   }));
-}
-
-/**
- * What each granted scope allows, for this page (catalogue texts: `t.account.apps.scopes`; agent names come from
- * the database). The consent page words its own (lib/oauth/scopes.ts describeScopes). A scope without words
- * (offline_access) is shown as it is.
- */
-export async function scopeLines(db: Db, scopes: string[]): Promise<Array<{ scope: string; text: Text }>> {
-  const agentIds = scopes.map(agentOfScope).filter((a): a is string => a !== undefined);
-  const names = new Map<string, string>();
-  if (agentIds.length > 0) {
-    const rows = await db<{ id: string; name: string }[]>`
-      select id, name from agents where id = any(${agentIds}::uuid[])`;
-    for (const r of rows) names.set(r.id, r.name);
-  }
-  return scopes.map((scope): { scope: string; text: Text } => {
-    const agent = agentOfScope(scope);
-    if (agent) {
-      const name = names.get(agent);
-      return {
-        scope,
-        text: (t) => t.account.apps.scopes.agentChat(name ?? t.account.apps.scopes.unknownAgent),
-      };
-    }
-    switch (scope) {
-      case "openid":
-        return { scope, text: (t) => t.account.apps.scopes.openid };
-      case "profile":
-        return { scope, text: (t) => t.account.apps.scopes.profile };
-      case "agent.purchase":
-        return { scope, text: (t) => t.account.apps.scopes.agentPurchase };
-      case "workspace":
-        return { scope, text: (t) => t.account.apps.scopes.workspace };
-      default:
-        return { scope, text: scope };
-    }
-  });
 }
 
 /** A UTC minute for the pages not yet speaking the reader's language (views use `fmt.time`): `2026-05-01 14:03 UTC`. */

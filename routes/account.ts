@@ -2,7 +2,8 @@
 // a POST with CSRF).
 import type { Context, Hono } from "hono";
 import { z } from "zod";
-import { type ConnectedAppDetail, listConnectedAppDetails, scopeLines } from "../lib/account_apps.ts";
+import { type ConnectedAppDetail, listConnectedAppDetails } from "../lib/account_apps.ts";
+import { describeScopes } from "../lib/oauth/scopes.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
 import { renderPage } from "../lib/http/render.ts";
@@ -23,7 +24,7 @@ export function createAccountRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
 
   const describe = async (a: ConnectedAppDetail): Promise<ConnectedAppView> => ({
     ...a,
-    scopes: await scopeLines(deps.sql, a.scopes),
+    scopes: await describeScopes(deps.sql, a.scopes, "connected_apps"),
   });
 
   const notConnected = (c: Context<AppEnv>) =>

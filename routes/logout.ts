@@ -10,8 +10,9 @@
 import type { Context, Hono } from "hono";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
+import { fromUiLocales, isLocale } from "../lib/i18n/locale.ts";
 import {
   logoutRedirect,
   type LogoutRequest,
@@ -35,9 +36,18 @@ export function createLogoutRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const expired = (c: Context<AppEnv>) =>
     errorPage(
       c,
-      "This page has expired",
-      "The sign-out request is no longer valid. Sign out again from the application or your account pages.",
+      (t) => t.common.requestExpiredTitle,
+      (t) => t.flow.logout.expired,
+      400,
+      "request_expired",
     );
+
+  /** The sealed request, genuine and recent, or null; its ui_locales becomes the page's language. */
+  async function opened(c: Context<AppEnv>, sealed: unknown): Promise<LogoutRequest | null> {
+    const request = await openLogout(deps.secretKey, sealed);
+    if (request && isLocale(request.uiLocale)) c.set("uiLocale", request.uiLocale);
+    return request;
+  }
 
   /** The accounts of this browser the request signs out, with the session. */
   async function targets(c: Context<AppEnv>, request: LogoutRequest) {
@@ -48,28 +58,33 @@ export function createLogoutRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     return { session, accounts };
   }
 
-  /** Where the browser goes when the request is done (or there was nothing to do). */
-  const onward = (request: LogoutRequest) => logoutRedirect(request) ?? DONE_PATH;
+  /**
+   * Where the browser goes when the request is done (or there was nothing to do): the application's address, or
+   * the signed-out page, in the request's language.
+   */
+  const onward = (request: LogoutRequest) =>
+    logoutRedirect(request) ??
+      (isLocale(request.uiLocale) ? `${DONE_PATH}?ui_locales=${request.uiLocale}` : DONE_PATH);
 
   async function ask(c: Context<AppEnv>, request: LogoutRequest): Promise<Response> {
     const { accounts } = await targets(c, request);
     if (accounts.length === 0) return c.redirect(onward(request), 303);
     const back = logoutRedirect(request);
-    return render(
-      c,
-      LogoutConfirmPage({
-        csrf: csrfToken(c, deps),
-        request: await sealLogout(deps.secretKey, request),
-        emails: accounts.map((a) => a.email),
-        clientName: request.clientName,
-        returnsToApp: back !== null,
-        // Staying signed in still returns the person to the application they came from, when it said where.
-        stayHref: back ?? "/account/apps",
-      }),
-    );
+    return renderPage(c, LogoutConfirmPage, {
+      csrf: csrfToken(c, deps),
+      request: await sealLogout(deps.secretKey, request),
+      emails: accounts.map((a) => a.email),
+      clientName: request.clientName,
+      returnsToApp: back !== null,
+      // Staying signed in still returns the person to the application they came from, when it said where.
+      stayHref: back ?? "/account/apps",
+    });
   }
 
   async function start(c: Context<AppEnv>, params: URLSearchParams, posted: boolean): Promise<Response> {
+    // ui_locales picks the pages' language, including this request's own error page.
+    const uiLocale = fromUiLocales(params.get("ui_locales"));
+    if (uiLocale) c.set("uiLocale", uiLocale);
     const parsed = await parseLogoutRequest(params, logoutDeps);
     if (parsed.kind === "error") return errorPage(c, parsed.title, parsed.message, 400, parsed.code);
     if (posted) {
@@ -86,8 +101,8 @@ export function createLogoutRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     if (!body) {
       return errorPage(
         c,
-        "Sign-out request not valid",
-        "The form could not be read.",
+        (t) => t.flow.logout.invalidTitle,
+        (t) => t.flow.logout.unreadable,
         400,
         "invalid_request",
       );
@@ -102,15 +117,16 @@ export function createLogoutRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   });
 
   app.get("/oauth/logout/continue", async (c) => {
-    const request = await openLogout(deps.secretKey, c.req.query("request"));
+    const request = await opened(c, c.req.query("request"));
     if (!request) return expired(c);
     return await ask(c, request);
   });
 
   app.post("/oauth/logout/confirm", async (c) => {
     const body = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
-    if (!verifyCsrf(c, deps, body.csrf)) return formExpired(c, "Sign out again from the application.");
-    const request = await openLogout(deps.secretKey, body.request);
+    // Opened before the CSRF check only for its language: a refused form is answered in it too.
+    const request = await opened(c, body.request);
+    if (!verifyCsrf(c, deps, body.csrf)) return formExpired(c, (t) => t.flow.logout.formThen);
     if (!request) return expired(c);
     const { session, accounts } = await targets(c, request);
     if (session && accounts.length > 0) {
@@ -130,7 +146,11 @@ export function createLogoutRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     return c.redirect(onward(request), 303);
   });
 
-  app.get(DONE_PATH, (c) => render(c, SignedOutPage()));
+  app.get(DONE_PATH, (c) => {
+    const uiLocale = fromUiLocales(c.req.query("ui_locales"));
+    if (uiLocale) c.set("uiLocale", uiLocale);
+    return renderPage(c, SignedOutPage, {});
+  });
 
   return app;
 }

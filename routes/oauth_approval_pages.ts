@@ -6,7 +6,8 @@
 import type { Context, Hono } from "hono";
 import { csrfToken } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
+import { isLocale, type Text } from "../lib/i18n/mod.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { errorPage, requestExpired } from "../lib/page_errors.ts";
 import { announceApprovalRequest } from "../lib/oauth/approval_notice.ts";
@@ -74,33 +75,31 @@ export function createApprovalPages(deps: OAuthRouteDeps): {
   const redirectStatus = (c: Context<AppEnv>) => c.req.method === "GET" ? 302 : 303;
 
   const denied = (c: Context<AppEnv>, client: Client, ticket: Ticket) =>
-    render(
-      c,
-      ApprovalEndedPage({
-        why: "denied",
-        clientName: client.name,
-        returnHref: unapprovedRedirect(issuer, ticket.req, "denied"),
-      }),
-      403,
-    );
+    renderPage(c, ApprovalEndedPage, {
+      why: "denied" as const,
+      clientName: client.name,
+      returnHref: unapprovedRedirect(issuer, ticket.req, "denied"),
+    }, 403);
 
   async function askPage(
     c: Context<AppEnv>,
     ticket: Ticket,
     client: Client,
     account: SessionAccount,
-    again?: { problem: string; place?: string; note?: string; status?: number },
+    again?: { problem: Text; place?: string; note?: string; status?: number },
   ): Promise<Response> {
     const sealed = await resumeTicket(ticket, account);
-    return render(
+    return renderPage(
       c,
-      ApprovalAskPage({
+      ApprovalAskPage,
+      {
         csrf: csrfToken(c, deps),
         ticket: sealed,
         clientName: client.name,
         redirectHost: redirectHost(ticket.req.redirectUri),
         metadataHost: client.metadataDocument ? new URL(client.clientId).host : null,
         account,
+        // The session was read (proceed, onAccountForm): the page's language is settled (ui_locales, setting).
         scopes: await describeScopes(sql, ticket.req.scopes, "consent"),
         places: await placeOptions(sql, account.userId),
         chosenPlace: again?.place,
@@ -108,7 +107,7 @@ export function createApprovalPages(deps: OAuthRouteDeps): {
         noteMax: APPROVAL_NOTE_MAX,
         operator: await isOperator(sql, account.userId),
         problem: again?.problem,
-      }),
+      },
       again?.status ?? (again ? 400 : 200),
     );
   }
@@ -158,15 +157,17 @@ export function createApprovalPages(deps: OAuthRouteDeps): {
         }
         const operator = await isOperator(sql, account.userId);
         if (form.decision !== "ask" && form.decision !== "approve") {
-          return await askPage(c, ticket, client, account, { problem: "Choose Ask for approval or Cancel." });
+          return await askPage(c, ticket, client, account, {
+            problem: (t) => t.flow.approval.problems.choose,
+          });
         }
         if (form.decision === "approve" && !operator) {
           return errorPage(
             c,
-            "Only operators approve apps",
-            "This account is not an operator of this service, so it cannot approve apps. Go back and ask for " +
-              "approval instead.",
+            (t) => t.flow.approval.onlyOperatorsTitle,
+            (t) => t.flow.approval.onlyOperatorsMessage,
             403,
+            "error",
           );
         }
         const keep = { place: form.place, note: form.note };
@@ -174,14 +175,14 @@ export function createApprovalPages(deps: OAuthRouteDeps): {
         if (!place || !(await placeAllowed(sql, account.userId, place))) {
           return await askPage(c, ticket, client, account, {
             ...keep,
-            problem: "Choose a workspace from the list.",
+            problem: (t) => t.flow.approval.problems.place,
           });
         }
         const note = form.note ?? "";
         if (note.length > APPROVAL_NOTE_MAX) {
           return await askPage(c, ticket, client, account, {
             ...keep,
-            problem: `Keep the note within ${APPROVAL_NOTE_MAX} characters.`,
+            problem: (t) => t.flow.approval.problems.noteTooLong(APPROVAL_NOTE_MAX),
           });
         }
         const asked = await askApproval(sql, {
@@ -195,9 +196,7 @@ export function createApprovalPages(deps: OAuthRouteDeps): {
           return await askPage(c, ticket, client, account, {
             ...keep,
             status: 429,
-            problem:
-              `You already have ${MAX_PENDING_PER_PERSON} requests waiting for the operators. Wait for ` +
-              "their answer before asking for another app.",
+            problem: (t) => t.flow.approval.problems.tooMany(MAX_PENDING_PER_PERSON),
           });
         }
         const request = asked.request;
@@ -228,6 +227,8 @@ export function createApprovalPages(deps: OAuthRouteDeps): {
   // The waiting page (and, asked for JSON, the script's check): continues once the app is approved.
   app.get("/oauth/authorize/wait", async (c) => {
     const waiting = await openWaiting(deps.secretKey, c.req.query("w"));
+    // The request's ui_locales, sealed with it, is the page's language here too (openTicket does it elsewhere).
+    if (waiting && isLocale(waiting.req.uiLocale)) c.set("uiLocale", waiting.req.uiLocale);
     const polled = (c.req.header("accept") ?? "").includes("application/json");
     const changed = () => c.json({ state: "changed" });
     if (!waiting) return polled ? changed() : requestExpired(c);
@@ -264,15 +265,11 @@ export function createApprovalPages(deps: OAuthRouteDeps): {
       if (request.status === "denied") return polled ? changed() : denied(c, known, ticket);
       if (now() > waiting.until) {
         if (polled) return changed();
-        return render(
-          c,
-          ApprovalEndedPage({
-            why: "expired",
-            clientName: known.name,
-            returnHref: unapprovedRedirect(issuer, waiting.req, "expired"),
-          }),
-          410,
-        );
+        return renderPage(c, ApprovalEndedPage, {
+          why: "expired" as const,
+          clientName: known.name,
+          returnHref: unapprovedRedirect(issuer, waiting.req, "expired"),
+        }, 410);
       }
       // Approved once, but the app has lost the operators' trust since: the person may ask again.
       if (request.status === "approved") {
@@ -283,18 +280,15 @@ export function createApprovalPages(deps: OAuthRouteDeps): {
       }
       if (polled) return c.json({ state: "pending" });
       c.header("Content-Security-Policy", POLLING_CSP);
-      return render(
-        c,
-        ApprovalWaitPage({
-          clientName: known.name,
-          workspaceName: await workspaceName(sql, request.workspaceId),
-          askedAt: request.askedAt,
-          checkHref: c.req.path + "?w=" + encodeURIComponent(c.req.query("w")!),
-          every: WAIT_REFRESH_SECONDS,
-          giveUpHref: unapprovedRedirect(issuer, waiting.req, "gave_up"),
-          until: new Date(waiting.until * 1000),
-        }),
-      );
+      return renderPage(c, ApprovalWaitPage, {
+        clientName: known.name,
+        workspaceName: await workspaceName(sql, request.workspaceId),
+        askedAt: request.askedAt,
+        checkHref: c.req.path + "?w=" + encodeURIComponent(c.req.query("w")!),
+        every: WAIT_REFRESH_SECONDS,
+        giveUpHref: unapprovedRedirect(issuer, waiting.req, "gave_up"),
+        until: new Date(waiting.until * 1000),
+      });
     });
   });
 

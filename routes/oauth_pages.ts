@@ -8,8 +8,9 @@ import type { Context, Hono } from "hono";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
 import { isLoopbackHttpUri } from "../lib/net/loopback.ts";
-import { render } from "../lib/http/render.ts";
-import { errorPage, formExpired, redirectMismatch, requestExpired } from "../lib/page_errors.ts";
+import { renderPage } from "../lib/http/render.ts";
+import type { Text } from "../lib/i18n/mod.ts";
+import { errorPage, redirectMismatch, requestExpired } from "../lib/page_errors.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import {
   errorsMayRedirect,
@@ -24,6 +25,7 @@ import {
 import {
   answerConsent,
   backToClient,
+  flowFormExpired,
   issue,
   onAccountForm,
   orUnavailable,
@@ -47,13 +49,6 @@ import { SignInPage } from "../views/sign_in.tsx";
 import type { OAuthRouteDeps } from "./oauth_deps.ts";
 import { createSignInPageRoutes } from "./sign_in_pages.ts";
 import { createApprovalPages } from "./oauth_approval_pages.ts";
-
-/** Why the consent page is shown again instead of going on. */
-const CONSENT_PROBLEMS = {
-  no_toolset: "Choose at least one toolset it may use, or deny the request.",
-  unknown_toolset: "Choose toolsets from the list.",
-  invalid_read_only: "Read-only is either checked or not.",
-} as const;
 
 export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const app = createPageApp(deps.log);
@@ -120,7 +115,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   // The chooser: pick an account (user_id) or "Use another account" (empty user_id).
   app.post("/oauth/authorize/select", async (c) => {
     const form = await readPageForm(c);
-    if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
+    if (!form || !verifyCsrf(c, deps, form.csrf)) return await flowFormExpired(c, deps, form);
     const found = await ticketAndClient(deps, form.ticket, c);
     if (!found) return requestExpired(c);
     const { req } = found.ticket;
@@ -139,7 +134,7 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   // and returns to the same request's sign-in (the account comes from the sealed ticket, not from the form).
   app.post("/oauth/authorize/switch", async (c) => {
     const form = await readPageForm(c);
-    if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
+    if (!form || !verifyCsrf(c, deps, form.csrf)) return await flowFormExpired(c, deps, form);
     const ticket = await openTicket(deps.secretKey, form.ticket, c);
     if (!ticket) return requestExpired(c);
     const session = await readBrowserSession(sql, c, issuer);
@@ -166,15 +161,17 @@ export function createOAuthPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
             });
           case "ask_again":
             return await consentPage(c, ticket, client, account, {
-              problem: CONSENT_PROBLEMS[answer.problem],
+              problem: (t) => t.flow.consent.problems[answer.problem],
               place: form.place,
               limits: { toolsets: form.toolsets.filter(isToolset), readOnly: form.read_only === "1" },
             });
           case "bad_place":
             return errorPage(
               c,
-              "Choose a workspace",
-              "The workspace you chose is not one you belong to. Go back, reload the page and choose again.",
+              (t) => t.flow.consent.badPlaceTitle,
+              (t) => t.flow.consent.badPlaceMessage,
+              400,
+              "invalid_workspace",
             );
           case "allowed":
             return await issue(c, deps, ticket, session.sessionId, account, answer.place, answer.limits);
@@ -215,31 +212,25 @@ function createFlowPages(
         const sealed = await sealTicket(deps.secretKey, ticket);
         const others = (session?.accounts.length ?? 0) > 0 && ticket.addAccount;
         c.header("Content-Security-Policy", PASSKEY_CSP); // the passkey button (views/passkeys.tsx)
-        return render(
-          c,
-          SignInPage({
-            csrf: csrfToken(c, deps),
-            hidden: { ticket: sealed },
-            email: step.email,
-            problem: ticket.problem,
-            clientName: client.name,
-            backHref: others
-              ? await resumePath(deps.secretKey, { req: ticket.req, addAccount: false })
-              : undefined,
-          }),
-        );
+        return renderPage(c, SignInPage, {
+          csrf: csrfToken(c, deps),
+          hidden: { ticket: sealed },
+          email: step.email,
+          problem: ticket.problem,
+          clientName: client.name,
+          backHref: others
+            ? await resumePath(deps.secretKey, { req: ticket.req, addAccount: false })
+            : undefined,
+        });
       }
       case "choose":
-        return render(
-          c,
-          ChooseAccountPage({
-            csrf: csrfToken(c, deps),
-            action: "/oauth/authorize/select",
-            hidden: { ticket: await sealTicket(deps.secretKey, { req: ticket.req }) },
-            accounts: step.accounts,
-            clientName: client.name,
-          }),
-        );
+        return renderPage(c, ChooseAccountPage, {
+          csrf: csrfToken(c, deps),
+          action: "/oauth/authorize/select",
+          hidden: { ticket: await sealTicket(deps.secretKey, { req: ticket.req }) },
+          accounts: step.accounts,
+          clientName: client.name,
+        });
       case "consent":
         return await consentPage(c, ticket, client, step.account);
       case "approval":
@@ -280,7 +271,7 @@ function createFlowPages(
     ticket: Ticket,
     client: Client,
     account: SessionAccount,
-    again?: { problem: string; place?: string; limits: ToolLimits },
+    again?: { problem: Text; place?: string; limits: ToolLimits },
   ): Promise<Response> {
     const sealed = await sealTicket(deps.secretKey, {
       req: ticket.req,
@@ -292,9 +283,10 @@ function createFlowPages(
     // Starts from what this app was allowed before, so approving again without looking never widens it.
     const limits = again?.limits ??
       (asksWorkspace ? await rememberedToolLimits(sql, account.userId, client.clientId) : NO_TOOL_LIMITS);
-    return render(
+    return renderPage(
       c,
-      ConsentPage({
+      ConsentPage,
+      {
         csrf: csrfToken(c, deps),
         ticket: sealed,
         clientName: client.name,
@@ -307,6 +299,7 @@ function createFlowPages(
         loopbackOnly: client.metadataDocument &&
           client.redirectUris.every(isLoopbackHttpUri),
         account,
+        // The session was read (proceed, onAccountForm): the page's language is settled (ui_locales, setting).
         scopes: await describeScopes(sql, ticket.req.scopes, "consent"),
         places: asksWorkspace ? await placeOptions(sql, account.userId) : undefined,
         chosenPlace: again?.place ?? ticket.place,
@@ -314,7 +307,7 @@ function createFlowPages(
         problem: again?.problem,
         // Tokens for anything but Portico's own tool server go elsewhere: the person should know where.
         audience: resource !== undefined && resource !== mcpResourceUrl(issuer) ? resource : undefined,
-      }),
+      },
       again ? 400 : 200,
     );
   }

@@ -4,10 +4,10 @@ import type { Hono } from "hono";
 import { clientIp } from "../lib/http/client_ip.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
-import { openTicket, type Ticket } from "../lib/oauth/authorize.ts";
-import { resumePath } from "../lib/oauth/authorize_flow.ts";
+import { openTicket, type SignInProblem, type Ticket } from "../lib/oauth/authorize.ts";
+import { flowFormExpired, resumePath } from "../lib/oauth/authorize_flow.ts";
 import { readPageForm } from "../lib/oauth/page_form.ts";
 import {
   endSession,
@@ -26,8 +26,6 @@ import { SignInPage } from "../views/sign_in.tsx";
 import type { OAuthRouteDeps } from "./oauth_deps.ts";
 
 const DEFAULT_RETURN = "/account/apps";
-/** Shown on /signin after a password reset (routes/password_reset_pages.ts sends the person here). */
-export const PASSWORD_RESET_NOTICE = "Your password was changed. Sign in with the new one.";
 
 export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const app = createPageApp(deps.log);
@@ -40,34 +38,31 @@ export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const problem = c.req.query("error");
     const session = await readBrowserSession(sql, c, issuer);
     if (session && session.accounts.length > 0 && c.req.query("add") !== "1" && !problem) {
-      return render(
-        c,
-        ChooseAccountPage({
-          csrf: csrfToken(c, deps),
-          action: "/account/switch",
-          hidden: { return_to: returnTo },
-          accounts: session.accounts,
-        }),
-      );
+      return renderPage(c, ChooseAccountPage, {
+        csrf: csrfToken(c, deps),
+        action: "/account/switch",
+        hidden: { return_to: returnTo },
+        accounts: session.accounts,
+      });
     }
     // The passkey button's script (/assets/passkeys.js) and its requests to this origin.
     c.header("Content-Security-Policy", PASSKEY_CSP);
-    return render(
-      c,
-      SignInPage({
-        csrf: csrfToken(c, deps),
-        hidden: { return_to: returnTo },
-        problem: problem === "invalid_credentials" || problem === "throttled" || problem === "disabled"
-          ? problem
-          : undefined,
-        notice: c.req.query("reset") === "done" ? PASSWORD_RESET_NOTICE : undefined,
-      }),
-    );
+    const shown: SignInProblem | undefined =
+      problem === "invalid_credentials" || problem === "throttled" || problem === "disabled"
+        ? problem
+        : undefined;
+    return renderPage(c, SignInPage, {
+      csrf: csrfToken(c, deps),
+      hidden: { return_to: returnTo },
+      problem: shown,
+      // After a password reset (routes/password_reset_pages.ts sends the person here).
+      notice: c.req.query("reset") === "done" ? (t) => t.flow.signIn.passwordChanged : undefined,
+    });
   });
 
   app.post("/signin", async (c) => {
     const form = await readPageForm(c);
-    if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
+    if (!form || !verifyCsrf(c, deps, form.csrf)) return await flowFormExpired(c, deps, form);
     let ticket: Ticket | null = null;
     if (form.ticket !== undefined) {
       ticket = await openTicket(deps.secretKey, form.ticket, c);
@@ -113,7 +108,7 @@ export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   // Signs one account (user_id) or every account out of this browser.
   app.post("/signout", async (c) => {
     const form = await readPageForm(c);
-    if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
+    if (!form || !verifyCsrf(c, deps, form.csrf)) return await flowFormExpired(c, deps, form);
     const session = await readBrowserSession(sql, c, issuer);
     if (session) {
       const leaving = session.accounts.filter((a) => !form.user_id || a.userId === form.user_id);

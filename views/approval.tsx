@@ -1,6 +1,9 @@
 // The person's side of an approval request (issue 23): asking the operators to let an app use the workspace
 // tools, waiting for their answer, and the end of an authorization they denied or did not answer in time.
+import { type Text, textOf } from "../lib/i18n/mod.ts";
+import { Fill } from "./fill.tsx";
 import { BrandName, Layout } from "./layout.tsx";
+import { useI18n } from "./page_context.ts";
 import { type PlaceChoice, PlaceFieldset } from "./place_choice.tsx";
 
 export interface ApprovalAskProps {
@@ -11,42 +14,48 @@ export interface ApprovalAskProps {
   /** the host serving the app's metadata document, when its client_id is a URL */
   metadataHost: string | null;
   account: { email: string; name: string };
-  scopes: Array<{ scope: string; text: string }>;
+  /** each scope in words, in the page's language (lib/oauth/scopes.ts describeScopes) */
+  scopes: Array<{ scope: string; text: Text }>;
   places: PlaceChoice[];
   chosenPlace?: string;
   note?: string;
   noteMax: number;
   /** the person is an operator: they may approve the app themselves, here */
   operator: boolean;
-  problem?: string;
+  problem?: Text;
 }
 
 /** Who is asked, what for, where; the note; Ask (or, for an operator, Approve) and Cancel. */
 export function ApprovalAskPage(props: ApprovalAskProps) {
+  const { t } = useI18n();
+  const a = t.flow.approval;
   const canAsk = props.places.length > 0;
   return (
-    <Layout title={`${props.clientName} needs approval`}>
+    <Layout title={a.title(props.clientName)}>
       <h1>
-        <strong>{props.clientName}</strong> needs an operator's approval
+        <Fill text={a.heading} app={<strong>{props.clientName}</strong>} />
       </h1>
       <p class="muted">
-        Signed in as{" "}
-        {props.account.name ? `${props.account.name} (${props.account.email})` : props.account.email}
+        {t.flow.signedInAs(
+          props.account.name ? `${props.account.name} (${props.account.email})` : props.account.email,
+        )}
       </p>
-      {props.problem && <p class="error" role="alert">{props.problem}</p>}
+      {props.problem && <p class="error" role="alert">{textOf(t, props.problem)}</p>}
       <form method="post" action="/oauth/authorize/approval">
         <input type="hidden" name="csrf" value={props.csrf} />
         <input type="hidden" name="ticket" value={props.ticket} />
         <p>
-          {props.clientName} asks to use your workspace tools. It{" "}
-          {props.metadataHost ? <>is described by {props.metadataHost}</> : <>registered itself</>}, and apps
-          like that may use workspace tools on <BrandName />{" "}
-          only once an operator has approved them. It would be sent back to{" "}
-          <strong>{props.redirectHost}</strong>.
+          <Fill
+            text={props.metadataHost ? a.introDescribed : a.introSelf}
+            app={props.clientName}
+            host={props.metadataHost ?? ""}
+            brand={<BrandName />}
+            redirect={<strong>{props.redirectHost}</strong>}
+          />
         </p>
-        <h2>It asks to:</h2>
+        <h2>{a.asksTo}</h2>
         <ul class="scopes">
-          {props.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{s.text}</li>)}
+          {props.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{textOf(t, s.text)}</li>)}
         </ul>
         {canAsk
           ? (
@@ -54,37 +63,30 @@ export function ApprovalAskPage(props: ApprovalAskProps) {
               <PlaceFieldset
                 places={props.places}
                 checked={props.chosenPlace}
-                legend="Where would it act as you?"
+                legend={a.placeLegend}
               />
-              <label for="approval-note">Note to the operators (optional)</label>
+              <label for="approval-note">{a.note}</label>
               <textarea id="approval-note" name="note" maxlength={props.noteMax} rows={3}>
                 {props.note ?? ""}
               </textarea>
               <p class="muted">
-                {props.operator
-                  ? "You are an operator: approving lets every person of this service use this app with their " +
-                    "workspace tools, each after their own consent. You can withdraw it under Operator › Apps."
-                  : "The operators are told. This page waits for their answer and then continues; you can " +
-                    "also close it and connect again from the app once they have approved."}
+                {props.operator ? a.operatorHint : a.personHint}
               </p>
             </>
           )
           : (
             <p class="notice">
-              You are not a member of any workspace, so there is nothing {props.clientName}{" "}
-              could use. You can only cancel.
+              {a.noWorkspace(props.clientName)}
             </p>
           )}
         <div class="actions">
           {canAsk && props.operator && (
             <button type="submit" name="decision" value="approve">
-              Approve {props.clientName} and continue
+              {a.approve(props.clientName)}
             </button>
           )}
-          {canAsk && !props.operator && (
-            <button type="submit" name="decision" value="ask">Ask for approval</button>
-          )}
-          <button type="submit" name="decision" value="cancel" class="secondary">Cancel</button>
+          {canAsk && !props.operator && <button type="submit" name="decision" value="ask">{a.ask}</button>}
+          <button type="submit" name="decision" value="cancel" class="secondary">{a.cancel}</button>
         </div>
       </form>
     </Layout>
@@ -107,24 +109,28 @@ export interface ApprovalWaitProps {
 
 /** Waiting for the operators: what happens next, Check again, Stop waiting. */
 export function ApprovalWaitPage(props: ApprovalWaitProps) {
+  const { t, fmt } = useI18n();
+  const w = t.flow.approval.wait;
   return (
-    <Layout title="Waiting for approval" script>
-      <h1>Waiting for an operator</h1>
+    <Layout title={w.title} script>
+      <h1>{w.heading}</h1>
       <div data-poll={props.checkHref} data-every={String(props.every)} role="status">
         <p>
-          You asked the operators of <BrandName /> to approve <strong>{props.clientName}</strong> for{" "}
-          {props.workspaceName} (asked {props.askedAt.toISOString().slice(0, 16).replace("T", " ")} UTC).
+          <Fill
+            text={w.asked}
+            brand={<BrandName />}
+            app={<strong>{props.clientName}</strong>}
+            workspace={props.workspaceName}
+            time={fmt.time(props.askedAt)}
+          />
         </p>
       </div>
       <p>
-        Once an operator approves, this page continues to the last step, where you choose what the app may do.
-        It checks by itself every few seconds; without JavaScript, use Check again. It waits until{" "}
-        {props.until.toISOString().slice(11, 16)}{" "}
-        UTC; after that, connect again from the app once the operators have approved.
+        <Fill text={w.explain} until={props.until.toISOString().slice(11, 16)} />
       </p>
       <div class="actions">
-        <a class="button" href={props.checkHref}>Check again</a>
-        <a class="button secondary" href={props.giveUpHref}>Stop waiting and return to the app</a>
+        <a class="button" href={props.checkHref}>{w.checkAgain}</a>
+        <a class="button secondary" href={props.giveUpHref}>{w.giveUp}</a>
       </div>
     </Layout>
   );
@@ -139,27 +145,21 @@ export interface ApprovalEndedProps {
 
 /** The operators denied the request, or did not answer in time: say so, and return to the app. */
 export function ApprovalEndedPage(props: ApprovalEndedProps) {
+  const { t } = useI18n();
+  const e = t.flow.approval.ended;
+  const denied = props.why === "denied";
   return (
-    <Layout title={props.why === "denied" ? "Not approved" : "Still waiting for approval"}>
-      <h1>{props.why === "denied" ? "Not approved" : "No answer yet"}</h1>
+    <Layout title={denied ? e.deniedTitle : e.expiredTitle}>
+      <h1>{denied ? e.deniedHeading : e.expiredHeading}</h1>
       <p>
-        {props.why === "denied"
-          ? (
-            <>
-              An operator of <BrandName /> did not approve <strong>{props.clientName}</strong>{" "}
-              for your workspace tools. Ask your operators if you think this is a mistake.
-            </>
-          )
-          : (
-            <>
-              No operator has approved <strong>{props.clientName}</strong>{" "}
-              yet, and this sign-in has stopped waiting. Your request stays with the operators: once they
-              approve, connect again from the app.
-            </>
-          )}
+        <Fill
+          text={denied ? e.denied : e.expired}
+          brand={<BrandName />}
+          app={<strong>{props.clientName}</strong>}
+        />
       </p>
       <div class="actions">
-        <a class="button" href={props.returnHref}>Return to {props.clientName}</a>
+        <a class="button" href={props.returnHref}>{e.returnTo(props.clientName)}</a>
       </div>
     </Layout>
   );

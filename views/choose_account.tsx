@@ -1,5 +1,7 @@
 // The account chooser: every account signed in on this browser, "Use another account" and "Sign out".
+import { Fill } from "./fill.tsx";
 import { Layout } from "./layout.tsx";
+import { useI18n } from "./page_context.ts";
 
 export interface ChooserAccount {
   userId: string;
@@ -29,12 +31,13 @@ function Hidden({ csrf, hidden }: { csrf: string; hidden: Record<string, string>
 }
 
 export function ChooseAccountPage(props: ChooseAccountProps) {
+  const { t } = useI18n();
   return (
-    <Layout title="Choose an account">
-      <h1>Choose an account</h1>
+    <Layout title={t.flow.chooser.title}>
+      <h1>{t.flow.chooser.title}</h1>
       {props.clientName && (
         <p>
-          to continue to <strong>{props.clientName}</strong>
+          <Fill text={t.flow.continueTo} app={<strong>{props.clientName}</strong>} />
         </p>
       )}
       <ul class="accounts">
@@ -55,11 +58,11 @@ export function ChooseAccountPage(props: ChooseAccountProps) {
         <form method="post" action={props.action}>
           <Hidden csrf={props.csrf} hidden={props.hidden} />
           <input type="hidden" name="user_id" value="" />
-          <button type="submit" class="secondary">Use another account</button>
+          <button type="submit" class="secondary">{t.flow.chooser.another}</button>
         </form>
         <form method="post" action="/signout">
           <Hidden csrf={props.csrf} hidden={props.hidden} />
-          <button type="submit" class="secondary">Sign out</button>
+          <button type="submit" class="secondary">{t.flow.chooser.signOut}</button>
         </form>
       </div>
     </Layout>

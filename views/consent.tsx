@@ -1,6 +1,9 @@
 // The consent page: who is asking (name, redirect host, self-registered or not), what each scope means, where
 // its tokens go, the workspace it will act in and the tools it may use there (for `workspace`), Allow/Deny.
+import { type Text, textOf } from "../lib/i18n/mod.ts";
+import { Fill } from "./fill.tsx";
 import { BrandName, Layout } from "./layout.tsx";
+import { useI18n } from "./page_context.ts";
 import { type PlaceChoice, PlaceFieldset } from "./place_choice.tsx";
 import { ToolsetChoice } from "./toolset_choice.tsx";
 
@@ -16,7 +19,8 @@ export interface ConsentProps {
   /** a metadata-document app that returns only to this computer (localhost) */
   loopbackOnly?: boolean;
   account: { email: string; name: string };
-  scopes: Array<{ scope: string; text: string }>;
+  /** each scope in words, in the page's language (lib/oauth/scopes.ts describeScopes) */
+  scopes: Array<{ scope: string; text: Text }>;
   /** the workspaces (and companies) the person may let the app act in; present when `workspace` is asked */
   places?: PlaceChoice[];
   /** the place to check (the person's own choice, when the page is shown again); default the first */
@@ -24,7 +28,7 @@ export interface ConsentProps {
   /** the toolsets and read-only choice to start from (for `workspace`): what this app had before, or none */
   limits?: { toolsets: readonly string[] | null; readOnly: boolean };
   /** why the page is shown again after Allow */
-  problem?: string;
+  problem?: Text;
   /** where the app's tokens are meant to be used, when that is not Portico's own tool server */
   audience?: string;
 }
@@ -53,25 +57,28 @@ function UrlText({ url }: { url: string }) {
 }
 
 export function ConsentPage(props: ConsentProps) {
+  const { t } = useI18n();
+  const k = t.flow.consent;
   const canAllow = props.places === undefined || props.places.length > 0;
   return (
-    <Layout title={`Allow ${props.clientName}?`}>
+    <Layout title={k.title(props.clientName)}>
       <h1>
-        Allow <strong>{props.clientName}</strong> to use your account?
+        <Fill text={k.heading} app={<strong>{props.clientName}</strong>} />
       </h1>
       <div class="whoami">
         <p class="muted">
-          Signed in as{" "}
-          {props.account.name ? `${props.account.name} (${props.account.email})` : props.account.email}
+          {t.flow.signedInAs(
+            props.account.name ? `${props.account.name} (${props.account.email})` : props.account.email,
+          )}
         </p>
         {/* Signs this account out and returns to this request's sign-in (routes/oauth_pages.ts). */}
         <form method="post" action="/oauth/authorize/switch">
           <input type="hidden" name="csrf" value={props.csrf} />
           <input type="hidden" name="ticket" value={props.ticket} />
-          <button type="submit" class="link">Not you? Use another account</button>
+          <button type="submit" class="link">{k.notYou}</button>
         </form>
       </div>
-      {props.problem && <p class="error" role="alert">{props.problem}</p>}
+      {props.problem && <p class="error" role="alert">{textOf(t, props.problem)}</p>}
       {
         /* The form holds the whole explanation so its sticky Allow/Deny bar (views/style.ts) is in view from
           the top of the page down, on a phone too. */
@@ -80,67 +87,52 @@ export function ConsentPage(props: ConsentProps) {
         <input type="hidden" name="csrf" value={props.csrf} />
         <input type="hidden" name="ticket" value={props.ticket} />
         <p>
-          {props.clientName} will be sent back to <strong>{props.redirectHost}</strong>. {props.metadataHost
-            ? (
-              <>
-                This application is described by {props.metadataHost}; <BrandName /> has not reviewed it.{" "}
-              </>
-            )
+          <Fill text={k.sentBack} app={props.clientName} host={<strong>{props.redirectHost}</strong>} />
+          {props.metadataHost
+            ? <Fill text={k.describedBy} host={props.metadataHost} brand={<BrandName />} />
             : props.selfRegistered
-            ? (
-              <>
-                This application registered itself; <BrandName />{" "}
-                has not reviewed it. Only allow it if you trust it.
-              </>
-            )
-            : "This application was registered by the operator of this service."}
-          {props.clientUri && (
-            <>
-              {" "}Its website: <UrlText url={props.clientUri} />
-            </>
-          )}
+            ? <Fill text={k.selfRegistered} brand={<BrandName />} />
+            : k.operatorRegistered}
+          {props.clientUri && <Fill text={k.website} url={<UrlText url={props.clientUri} />} />}
         </p>
         {props.loopbackOnly && (
           <p class="error" data-warning="loopback">
-            {props.clientName}{" "}
-            returns to a program on your own computer. Anyone can publish an app description like this one:
-            allow it only if you started this sign-in yourself, from that program, just now.
+            {k.loopback(props.clientName)}
           </p>
         )}
-        <h2>It will be able to:</h2>
+        <h2>{k.ableTo}</h2>
         <ul class="scopes">
-          {props.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{s.text}</li>)}
+          {props.scopes.map((s) => <li key={s.scope} data-scope={s.scope}>{textOf(t, s.text)}</li>)}
         </ul>
         {props.audience && (
           <p data-audience={props.audience}>
-            Its access will be used at <strong>{props.audience}</strong>, a service other than <BrandName />.
+            <Fill text={k.audience} audience={<strong>{props.audience}</strong>} brand={<BrandName />} />
           </p>
         )}
         {props.places !== undefined && props.places.length > 0 && (
           <PlaceFieldset
             places={props.places}
             checked={props.chosenPlace}
-            legend="Where may it act as you?"
+            legend={k.placeLegend}
           />
         )}
         {props.places !== undefined && props.places.length > 0 && (
           <ToolsetChoice
-            summary="Limit the tools it may use (optional)"
+            summary={k.limitSummary}
             toolsets={props.limits?.toolsets ?? null}
             readOnly={props.limits?.readOnly ?? false}
           />
         )}
         {props.places !== undefined && props.places.length === 0 && (
           <p class="notice">
-            You are not a member of any workspace, so there is nothing {props.clientName}{" "}
-            could use. You can only deny this request.
+            {k.noWorkspace(props.clientName)}
           </p>
         )}
-        <p class="muted">You can disconnect it at any time under Connected apps.</p>
+        <p class="muted">{k.disconnectLater}</p>
         <div class="sticky-actions">
           <div class="actions">
-            {canAllow && <button type="submit" name="decision" value="allow">Allow</button>}
-            <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+            {canAllow && <button type="submit" name="decision" value="allow">{k.allow}</button>}
+            <button type="submit" name="decision" value="deny" class="secondary">{k.deny}</button>
           </div>
         </div>
       </form>

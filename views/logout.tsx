@@ -1,7 +1,9 @@
 // RP-initiated logout pages (/oauth/logout): the question "Sign out of <brand>?" with the accounts that will be
 // signed out and where the browser goes next (a form that POSTs with CSRF, and "Stay signed in"), and the page
 // that says the person is signed out when no application asked to be returned to.
+import { Fill } from "./fill.tsx";
 import { BrandName, Layout } from "./layout.tsx";
+import { useI18n } from "./page_context.ts";
 
 export interface LogoutConfirmProps {
   csrf: string;
@@ -18,29 +20,29 @@ export interface LogoutConfirmProps {
 }
 
 export function LogoutConfirmPage(props: LogoutConfirmProps) {
+  const { t } = useI18n();
+  const l = t.flow.logout;
   return (
-    <Layout title="Sign out?">
+    <Layout title={l.title}>
       <h1>
-        Sign out of <BrandName />?
+        <Fill text={l.heading} brand={<BrandName />} />
       </h1>
       {props.clientName && (
         <p>
-          <strong>{props.clientName}</strong> asked to sign you out.
+          <Fill text={l.asked} app={<strong>{props.clientName}</strong>} />
         </p>
       )}
-      <p>This browser will be signed out of:</p>
+      <p>{l.accounts}</p>
       <ul data-logout-accounts>
         {props.emails.map((e) => <li key={e}>{e}</li>)}
       </ul>
-      {props.returnsToApp && props.clientName && (
-        <p class="muted">Afterwards you go back to {props.clientName}.</p>
-      )}
+      {props.returnsToApp && props.clientName && <p class="muted">{l.afterwards(props.clientName)}</p>}
       <form method="post" action="/oauth/logout/confirm">
         <input type="hidden" name="csrf" value={props.csrf} />
         <input type="hidden" name="request" value={props.request} />
         <div class="actions">
-          <button type="submit" class="danger">Sign out</button>
-          <a class="button secondary" href={props.stayHref}>Stay signed in</a>
+          <button type="submit" class="danger">{l.signOut}</button>
+          <a class="button secondary" href={props.stayHref}>{l.stay}</a>
         </div>
       </form>
     </Layout>
@@ -48,14 +50,16 @@ export function LogoutConfirmPage(props: LogoutConfirmProps) {
 }
 
 export function SignedOutPage() {
+  const { t } = useI18n();
+  const l = t.flow.logout;
   return (
-    <Layout title="Signed out">
-      <h1>You are signed out</h1>
+    <Layout title={l.doneTitle}>
+      <h1>{l.doneHeading}</h1>
       <p>
-        Your account is signed out of <BrandName /> in this browser.
+        <Fill text={l.done} brand={<BrandName />} />
       </p>
       <div class="actions">
-        <a class="button secondary" href="/signin">Sign in again</a>
+        <a class="button secondary" href="/signin">{l.signInAgain}</a>
       </div>
     </Layout>
   );

@@ -10,6 +10,7 @@ import { NAME_MAX } from "../lib/security/passkeys.ts";
 import { ConfirmPage } from "./confirm.tsx";
 import { AccountNav } from "./account_nav.tsx";
 import { Layout } from "./layout.tsx";
+import { useI18n } from "./page_context.ts";
 import { POLLING_CSP } from "./script.ts";
 
 export const PASSKEYS_SCRIPT_PATH = "/assets/passkeys.js";
@@ -25,6 +26,7 @@ export function PasskeyScript() {
 
 /** The sign-in page's passkey block: its fields (csrf, ticket, return_to) come from the form `formId`. */
 export function PasskeySignIn({ formId }: { formId: string }) {
+  const { t } = useI18n();
   return (
     <div
       class="passkey"
@@ -35,8 +37,8 @@ export function PasskeySignIn({ formId }: { formId: string }) {
       hidden
     >
       {/* "Use a passkey", not "Sign in with…": the password form's button stays the one named "Sign in". */}
-      <p class="muted">Or sign in with a passkey, without a password:</p>
-      <button type="button" class="secondary">Use a passkey</button>
+      <p class="muted">{t.flow.signIn.passkeyOr}</p>
+      <button type="button" class="secondary">{t.flow.signIn.passkeyButton}</button>
       <p class="muted" data-passkey-status role="status"></p>
       <PasskeyScript />
     </div>

@@ -1,5 +1,9 @@
 // The sign-in page: email and password, one message for every failed attempt, hidden fields to continue after.
+import type { SignInProblem } from "../lib/oauth/authorize.ts";
+import { type Text, textOf } from "../lib/i18n/mod.ts";
+import { Fill } from "./fill.tsx";
 import { Layout } from "./layout.tsx";
+import { useI18n } from "./page_context.ts";
 import { PasskeySignIn } from "./passkeys.tsx";
 
 export interface SignInProps {
@@ -7,35 +11,31 @@ export interface SignInProps {
   /** hidden fields that say where to continue: `ticket` (authorization) or `return_to` (account pages) */
   hidden: Record<string, string>;
   email?: string;
-  problem?: "invalid_credentials" | "throttled" | "disabled";
+  /** why the last attempt failed: one message each (the catalogue's flow.signIn.problems) */
+  problem?: SignInProblem;
   /** the application asking, when signing in for an authorization request */
   clientName?: string;
   /** a notice above the form (the password was just reset) */
-  notice?: string;
+  notice?: Text;
   /** a link back to the account chooser when other accounts are signed in */
   backHref?: string;
 }
 
-export const SIGN_IN_MESSAGES = {
-  invalid_credentials: "That email and password do not match an account.",
-  disabled: "This account is disabled. Ask the operator of this service to enable it again.",
-  // The wait grows with each further attempt (1 to 15 minutes), so no fixed figure here.
-  throttled: "Too many failed attempts. Wait a few minutes and try again.",
-} as const;
-
 export function SignInPage(props: SignInProps) {
+  const { t } = useI18n();
+  const s = t.flow.signIn;
   return (
-    <Layout title="Sign in">
-      <h1>Sign in</h1>
+    <Layout title={s.title}>
+      <h1>{s.title}</h1>
       {props.clientName && (
         <p>
-          to continue to <strong>{props.clientName}</strong>
+          <Fill text={t.flow.continueTo} app={<strong>{props.clientName}</strong>} />
         </p>
       )}
-      {props.notice && <p role="status">{props.notice}</p>}
+      {props.notice && <p role="status">{textOf(t, props.notice)}</p>}
       {props.problem && (
         <p class="error" role="alert">
-          {SIGN_IN_MESSAGES[props.problem]}
+          {s.problems[props.problem]}
         </p>
       )}
       <form id="sign-in" method="post" action="/signin">
@@ -47,7 +47,7 @@ export function SignInPage(props: SignInProps) {
             value={value}
           />
         ))}
-        <label for="email">Email</label>
+        <label for="email">{s.email}</label>
         <input
           id="email"
           name="email"
@@ -59,12 +59,12 @@ export function SignInPage(props: SignInProps) {
           required
           value={props.email ?? ""}
         />
-        <label for="password">Password</label>
+        <label for="password">{s.password}</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <div class="actions">
-          <button type="submit">Sign in</button>
-          <a class="button secondary" href="/signin/forgot">Forgot password?</a>
-          {props.backHref && <a class="button secondary" href={props.backHref}>Back</a>}
+          <button type="submit">{s.submit}</button>
+          <a class="button secondary" href="/signin/forgot">{s.forgot}</a>
+          {props.backHref && <a class="button secondary" href={props.backHref}>{s.back}</a>}
         </div>
       </form>
       {/* Shown by /assets/passkeys.js when the browser has WebAuthn; the route sends PASSKEY_CSP. */}

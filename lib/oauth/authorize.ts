@@ -2,6 +2,7 @@
 // ticket, and decide the next step (sign in, choose an account, consent, or issue a code).
 import type { Context } from "hono";
 import { fromUiLocales, isLocale, type Locale } from "../i18n/locale.ts";
+import type { Text } from "../i18n/mod.ts";
 import type { Db } from "../db/client.ts";
 import { randomToken } from "../crypto.ts";
 import { open, seal } from "../secret_box.ts";
@@ -114,10 +115,16 @@ export async function openTicket(secretKey: string, sealed: unknown, c?: Context
   }
 }
 
+/** The code word of an authorize error page: the client or redirect URI that cannot be trusted, or an OAuth error. */
+export type AuthorizePageCode = "unknown_client" | "invalid_redirect_uri" | AuthorizeErrorCode;
+
 /** Either an error page (no trustworthy redirect URI), an error sent back to the client, or a request. */
 export type ParsedAuthorize =
-  /** `code` is the OAuth error the page shows instead of redirecting it (errorsMayRedirect) */
-  | { kind: "page_error"; title: string; message: string; code?: AuthorizeErrorCode }
+  /**
+   * The page's title and message in the page's language (catalogue texts); `code` is the page's code word: for
+   * an error shown instead of redirected (errorsMayRedirect), the OAuth error.
+   */
+  | { kind: "page_error"; title: Text; message: Text; code: AuthorizePageCode }
   | {
     kind: "redirect_error";
     redirectUri: string;
@@ -168,22 +175,22 @@ export function unredirectedError(
   error: AuthorizeErrorCode,
   description: string,
 ): Extract<ParsedAuthorize, { kind: "page_error" }> {
+  // The description is the OAuth error_description the client would have got: English, for its developer.
+  const host = redirectHostOf(redirectUri);
   return {
     kind: "page_error",
-    title: "This request cannot be completed",
-    message: `${client.name} sent a request Portico cannot accept: ${description}. ` +
-      `Portico does not send you on to ${redirectHostOf(redirectUri)}, because this app registered itself ` +
-      "and has never been used here. Go back to the app, or tell whoever runs it.",
+    title: (t) => t.flow.errors.cannotCompleteTitle,
+    message: (t) => t.flow.errors.cannotComplete(client.name, description, host ?? t.flow.errors.theApp),
     code: error,
   };
 }
 
-function redirectHostOf(uri: string): string {
+function redirectHostOf(uri: string): string | undefined {
   try {
     const u = new URL(uri);
     return u.host || u.protocol;
   } catch {
-    return "the app";
+    return undefined;
   }
 }
 
@@ -198,34 +205,31 @@ async function parseRequest(
   issuer: string,
 ): Promise<ParsedInner> {
   const clientId = single(params, "client_id");
-  if (!clientId) {
-    return { kind: "page_error", title: "Unknown application", message: "The request names no client_id." };
-  }
+  const unknownClient = (message: Text): ParsedInner => ({
+    kind: "page_error",
+    title: (t) => t.flow.errors.unknownClientTitle,
+    message,
+    code: "unknown_client",
+  });
+  if (!clientId) return unknownClient((t) => t.flow.errors.noClientId);
   let client: Client | undefined;
   try {
     client = await clients.get(clientId);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
-    return {
-      kind: "page_error",
-      title: "Unknown application",
-      message: `The application's metadata document at ${clientId} cannot be used: ${err.description}.`,
-    };
+    // The reason is the metadata document's validation error: English, for the app's developer.
+    const reason = err.description;
+    return unknownClient((t) => t.flow.errors.badMetadata(clientId, reason));
   }
-  if (!client) {
-    return {
-      kind: "page_error",
-      title: "Unknown application",
-      message: "The application that sent you here is not registered. Go back and try again, or contact it.",
-    };
-  }
+  if (!client) return unknownClient((t) => t.flow.errors.notRegistered);
   const redirectUri = single(params, "redirect_uri");
   if (!redirectUri || redirectUri.length > 2000 || !redirectUriAllowed(client.redirectUris, redirectUri)) {
+    const name = client.name;
     return {
       kind: "page_error",
-      title: "Invalid redirect",
-      message: `The address ${client.name} asked to send you back to is not one it registered, ` +
-        "so Portico will not send you there.",
+      title: (t) => t.flow.errors.invalidRedirectTitle,
+      message: (t) => t.flow.errors.invalidRedirect(name),
+      code: "invalid_redirect_uri",
     };
   }
   const stateRaw = single(params, "state");

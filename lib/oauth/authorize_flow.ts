@@ -114,7 +114,7 @@ export async function onAccountForm(
   then: (f: AccountForm) => Promise<Response>,
 ): Promise<Response> {
   const form = await readPageForm(c);
-  if (!form || !verifyCsrf(c, deps, form.csrf)) return formExpired(c);
+  if (!form || !verifyCsrf(c, deps, form.csrf)) return await flowFormExpired(c, deps, form);
   const found = await ticketAndClient(deps, form.ticket, c);
   if (!found) return requestExpired(c);
   const { ticket, client } = found;
@@ -124,6 +124,19 @@ export async function onAccountForm(
     if (!session || !account) return c.redirect(await resumePath(deps.secretKey, { req: ticket.req }), 303);
     return await then({ form, ticket, client, session, account });
   });
+}
+
+/**
+ * A form of the flow that cannot be verified (CSRF): "Form expired", in the language of the request its ticket
+ * carries when the ticket is genuine. Reading the ticket changes nothing (it is not spent here).
+ */
+export async function flowFormExpired(
+  c: Context<AppEnv>,
+  deps: Pick<FlowDeps, "secretKey">,
+  form: Pick<PageForm, "ticket"> | null,
+): Promise<Response> {
+  if (form?.ticket !== undefined) await openTicket(deps.secretKey, form.ticket, c);
+  return formExpired(c);
 }
 
 /** What a prompt=none error tells the client (nobody saw a page). */

@@ -3,12 +3,15 @@
 // one is accepted, §2: the RP may send it long after it expired); `client_id`, when sent beside it, must be one
 // of its audiences; `post_logout_redirect_uri` must equal one the client registered, character for character;
 // `state` comes back with it. A request that fails any of these is answered with an error page, never a redirect.
-// `ui_locales` and `logout_hint` are accepted and ignored.
+// `ui_locales` picks the pages' language (its first tag Portico speaks, lib/i18n/locale.ts) and travels with the
+// sealed request; `logout_hint` is accepted and ignored.
 //
 // Exports: `parseLogoutRequest(params, deps)` → the request or the page error; `sealLogout` / `openLogout`, the
 // validated request carried through the confirmation page (sealed, 30 minutes); `logoutRedirect(request)`, the
 // address to send the browser to afterwards (with `state`), or null.
 import { compactVerify, decodeProtectedHeader } from "jose";
+import { fromUiLocales, type Locale } from "../i18n/locale.ts";
+import type { Text } from "../i18n/mod.ts";
 import { open, seal } from "../secret_box.ts";
 import type { ClientDirectory } from "./client_directory.ts";
 import { OAuthError } from "./errors.ts";
@@ -24,12 +27,14 @@ export interface LogoutRequest {
   /** a registered post_logout_redirect_uri, or null: the "You are signed out" page */
   redirectUri: string | null;
   state: string | null;
+  /** the pages' language from ui_locales, when it names one Portico speaks */
+  uiLocale?: Locale;
   /** when the request was validated (seconds), for the sealed copy's lifetime */
   iat: number;
 }
 
 export type ParsedLogout =
-  | { kind: "error"; title: string; message: string; code: string }
+  | { kind: "error"; title: Text; message: Text; code: string }
   | { kind: "request"; request: LogoutRequest };
 
 export interface LogoutDeps {
@@ -44,9 +49,12 @@ const VALUE_MAX = 2000;
 export const LOGOUT_TTL_SECONDS = 30 * 60;
 const PURPOSE = "logout-request";
 
-function refuse(title: string, message: string, code: string): ParsedLogout {
+function refuse(title: Text, message: Text, code: string): ParsedLogout {
   return { kind: "error", title, message, code };
 }
+
+/** The title of most refusals. */
+const NOT_VALID: Text = (t) => t.flow.logout.invalidTitle;
 
 /** The hint's subject and audiences when it is an ID token of this issuer with a valid signature; else null. */
 export async function verifyIdTokenHint(
@@ -75,11 +83,7 @@ export async function verifyIdTokenHint(
 export async function parseLogoutRequest(params: URLSearchParams, deps: LogoutDeps): Promise<ParsedLogout> {
   for (const name of ["id_token_hint", "client_id", "post_logout_redirect_uri", "state"]) {
     if (params.getAll(name).length > 1) {
-      return refuse(
-        "Sign-out request not valid",
-        `The parameter ${name} was sent more than once.`,
-        "invalid_request",
-      );
+      return refuse(NOT_VALID, (t) => t.flow.logout.repeated(name), "invalid_request");
     }
   }
   const hintText = params.get("id_token_hint") || null;
@@ -90,30 +94,17 @@ export async function parseLogoutRequest(params: URLSearchParams, deps: LogoutDe
     (hintText?.length ?? 0) > HINT_MAX || (clientParam?.length ?? 0) > VALUE_MAX ||
     (uri?.length ?? 0) > VALUE_MAX || (state?.length ?? 0) > VALUE_MAX
   ) {
-    return refuse(
-      "Sign-out request not valid",
-      "A parameter of the sign-out request is too long.",
-      "invalid_request",
-    );
+    return refuse(NOT_VALID, (t) => t.flow.logout.tooLong, "invalid_request");
   }
   let userId: string | null = null;
   let clientId = clientParam;
   if (hintText) {
     const hint = await verifyIdTokenHint(deps, hintText);
     if (!hint) {
-      return refuse(
-        "Sign-out request not valid",
-        "The application sent an ID token this server did not issue (or one it can no longer check). Go back " +
-          "to the application, or sign out from your account pages.",
-        "invalid_id_token_hint",
-      );
+      return refuse(NOT_VALID, (t) => t.flow.logout.badHint, "invalid_id_token_hint");
     }
     if (clientParam && !hint.aud.includes(clientParam)) {
-      return refuse(
-        "Sign-out request not valid",
-        "The ID token was not issued to the application named in the request.",
-        "invalid_request",
-      );
+      return refuse(NOT_VALID, (t) => t.flow.logout.hintAudience, "invalid_request");
     }
     userId = hint.sub;
     clientId ??= hint.aud.length === 1 ? hint.aud[0] : (hint.azp ?? null);
@@ -127,8 +118,8 @@ export async function parseLogoutRequest(params: URLSearchParams, deps: LogoutDe
     });
     if (!client) {
       return refuse(
-        "Unknown application",
-        "The application that sent you here is not known.",
+        (t) => t.flow.errors.unknownClientTitle,
+        (t) => t.flow.logout.unknownClient,
         "unknown_client",
       );
     }
@@ -136,9 +127,8 @@ export async function parseLogoutRequest(params: URLSearchParams, deps: LogoutDe
     if (uri !== null) {
       if (!client.postLogoutRedirectUris.includes(uri)) {
         return refuse(
-          "Invalid redirect",
-          "The application asked to send you to an address it did not register for after sign-out, so you are " +
-            "not sent there.",
+          (t) => t.flow.errors.invalidRedirectTitle,
+          (t) => t.flow.logout.badRedirect,
           "invalid_post_logout_redirect_uri",
         );
       }
@@ -146,15 +136,23 @@ export async function parseLogoutRequest(params: URLSearchParams, deps: LogoutDe
     }
   } else if (uri !== null) {
     return refuse(
-      "Invalid redirect",
-      "The sign-out request names an address to return to but not the application it belongs to " +
-        "(client_id or id_token_hint), so you are not sent there.",
+      (t) => t.flow.errors.invalidRedirectTitle,
+      (t) => t.flow.logout.redirectWithoutClient,
       "invalid_request",
     );
   }
+  const uiLocale = fromUiLocales(params.get("ui_locales"));
   return {
     kind: "request",
-    request: { userId, clientId, clientName, redirectUri, state, iat: Math.floor(Date.now() / 1000) },
+    request: {
+      userId,
+      clientId,
+      clientName,
+      redirectUri,
+      state,
+      ...(uiLocale ? { uiLocale } : {}),
+      iat: Math.floor(Date.now() / 1000),
+    },
   };
 }
 

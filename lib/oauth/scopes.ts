@@ -1,5 +1,6 @@
 // Which scopes a request gets: defaults, unknown scopes and agents refused, scopes the client may not have dropped.
 import type { Db } from "../db/client.ts";
+import type { Text } from "../i18n/mod.ts";
 import type { Client } from "./clients.ts";
 import { OAuthError } from "./errors.ts";
 import { agentOfScope, isKnownScope, OPERATOR_ONLY_SCOPES } from "./scope_names.ts";
@@ -101,12 +102,15 @@ export class WorkspaceNotAllowed extends OAuthError {
  */
 export type ScopePage = "consent" | "connected_apps";
 
-/** Plain-language meanings for the consent and Connected apps pages; agent names come from the database. */
+/**
+ * Plain-language meanings for the consent, approval and Connected apps pages, as catalogue texts (`Text`: the page
+ * words them in its language when it renders); agent names come from the database.
+ */
 export async function describeScopes(
   db: Db,
   scopes: string[],
   page: ScopePage,
-): Promise<Array<{ scope: string; text: string }>> {
+): Promise<Array<{ scope: string; text: Text }>> {
   const agentIds = scopes.map(agentOfScope).filter((a): a is string => a !== undefined);
   const names = new Map<string, string>();
   if (agentIds.length > 0) {
@@ -114,30 +118,23 @@ export async function describeScopes(
       select id, name from agents where id = any(${agentIds}::uuid[])`;
     for (const r of rows) names.set(r.id, r.name);
   }
-  return scopes.map((scope) => {
+  return scopes.map((scope): { scope: string; text: Text } => {
     const agent = agentOfScope(scope);
     if (agent) {
-      return { scope, text: `Chat with the agent “${names.get(agent) ?? "unknown agent"}” as you` };
+      const name = names.get(agent);
+      return { scope, text: (t) => t.flow.scopes.agentChat(name ?? t.flow.scopes.unknownAgent) };
     }
     switch (scope) {
       case "openid":
-        return { scope, text: "Know who you are (a stable account identifier)" };
+        return { scope, text: (t) => t.flow.scopes.openid };
       case "profile":
-        return {
-          scope,
-          text:
-            "See your name, email address, picture, plan, credits, unlocked agents and agent subscriptions",
-        };
+        return { scope, text: (t) => t.flow.scopes.profile };
       case "agent.purchase":
-        return { scope, text: "Buy agents and agent subscriptions for you, paid with your credits" };
+        return { scope, text: (t) => t.flow.scopes.purchase };
       case "workspace":
         return {
           scope,
-          text:
-            "Use your workspace tools as you: read and change projects, tasks, clients, invoices and more " +
-            (page === "consent"
-              ? "in the workspace you choose below"
-              : "in the workspace you chose when you allowed it"),
+          text: (t) => page === "consent" ? t.flow.scopes.workspaceConsent : t.flow.scopes.workspaceConnected,
         };
       default:
         return { scope, text: scope };

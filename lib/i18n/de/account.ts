@@ -45,17 +45,6 @@ export const account: AccountMessages = {
     notConnectedTitle: "Nicht verbunden",
     notConnectedMessage:
       "Diese Anwendung ist (nicht mehr) mit Ihrem Konto verbunden. Kehren Sie zu „Verbundene Apps“ zurück.",
-    scopes: {
-      openid: "Wissen, wer Sie sind (eine gleichbleibende Kennung Ihres Kontos)",
-      profile:
-        "Ihren Namen, Ihre E-Mail-Adresse, Ihr Bild, Ihren Tarif, Ihre Credits, freigeschaltete Agenten und Agenten-Abos sehen",
-      agentPurchase: "Agenten und Agenten-Abos für Sie kaufen, bezahlt mit Ihren Credits",
-      workspace:
-        "Ihre Werkzeuge im Arbeitsbereich in Ihrem Namen nutzen: Projekte, Aufgaben, Kunden, Rechnungen " +
-        "und mehr lesen und ändern, in dem Arbeitsbereich, den Sie beim Erlauben gewählt haben",
-      agentChat: (agent: string) => `In Ihrem Namen mit dem Agenten „${agent}“ chatten`,
-      unknownAgent: "unbekannter Agent",
-    },
   },
   sessions: {
     heading: "Wo Sie angemeldet sind",

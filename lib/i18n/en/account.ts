@@ -49,18 +49,6 @@ export const account = {
     notConnectedTitle: "Not connected",
     notConnectedMessage:
       "That application is not connected to your account (any more). Go back to Connected apps.",
-    /** what each granted scope allows, on this page (the consent page words its own) */
-    scopes: {
-      openid: "Know who you are (a stable account identifier)",
-      profile:
-        "See your name, email address, picture, plan, credits, unlocked agents and agent subscriptions",
-      agentPurchase: "Buy agents and agent subscriptions for you, paid with your credits",
-      workspace:
-        "Use your workspace tools as you: read and change projects, tasks, clients, invoices and more " +
-        "in the workspace you chose when you allowed it",
-      agentChat: (agent: string) => `Chat with the agent “${agent}” as you`,
-      unknownAgent: "unknown agent",
-    },
   },
   sessions: {
     heading: "Where you are signed in",

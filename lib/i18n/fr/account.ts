@@ -45,17 +45,6 @@ export const account: AccountMessages = {
     notConnectedTitle: "Non connectée",
     notConnectedMessage:
       "Cette application n'est pas (ou plus) connectée à votre compte. Revenez aux applications connectées.",
-    scopes: {
-      openid: "Savoir qui vous êtes (un identifiant de compte stable)",
-      profile:
-        "Voir votre nom, votre adresse e-mail, votre photo, votre formule, vos crédits, les agents débloqués et vos abonnements à des agents",
-      agentPurchase: "Acheter des agents et des abonnements à des agents pour vous, payés avec vos crédits",
-      workspace:
-        "Utiliser vos outils d'espace de travail en votre nom\u00a0: lire et modifier projets, tâches, " +
-        "clients, factures et plus encore, dans l'espace de travail choisi lors de votre autorisation",
-      agentChat: (agent: string) => `Discuter en votre nom avec l'agent «\u00a0${agent}\u00a0»`,
-      unknownAgent: "agent inconnu",
-    },
   },
   sessions: {
     heading: "Où vous êtes connecté",
