@@ -12,6 +12,7 @@ const SAME_AS_ENGLISH = new Set([
   "home.name",
   "home.profile",
   "common.nav.sessions",
+  "security.passkeys.title",
 ]);
 
 function walk(path: string, en: Node, other: Node | undefined, lang: string, problems: string[]): void {
