@@ -1,8 +1,10 @@
 // "Forgot password": a reset link by mail (single use, 30 minutes, stored only as a SHA-256 hash, one live link
-// per person) and the reset itself. docs/oauth.md "Password reset" gives the reasons for each choice.
+// per person) and the reset itself. docs/oauth.md "Password reset" gives the reasons for each choice. The mail
+// speaks the person's language (users.locale), else the language of the request that asked for it.
 import { unlockSignIn } from "./admin/recovery.ts";
 import { hashPassword, randomToken, SCRYPT_PARAMS, type ScryptParams, sha256Hex } from "./crypto.ts";
 import type { Db } from "./db/client.ts";
+import { isLocale, type Locale, type Messages, messagesFor, type Text } from "./i18n/mod.ts";
 import { withTx } from "./db/tx.ts";
 import type { Logger } from "./log.ts";
 import type { Mailer } from "./mail.ts";
@@ -44,6 +46,8 @@ export interface ResetRequest {
   issuer: string;
   requestId?: string;
   userAgent?: string;
+  /** the language of the request (lib/i18n localeOf): the mail's, unless the person chose one */
+  locale: Locale;
 }
 
 /**
@@ -67,8 +71,8 @@ export async function requestReset(db: Db, req: ResetRequest, mailer: Mailer, lo
       return;
     }
   }
-  const [user] = await db<{ id: string; email: string; disabled: boolean }[]>`
-    select id, email, disabled_at is not null as disabled from users where lower(email) = ${email}`;
+  const [user] = await db<{ id: string; email: string; disabled: boolean; locale: string | null }[]>`
+    select id, email, disabled_at is not null as disabled, locale from users where lower(email) = ${email}`;
   if (!user || user.disabled) return;
   const token = randomToken("prt_", 32);
   // One live link per person: a new request replaces the previous link.
@@ -77,7 +81,8 @@ export async function requestReset(db: Db, req: ResetRequest, mailer: Mailer, lo
     values (${user.id}, ${sha256Hex(token)}, now() + make_interval(secs => ${RESET_TTL_SECONDS}))
     on conflict (user_id) do update
       set token_hash = excluded.token_hash, expires_at = excluded.expires_at, created_at = now()`;
-  mailer.post(resetMail(user.email, `${req.issuer}/signin/reset?token=${token}`), {
+  const t = messagesFor(isLocale(user.locale) ? user.locale : req.locale);
+  mailer.post(resetMail(t, user.email, `${req.issuer}/signin/reset?token=${token}`), {
     ...fields,
     user_id: user.id,
     mail: "password_reset",
@@ -91,18 +96,12 @@ export async function requestReset(db: Db, req: ResetRequest, mailer: Mailer, lo
   });
 }
 
-function resetMail(to: string, link: string) {
+function resetMail(t: Messages, to: string, link: string) {
+  const words = t.security.reset.mail;
   return {
     to,
-    subject: "Reset your password",
-    text: [
-      "Someone (hopefully you) asked to reset the password of your account.",
-      "",
-      "To choose a new password, open this link within 30 minutes (it works once):",
-      link,
-      "",
-      "If you did not ask for this, ignore this mail: your password stays as it is.",
-    ].join("\n"),
+    subject: words.subject,
+    text: [words.asked, "", words.openLink, link, "", words.ignore].join("\n"),
   };
 }
 
@@ -118,7 +117,7 @@ export async function resetLinkLive(db: Db, token: string): Promise<boolean> {
 export type ResetResult =
   | { ok: true; userId: string; sessionsEnded: number }
   | { ok: false; reason: "invalid_link" }
-  | { ok: false; reason: "bad_password"; problem: string };
+  | { ok: false; reason: "bad_password"; problem: Text };
 
 /**
  * Sets a new password with a reset link. The password is checked against the policy (lib/security/
@@ -147,11 +146,11 @@ export async function resetPassword(
     return {
       ok: false,
       reason: "bad_password",
-      problem: "Too many tries with this link. Ask for a new link.",
+      problem: (t) => t.security.reset.tooManyTries,
     };
   }
   const verdict = await checkNewPassword(password, owner);
-  if (!verdict.ok) return { ok: false, reason: "bad_password", problem: verdict.message };
+  if (!verdict.ok) return { ok: false, reason: "bad_password", problem: verdict.text };
   const hash = await hashPassword(password, params);
   return await withTx(db, async (tx) => {
     // Expired rows are deleted too (nothing else will use them); only a live one counts.

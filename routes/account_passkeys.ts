@@ -6,8 +6,9 @@ import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
+import { type Text, textNamed } from "../lib/i18n/mod.ts";
 import { currentAccount, readBrowserSession, requireAccount } from "../lib/oauth/sessions.ts";
 import { formExpired } from "../lib/page_errors.ts";
 import { recordSecurityEvent, requestFacts } from "../lib/security/events.ts";
@@ -35,6 +36,7 @@ import {
   asJsonRedirect,
   challengeExpired,
   invalidCsrf,
+  malformedAnswer,
   type PasskeyPageDeps,
   readJson,
   refuse,
@@ -64,21 +66,21 @@ const IdForm = z.object({ csrf: z.string().max(200), id: z.string().max(100) });
 const RenameForm = IdForm.extend({ name: z.string().max(1000) });
 
 // Fixed texts chosen by a code in the query, so a crafted link cannot put words on the page.
-const NOTICES: Record<string, string> = {
-  added: "The passkey was added. You can sign in with it now.",
-  renamed: "The passkey was renamed.",
-  removed: "The passkey was removed. It no longer works here.",
+const NOTICES: Record<string, Text> = {
+  added: (t) => t.security.passkeys.notices.added,
+  renamed: (t) => t.security.passkeys.notices.renamed,
+  removed: (t) => t.security.passkeys.notices.removed,
 };
-const ERRORS: Record<string, string> = {
-  no_passkey: "There is no such passkey (any more).",
+const ERRORS: Record<string, Text> = {
+  no_passkey: (t) => t.security.passkeys.noSuchPasskey,
 };
-const NAME_PROBLEM = "Give the passkey a name of 1-100 characters.";
+const NAME_PROBLEM: Text = (t) => t.security.passkeys.nameProblem;
 
 export function createAccountPasskeyRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
   const app = createPageApp(deps.log);
   const issuer = deps.config.issuer;
   const rp = relyingParty(deps.config);
-  const expired = (c: Context<AppEnv>) => formExpired(c, "Reload the page and try again.");
+  const expired = (c: Context<AppEnv>) => formExpired(c, (t) => t.common.reloadAndRetry);
   const facts = (c: Context<AppEnv>) => requestFacts(c, deps.config.trustedProxies);
 
   app.get(PASSKEYS_PATH, async (c) => {
@@ -86,25 +88,22 @@ export function createAccountPasskeyRoutes(deps: PasskeyPageDeps): Hono<AppEnv> 
     if (who instanceof Response) return who;
     const passkeys = await listPasskeys(deps.sql, who.account.userId);
     c.header("Content-Security-Policy", PASSKEY_CSP);
-    return render(
-      c,
-      PasskeysPage({
-        csrf: csrfToken(c, deps),
-        account: who.account,
-        passkeys,
-        notice: NOTICES[c.req.query("done") ?? ""],
-        error: ERRORS[c.req.query("error") ?? ""],
-        defaultName: defaultPasskeyName(c.req.header("user-agent")),
-        full: passkeys.length >= MAX_PASSKEYS,
-      }),
-    );
+    return renderPage(c, PasskeysPage, {
+      csrf: csrfToken(c, deps),
+      account: who.account,
+      passkeys,
+      notice: textNamed(NOTICES, c.req.query("done")),
+      error: textNamed(ERRORS, c.req.query("error")),
+      defaultName: defaultPasskeyName(c.req.header("user-agent")),
+      full: passkeys.length >= MAX_PASSKEYS,
+    });
   });
 
   /** The signed-in account for a JSON request (no redirect to the sign-in page: the script shows the text). */
   const jsonAccount = async (c: Context<AppEnv>) =>
     currentAccount(await readBrowserSession(deps.sql, c, issuer));
   const signedOut = (c: Context<AppEnv>) =>
-    refuse(c, 401, "signed_out", "You are signed out. Reload the page and sign in again.");
+    refuse(c, 401, "signed_out", (t) => t.security.passkeys.errors.signedOut);
 
   app.post(`${PASSKEYS_PATH}/options`, async (c) => {
     const body = AddBody.safeParse(await readJson(c));
@@ -134,7 +133,7 @@ export function createAccountPasskeyRoutes(deps: PasskeyPageDeps): Hono<AppEnv> 
     const name = cleanName(body.data.name);
     if (!name) return refuse(c, 400, "invalid_name", NAME_PROBLEM);
     const response = AttestationJson.safeParse(raw?.response);
-    if (!response.success) return refuse(c, 400, "invalid_request", "The passkey's answer is malformed.");
+    if (!response.success) return malformedAnswer(c);
     const challenge = await takeChallenge(c, deps, "register", account.userId);
     if (!challenge) return challengeExpired(c);
     const result = await verifyRegistration(deps.sql, rp, {
@@ -145,12 +144,12 @@ export function createAccountPasskeyRoutes(deps: PasskeyPageDeps): Hono<AppEnv> 
     });
     if (!result.ok) {
       if (result.reason === "duplicate") {
-        return refuse(c, 409, "already_registered", "This passkey is already registered here.");
+        return refuse(c, 409, "already_registered", (t) => t.security.passkeys.errors.alreadyRegistered);
       }
       if (result.reason === "too_many") {
-        return refuse(c, 409, "too_many", "You have as many passkeys as an account may have.");
+        return refuse(c, 409, "too_many", (t) => t.security.passkeys.errors.tooMany);
       }
-      return refuse(c, 401, "passkey_refused", "The passkey could not be verified. Try again.");
+      return refuse(c, 401, "passkey_refused", (t) => t.security.passkeys.errors.notVerified);
     }
     await recordSecurityEvent(deps.sql, deps.log, {
       kind: "factor_added",
@@ -166,7 +165,7 @@ export function createAccountPasskeyRoutes(deps: PasskeyPageDeps): Hono<AppEnv> 
     if (who instanceof Response) return who;
     const passkey = await findPasskey(deps.sql, who.account.userId, c.req.query("id"));
     if (!passkey) return c.redirect(`${PASSKEYS_PATH}?error=no_passkey`, 303);
-    return render(c, RenamePasskeyPage({ csrf: csrfToken(c, deps), passkey }));
+    return renderPage(c, RenamePasskeyPage, { csrf: csrfToken(c, deps), passkey });
   });
 
   app.post(`${PASSKEYS_PATH}/rename`, async (c) => {
@@ -178,7 +177,12 @@ export function createAccountPasskeyRoutes(deps: PasskeyPageDeps): Hono<AppEnv> 
     if (!passkey) return c.redirect(`${PASSKEYS_PATH}?error=no_passkey`, 303);
     const name = cleanName(form.data.name);
     if (!name) {
-      return render(c, RenamePasskeyPage({ csrf: csrfToken(c, deps), passkey, problem: NAME_PROBLEM }), 400);
+      return renderPage(
+        c,
+        RenamePasskeyPage,
+        { csrf: csrfToken(c, deps), passkey, problem: NAME_PROBLEM },
+        400,
+      );
     }
     await renamePasskey(deps.sql, who.account.userId, passkey.id, name);
     return c.redirect(`${PASSKEYS_PATH}?done=renamed`, 303);
@@ -191,7 +195,11 @@ export function createAccountPasskeyRoutes(deps: PasskeyPageDeps): Hono<AppEnv> 
     const passkey = await findPasskey(deps.sql, who.account.userId, c.req.query("id"));
     if (!passkey) return c.redirect(`${PASSKEYS_PATH}?error=no_passkey`, 303);
     const all = await listPasskeys(deps.sql, who.account.userId);
-    return render(c, RemovePasskeyConfirmPage({ csrf: csrfToken(c, deps), passkey, last: all.length === 1 }));
+    return renderPage(c, RemovePasskeyConfirmPage, {
+      csrf: csrfToken(c, deps),
+      passkey,
+      last: all.length === 1,
+    });
   });
 
   app.post(`${PASSKEYS_PATH}/remove`, async (c) => {

@@ -12,7 +12,7 @@ import { clientIp } from "../lib/http/client_ip.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { readForm } from "../lib/http/form.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import type { Logger } from "../lib/log.ts";
 import { requireAccount, safeReturnPath } from "../lib/oauth/sessions.ts";
@@ -72,34 +72,25 @@ export function createAccountSecurityRoutes(deps: AccountSecurityDeps): Hono<App
     const userId = who.account.userId;
     const [user] = await sql<{ changedAt: Date | null }[]>`
       select password_changed_at as "changedAt" from users where id = ${userId}`;
-    return render(
-      c,
-      SecurityOverviewPage({
-        csrf: csrfToken(c, deps),
-        account: who.account,
-        passwordChangedAt: user?.changedAt ?? null,
-        factors: await factorsOf(sql, userId),
-        events: await listSecurityEvents(sql, userId, OVERVIEW_EVENTS),
-        notice: c.req.query("changed") === "1"
-          ? "Your password was changed, and your other browsers were signed out. Apps you connected keep " +
-            "their access: disconnect any you do not trust under Connected apps."
-          : undefined,
-      }),
-    );
+    return renderPage(c, SecurityOverviewPage, {
+      csrf: csrfToken(c, deps),
+      account: who.account,
+      passwordChangedAt: user?.changedAt ?? null,
+      factors: await factorsOf(sql, userId),
+      events: await listSecurityEvents(sql, userId, OVERVIEW_EVENTS),
+      notice: c.req.query("changed") === "1" ? (t) => t.security.overview.changed : undefined,
+    });
   });
 
   app.get("/account/security/password", async (c) => {
     const who = await requireAccount(sql, c, issuer);
     if (who instanceof Response) return who;
-    return render(
-      c,
-      ChangePasswordPage({
-        csrf: csrfToken(c, deps),
-        account: who.account,
-        required: c.req.query("required") === "1",
-        next: safeNext(c.req.query("next")) ?? undefined,
-      }),
-    );
+    return renderPage(c, ChangePasswordPage, {
+      csrf: csrfToken(c, deps),
+      account: who.account,
+      required: c.req.query("required") === "1",
+      next: safeNext(c.req.query("next")) ?? undefined,
+    });
   });
 
   app.post("/account/security/password", async (c) => {
@@ -122,17 +113,13 @@ export function createAccountSecurityRoutes(deps: AccountSecurityDeps): Hono<App
     if (!result.ok) {
       const status = result.reason === "throttled" ? 429 : 400;
       if (result.reason === "throttled") c.header("retry-after", String(result.retryAfter));
-      return render(
-        c,
-        ChangePasswordPage({
-          csrf: csrfToken(c, deps),
-          account: who.account,
-          required: form.required === "1",
-          next,
-          problem: result.message,
-        }),
-        status,
-      );
+      return renderPage(c, ChangePasswordPage, {
+        csrf: csrfToken(c, deps),
+        account: who.account,
+        required: form.required === "1",
+        next,
+        problem: result.problem,
+      }, status);
     }
     return c.redirect(next ?? "/account/security?changed=1", 303);
   });

@@ -13,8 +13,9 @@ import type { Sql } from "../lib/db/client.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { readForm } from "../lib/http/form.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
+import { type Text, textNamed } from "../lib/i18n/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import { requireAccount, type SessionAccount } from "../lib/oauth/sessions.ts";
 import { formExpired } from "../lib/page_errors.ts";
@@ -42,14 +43,14 @@ const str = (max: number) => z.string().max(max).optional();
 const Form = z.object({ csrf: str(200), code: str(40), setup: str(1000), password: str(1024) });
 
 // Fixed texts chosen by a word in the query, so a crafted link cannot put words on the page.
-const NOTICES: Record<string, string> = {
-  on: "Two-step sign-in is on. Sign-in now asks for a code from your app after your password.",
-  off: "The authenticator app is turned off.",
-  codes: "New recovery codes were created. The earlier ones no longer work.",
+const NOTICES: Record<string, Text> = {
+  on: (t) => t.security.twoStepNotices.on,
+  off: (t) => t.security.twoStepNotices.off,
+  codes: (t) => t.security.twoStepNotices.codes,
 };
-const ERRORS: Record<string, string> = {
-  password: "That password is not right. Nothing was changed.",
-  no_factor: "Set up an authenticator app or a passkey first.",
+const ERRORS: Record<string, Text> = {
+  password: (t) => t.security.twoStepErrors.password,
+  no_factor: (t) => t.security.twoStepErrors.noFactor,
 };
 
 export function createAccountTwoStepRoutes(deps: AccountTwoStepDeps): Hono<AppEnv> {
@@ -66,7 +67,7 @@ export function createAccountTwoStepRoutes(deps: AccountTwoStepDeps): Hono<AppEn
     if (who instanceof Response) return who;
     const r = Form.safeParse((await readForm(c)).one);
     if (!r.success || !verifyCsrf(c, deps, r.data.csrf)) {
-      return formExpired(c, "Reload the page and try again.");
+      return formExpired(c, (t) => t.common.reloadAndRetry);
     }
     return { account: who.account, f: r.data };
   }
@@ -76,7 +77,7 @@ export function createAccountTwoStepRoutes(deps: AccountTwoStepDeps): Hono<AppEn
     if (slot.ok) return slot;
     await event(c, "second_factor_throttled", account.userId, { factor });
     c.header("Retry-After", String(slot.retryAfter));
-    return render(c, SecondFactorThrottledPage({ retryAfter: slot.retryAfter, back: PATH }), 429);
+    return renderPage(c, SecondFactorThrottledPage, { retryAfter: slot.retryAfter, back: PATH }, 429);
   }
 
   /** The password check of a sensitive change, braked; true when right (its slot given back). */
@@ -104,19 +105,16 @@ export function createAccountTwoStepRoutes(deps: AccountTwoStepDeps): Hono<AppEn
     if (who instanceof Response) return who;
     const factors = await factorsOf(sql, who.account.userId);
     const codes = await takeCodes(c, codesCookie, who.account.userId);
-    return render(
-      c,
-      TwoStepPage({
-        csrf: csrfToken(c, deps),
-        email: who.account.email,
-        totp: factors.totp,
-        passkeys: factors.passkeys,
-        recoveryCodesLeft: factors.recoveryCodesLeft,
-        codes,
-        notice: NOTICES[c.req.query("done") ?? ""],
-        error: ERRORS[c.req.query("error") ?? ""],
-      }),
-    );
+    return renderPage(c, TwoStepPage, {
+      csrf: csrfToken(c, deps),
+      email: who.account.email,
+      totp: factors.totp,
+      passkeys: factors.passkeys,
+      recoveryCodesLeft: factors.recoveryCodesLeft,
+      codes,
+      notice: textNamed(NOTICES, c.req.query("done")),
+      error: textNamed(ERRORS, c.req.query("error")),
+    });
   });
 
   app.get(`${PATH}/setup`, async (c) => {
@@ -124,16 +122,16 @@ export function createAccountTwoStepRoutes(deps: AccountTwoStepDeps): Hono<AppEn
     if (who instanceof Response) return who;
     if ((await factorsOf(sql, who.account.userId)).totp) return c.redirect(PATH, 303);
     const totp = await totpSetupFor(c, deps.secretKey, who.account.userId, who.account.email);
-    return render(c, TotpSetupPage({ csrf: csrfToken(c, deps), totp }));
+    return renderPage(c, TotpSetupPage, { csrf: csrfToken(c, deps), totp });
   });
 
   app.post(`${PATH}/setup`, async (c) => {
     const form = await posted(c);
     if (form instanceof Response) return form;
     const { account, f } = form;
-    const page = async (problem: string, secret?: string) => {
+    const page = async (problem: Text, secret?: string) => {
       const totp = await totpSetupFor(c, deps.secretKey, account.userId, account.email, secret);
-      return render(c, TotpSetupPage({ csrf: csrfToken(c, deps), totp, problem }), 400);
+      return renderPage(c, TotpSetupPage, { csrf: csrfToken(c, deps), totp, problem }, 400);
     };
     const secret = await openSetup(deps.secretKey, account.userId, f.setup ?? "");
     if (!secret) return await page(CODE_MESSAGES.setup_expired);

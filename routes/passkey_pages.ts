@@ -11,8 +11,9 @@ import type { Config } from "../lib/config.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
+import { isLocale, messages, type Text, textOf } from "../lib/i18n/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import { clientIp } from "../lib/http/client_ip.ts";
 import { openTicket, type Ticket } from "../lib/oauth/authorize.ts";
@@ -61,24 +62,43 @@ const SignInBody = z.object({
 });
 const PendingBody = z.object({ csrf: z.string().max(200), p: z.string().max(12000) });
 
-/** A JSON error answer of the ceremony endpoints. */
+/**
+ * A JSON error answer of the ceremony endpoints; the script shows `error_description`, so it speaks the page's
+ * language (the request's: the browser sends the same Accept-Language, and a sign-in's ui_locales is read first).
+ */
 export function refuse(
   c: Context<AppEnv>,
-  status: 400 | 401 | 403 | 409,
+  status: 400 | 401 | 403 | 409 | 429,
   error: string,
-  description: string,
+  description: Text,
+  headers: Record<string, string> = {},
 ) {
-  return c.json({ error, error_description: description }, status, { "Cache-Control": "no-store" });
+  return c.json(
+    { error, error_description: textOf(messages(c), description) },
+    status,
+    { "Cache-Control": "no-store", ...headers },
+  );
 }
 
 export const invalidCsrf = (c: Context<AppEnv>) =>
-  refuse(c, 403, "invalid_csrf", "The page has expired. Reload it and try again.");
+  refuse(c, 403, "invalid_csrf", (t) => t.security.passkeys.errors.pageExpired);
 export const challengeExpired = (c: Context<AppEnv>) =>
-  refuse(c, 400, "challenge_expired", "The passkey request has expired. Try again.");
+  refuse(c, 400, "challenge_expired", (t) => t.security.passkeys.errors.challengeExpired);
+export const malformedAnswer = (c: Context<AppEnv>) =>
+  refuse(c, 400, "invalid_request", (t) => t.security.passkeys.errors.malformed);
+/** Too many attempts: 429 with Retry-After. */
+export const throttled = (c: Context<AppEnv>, retryAfter: number) =>
+  refuse(
+    c,
+    429,
+    "throttled",
+    (t) => t.security.passkeys.errors.throttled(Math.ceil(retryAfter / 60)),
+    { "Retry-After": String(retryAfter) },
+  );
 const passkeyRefused = (c: Context<AppEnv>) =>
-  refuse(c, 401, "passkey_refused", "That passkey was not accepted here. Try again or use another way.");
+  refuse(c, 401, "passkey_refused", (t) => t.security.passkeys.errors.refused);
 const pendingExpired = (c: Context<AppEnv>) =>
-  refuse(c, 400, "pending_expired", "This sign-in has expired. Start again from the sign-in page.");
+  refuse(c, 400, "pending_expired", (t) => t.security.passkeys.errors.pendingExpired);
 
 /** The JSON body, or null when it is not a JSON object. */
 export async function readJson(c: Context<AppEnv>): Promise<Record<string, unknown> | null> {
@@ -125,12 +145,12 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
     const body = SignInBody.safeParse(raw);
     if (!body.success || !verifyCsrf(c, deps, body.data.csrf)) return invalidCsrf(c);
     const response = AssertionJson.safeParse(raw?.response);
-    if (!response.success) return refuse(c, 400, "invalid_request", "The passkey's answer is malformed.");
+    if (!response.success) return malformedAnswer(c);
     let ticket: Ticket | undefined;
     if (body.data.ticket !== undefined) {
       const opened = await openTicket(deps.secretKey, body.data.ticket, c);
       if (!opened) {
-        return refuse(c, 400, "request_expired", "The sign-in request is no longer valid. Start again.");
+        return refuse(c, 400, "request_expired", (t) => t.security.passkeys.errors.requestExpired);
       }
       ticket = { req: opened.req };
     }
@@ -147,14 +167,7 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
         ...facts(c),
         detail: { method: "passkey", brake: "address" },
       });
-      return c.json(
-        {
-          error: "throttled",
-          error_description: `Too many attempts. Try again in ${Math.ceil(slot.retryAfter / 60)} min.`,
-        },
-        429,
-        { "Cache-Control": "no-store", "Retry-After": String(slot.retryAfter) },
-      );
+      return throttled(c, slot.retryAfter);
     }
     const challenge = await takeChallenge(c, deps, "sign-in");
     if (!challenge) return challengeExpired(c);
@@ -173,11 +186,13 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
       });
       return passkeyRefused(c);
     }
-    const [user] = await deps.sql<{ email: string }[]>`select email from users where id = ${result.userId}`;
+    const [user] = await deps.sql<{ email: string; locale: string | null }[]>`
+      select email, locale from users where id = ${result.userId}`;
     return asJsonRedirect(
       await afterFirstFactor(c, deps, {
         userId: result.userId,
         email: user.email,
+        locale: isLocale(user.locale) ? user.locale : null,
         amr: passkeyAmr(result.userVerified),
         ticket,
         returnTo: ticket ? undefined : (safeReturnPath(body.data.return_to) ?? DEFAULT_AFTER_SIGN_IN),
@@ -189,8 +204,8 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
   const expiredPage = (c: Context<AppEnv>) =>
     errorPage(
       c,
-      "This sign-in has expired",
-      "Start again from the sign-in page.",
+      (t) => t.security.expiredHeading,
+      (t) => t.security.passkeys.startAgain,
       400,
       "pending_expired",
     );
@@ -200,7 +215,7 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
     const pending = await readPending(c, deps, p);
     if (!pending) return expiredPage(c);
     c.header("Content-Security-Policy", PASSKEY_CSP);
-    return render(c, SecondFactorPasskeyPage({ csrf: csrfToken(c, deps), p: p!, email: pending.email }));
+    return renderPage(c, SecondFactorPasskeyPage, { csrf: csrfToken(c, deps), p: p!, email: pending.email });
   });
 
   const readPendingBody = async (c: Context<AppEnv>) => {
@@ -238,7 +253,7 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
     if (!read.pending) return read.answer;
     const pending = read.pending;
     const response = AssertionJson.safeParse(read.raw?.response);
-    if (!response.success) return refuse(c, 400, "invalid_request", "The passkey's answer is malformed.");
+    if (!response.success) return malformedAnswer(c);
     const challenge = await takeChallenge(c, deps, "second-factor", pending.userId);
     if (!challenge) return challengeExpired(c);
     // The same brake as one-time codes (lib/security/second_factor_brake.ts): counted before the check, a
@@ -251,14 +266,7 @@ export function createPasskeyPageRoutes(deps: PasskeyPageDeps): Hono<AppEnv> {
         ...facts(c),
         detail: { factor: "passkey" },
       });
-      return c.json(
-        {
-          error: "throttled",
-          error_description: `Too many attempts. Try again in ${Math.ceil(slot.retryAfter / 60)} min.`,
-        },
-        429,
-        { "Cache-Control": "no-store", "Retry-After": String(slot.retryAfter) },
-      );
+      return throttled(c, slot.retryAfter);
     }
     const result = await verifyAuthentication(deps.sql, rp, {
       challenge,

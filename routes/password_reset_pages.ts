@@ -9,8 +9,9 @@ import { clientIp } from "../lib/http/client_ip.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { readForm } from "../lib/http/form.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
+import { localeOf, type Messages } from "../lib/i18n/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import type { Mailer } from "../lib/mail.ts";
 import { reachesLoopback } from "../lib/net/loopback.ts";
@@ -53,7 +54,7 @@ export function createPasswordResetRoutes(deps: PasswordResetDeps): Hono<AppEnv>
     return r.success && verifyCsrf(c, deps, r.data.csrf) ? r.data : null;
   }
 
-  app.get("/signin/forgot", (c) => render(c, ForgotPasswordPage({ csrf: csrfToken(c, deps) })));
+  app.get("/signin/forgot", (c) => renderPage(c, ForgotPasswordPage, { csrf: csrfToken(c, deps) }));
 
   app.post("/signin/forgot", async (c) => {
     const f = await form(c);
@@ -66,6 +67,8 @@ export function createPasswordResetRoutes(deps: PasswordResetDeps): Hono<AppEnv>
         issuer: deps.config.issuer,
         requestId: c.get("requestId"),
         userAgent: c.req.header("user-agent")?.slice(0, 300),
+        // The mail's language when the person chose none (users.locale): this request's.
+        locale: localeOf(c),
       },
       deps.mailer,
       deps.log,
@@ -74,12 +77,12 @@ export function createPasswordResetRoutes(deps: PasswordResetDeps): Hono<AppEnv>
     return c.redirect("/signin/forgot/sent", 303);
   });
 
-  app.get("/signin/forgot/sent", (c) => render(c, ResetSentPage()));
+  app.get("/signin/forgot/sent", (c) => renderPage(c, ResetSentPage, {}));
 
   app.get("/signin/reset", async (c) => {
     const token = c.req.query("token") ?? "";
-    if (!await resetLinkLive(sql, token)) return render(c, ResetLinkInvalidPage(), 400);
-    return render(c, ResetPasswordPage({ csrf: csrfToken(c, deps), token }));
+    if (!await resetLinkLive(sql, token)) return renderPage(c, ResetLinkInvalidPage, {}, 400);
+    return renderPage(c, ResetPasswordPage, { csrf: csrfToken(c, deps), token });
   });
 
   app.post("/signin/reset", async (c) => {
@@ -88,16 +91,21 @@ export function createPasswordResetRoutes(deps: PasswordResetDeps): Hono<AppEnv>
     const token = f.token ?? "";
     const password = f.password ?? "";
     if (password !== (f.confirm ?? "")) {
-      if (!await resetLinkLive(sql, token)) return render(c, ResetLinkInvalidPage(), 400);
-      const problem = "The two passwords are not the same.";
-      return render(c, ResetPasswordPage({ csrf: csrfToken(c, deps), token, problem }), 400);
+      if (!await resetLinkLive(sql, token)) return renderPage(c, ResetLinkInvalidPage, {}, 400);
+      const problem = (t: Messages) => t.security.reset.mismatch;
+      return renderPage(c, ResetPasswordPage, { csrf: csrfToken(c, deps), token, problem }, 400);
     }
     const result = await resetPassword(sql, token, password, deps.scrypt);
     if (!result.ok && result.reason === "bad_password") {
-      if (!await resetLinkLive(sql, token)) return render(c, ResetLinkInvalidPage(), 400);
-      return render(c, ResetPasswordPage({ csrf: csrfToken(c, deps), token, problem: result.problem }), 400);
+      if (!await resetLinkLive(sql, token)) return renderPage(c, ResetLinkInvalidPage, {}, 400);
+      return renderPage(
+        c,
+        ResetPasswordPage,
+        { csrf: csrfToken(c, deps), token, problem: result.problem },
+        400,
+      );
     }
-    if (!result.ok) return render(c, ResetLinkInvalidPage(), 400);
+    if (!result.ok) return renderPage(c, ResetLinkInvalidPage, {}, 400);
     await recordSecurityEvent(sql, deps.log, {
       kind: "password_reset",
       userId: result.userId,
@@ -112,7 +120,7 @@ export function createPasswordResetRoutes(deps: PasswordResetDeps): Hono<AppEnv>
   if (deps.mailer.kind === "dev") {
     app.get("/dev/mailbox", (c) => {
       if (!reachesLoopback(clientIp(c, deps.config.trustedProxies))) return c.notFound();
-      return render(c, DevMailboxPage({ mails: deps.mailer.inbox() }));
+      return renderPage(c, DevMailboxPage, { mails: deps.mailer.inbox() });
     });
   }
   return app;

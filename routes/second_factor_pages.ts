@@ -16,8 +16,9 @@ import type { Sql } from "../lib/db/client.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { readForm } from "../lib/http/form.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
+import type { Messages, Text } from "../lib/i18n/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import { formExpired } from "../lib/page_errors.ts";
 import { open, seal } from "../lib/secret_box.ts";
@@ -46,6 +47,7 @@ import {
   SignInCodesPage,
   SignInSetupPage,
   VerifyPage,
+  type VerifyPageProps,
 } from "../views/second_factor.tsx";
 import type { TotpSetup } from "../views/two_step.tsx";
 
@@ -60,12 +62,13 @@ const str = (max: number) => z.string().max(max).optional();
 const Form = z.object({ csrf: str(200), p: str(12000), code: str(40), setup: str(1000), done: str(1000) });
 type SecondFactorForm = z.infer<typeof Form>;
 
+/** What went wrong with a code, in the page's language (t.security.codeProblems). */
 export const CODE_MESSAGES = {
-  wrong_code: "That code is not right. Check the app shows this account, and type the newest code.",
-  used: "That code was used already. Wait for the next code in the app.",
-  not_set_up: "That code is not right.",
-  recovery: "That recovery code is not right, or was used already.",
-  setup_expired: "The set-up took too long. Scan the new QR code (or type the new key) and try again.",
+  wrong_code: (t: Messages) => t.security.codeProblems.wrongCode,
+  used: (t: Messages) => t.security.codeProblems.used,
+  not_set_up: (t: Messages) => t.security.codeProblems.notSetUp,
+  recovery: (t: Messages) => t.security.codeProblems.recovery,
+  setup_expired: (t: Messages) => t.security.codeProblems.setupExpired,
 } as const;
 
 /** Purpose of the proof that a second factor passed, carried by a form shown before the sign-in completes. */
@@ -95,14 +98,16 @@ export function createSecondFactorRoutes(deps: SecondFactorDeps): Hono<AppEnv> {
 
   const event = securityEvents(deps);
 
-  const expired = (c: Context<AppEnv>) => render(c, PendingExpiredPage(), 400);
+  const expired = (c: Context<AppEnv>) => renderPage(c, PendingExpiredPage, {}, 400);
 
   /** The posted form with a valid CSRF token and pending sign-in, or the answer that refuses it. */
   async function posted(
     c: Context<AppEnv>,
   ): Promise<{ f: SecondFactorForm; pending: PendingSignIn } | Response> {
     const r = Form.safeParse((await readForm(c)).one);
-    if (!r.success || !verifyCsrf(c, deps, r.data.csrf)) return formExpired(c, "Sign in again.");
+    if (!r.success || !verifyCsrf(c, deps, r.data.csrf)) {
+      return formExpired(c, (t) => t.security.signInAgainThen);
+    }
     const pending = await readPending(c, deps, r.data.p);
     if (!pending) return expired(c);
     return { f: r.data, pending };
@@ -114,28 +119,26 @@ export function createSecondFactorRoutes(deps: SecondFactorDeps): Hono<AppEnv> {
     if (slot.ok) return slot;
     await event(c, "second_factor_throttled", pending.userId, { factor });
     c.header("Retry-After", String(slot.retryAfter));
-    return render(c, SecondFactorThrottledPage({ retryAfter: slot.retryAfter, back }), 429);
+    return renderPage(c, SecondFactorThrottledPage, { retryAfter: slot.retryAfter, back }, 429);
   }
 
-  async function verifyPage(c: Context<AppEnv>, p: string, pending: PendingSignIn, problem?: {
-    form: "totp" | "recovery";
-    message: string;
-  }) {
+  async function verifyPage(
+    c: Context<AppEnv>,
+    p: string,
+    pending: PendingSignIn,
+    problem?: VerifyPageProps["problem"],
+  ) {
     const factors = await factorsOf(sql, pending.userId);
-    return render(
-      c,
-      VerifyPage({
-        csrf: csrfToken(c, deps),
-        p,
-        email: pending.email,
-        totp: factors.totp,
-        passkeys: factors.passkeys > 0,
-        recoveryCodesLeft: factors.recoveryCodesLeft,
-        stepUp: pending.stepUp,
-        problem,
-      }),
-      problem ? 400 : 200,
-    );
+    return renderPage(c, VerifyPage, {
+      csrf: csrfToken(c, deps),
+      p,
+      email: pending.email,
+      totp: factors.totp,
+      passkeys: factors.passkeys > 0,
+      recoveryCodesLeft: factors.recoveryCodesLeft,
+      stepUp: pending.stepUp,
+      problem,
+    }, problem ? 400 : 200);
   }
 
   const done = (pending: PendingSignIn) =>
@@ -167,7 +170,7 @@ export function createSecondFactorRoutes(deps: SecondFactorDeps): Hono<AppEnv> {
     const pending = await readPending(c, deps, p);
     if (!pending) return expired(c);
     if (!hasSecondFactor(await factorsOf(sql, pending.userId))) {
-      return render(c, PolicySetupIntroPage({ p, email: pending.email, workspace: pending.workspace }));
+      return renderPage(c, PolicySetupIntroPage, { p, email: pending.email, workspace: pending.workspace });
     }
     return await verifyPage(c, p, pending);
   });
@@ -202,10 +205,12 @@ export function createSecondFactorRoutes(deps: SecondFactorDeps): Hono<AppEnv> {
     await event(c, "recovery_code_used", pending.userId, { left: String(left) });
     if (left > RECOVERY_CODES_LOW) return await complete(c, pending);
     // Said before the sign-in goes on (to an application, perhaps): Continue completes it.
-    return render(
-      c,
-      LowRecoveryCodesPage({ csrf: csrfToken(c, deps), p: f.p!, done: await done(pending), left }),
-    );
+    return renderPage(c, LowRecoveryCodesPage, {
+      csrf: csrfToken(c, deps),
+      p: f.p!,
+      done: await done(pending),
+      left,
+    });
   });
 
   app.post("/signin/verify/continue", async (c) => {
@@ -224,7 +229,7 @@ export function createSecondFactorRoutes(deps: SecondFactorDeps): Hono<AppEnv> {
       return c.redirect(`/signin/verify?p=${encodeURIComponent(p)}`, 303);
     }
     const totp = await totpSetupFor(c, deps.secretKey, pending.userId, pending.email);
-    return render(c, SignInSetupPage({ csrf: csrfToken(c, deps), p, email: pending.email, totp }));
+    return renderPage(c, SignInSetupPage, { csrf: csrfToken(c, deps), p, email: pending.email, totp });
   });
 
   app.post("/signin/setup", async (c) => {
@@ -235,10 +240,10 @@ export function createSecondFactorRoutes(deps: SecondFactorDeps): Hono<AppEnv> {
     if (hasSecondFactor(await factorsOf(sql, pending.userId))) {
       return c.redirect(`/signin/verify?p=${encodeURIComponent(p)}`, 303);
     }
-    const page = async (problem: string, secret?: string) => {
+    const page = async (problem: Text, secret?: string) => {
       const totp = await totpSetupFor(c, deps.secretKey, pending.userId, pending.email, secret);
-      const view = SignInSetupPage({ csrf: csrfToken(c, deps), p, email: pending.email, totp, problem });
-      return render(c, view, 400);
+      const props = { csrf: csrfToken(c, deps), p, email: pending.email, totp, problem };
+      return renderPage(c, SignInSetupPage, props, 400);
     };
     const secret = await openSetup(deps.secretKey, pending.userId, f.setup ?? "");
     if (!secret) return await page(CODE_MESSAGES.setup_expired);
@@ -267,10 +272,7 @@ export function createSecondFactorRoutes(deps: SecondFactorDeps): Hono<AppEnv> {
     const codes = await takeCodes(c, codesCookie, pending.userId);
     // Shown once: a reload asks for a code from the app, which is set up now.
     if (!codes) return c.redirect(`/signin/verify?p=${encodeURIComponent(p)}`, 303);
-    return render(
-      c,
-      SignInCodesPage({ csrf: csrfToken(c, deps), p, done: await done(pending), codes }),
-    );
+    return renderPage(c, SignInCodesPage, { csrf: csrfToken(c, deps), p, done: await done(pending), codes });
   });
 
   return app;

@@ -2,26 +2,15 @@
 // and the person's recent security events), and /account/security/password (change the password: the current one,
 // then the new one twice; in "required" mode after a sign-in whose password falls short of the policy).
 //
-// Exports: `SecurityOverviewPage`, `ChangePasswordPage`, `PASSWORD_RULE` (the policy in one sentence, also on the
-// reset page).
-import { pageTime } from "../lib/account_apps.ts";
+// Export: `SecurityOverviewPage`, `ChangePasswordPage` (the policy in one sentence, t.security.password.rule, is
+// also on the reset page).
+import { type Text, textOf } from "../lib/i18n/mod.ts";
 import { deviceSummary } from "../lib/oauth/session_list.ts";
-import {
-  SECURITY_EVENT_KINDS,
-  type SecurityEventKind,
-  type SecurityEventRow,
-} from "../lib/security/events.ts";
+import type { SecurityEventKind, SecurityEventRow } from "../lib/security/events.ts";
 import type { Factors } from "../lib/security/factors.ts";
 import { AccountNav } from "./account_nav.tsx";
 import { Layout } from "./layout.tsx";
-
-export const PASSWORD_RULE =
-  "At least 12 characters. Several unrelated words make a strong password that is easy " +
-  "to remember; common passwords and ones made from your email address are refused.";
-
-function eventText(kind: string): string {
-  return SECURITY_EVENT_KINDS[kind as SecurityEventKind] ?? kind;
-}
+import { useI18n } from "./page_context.ts";
 
 export interface SecurityOverviewProps {
   csrf: string;
@@ -29,84 +18,79 @@ export interface SecurityOverviewProps {
   passwordChangedAt: Date | null;
   factors: Factors;
   events: SecurityEventRow[];
-  notice?: string;
+  notice?: Text;
 }
 
 export function SecurityOverviewPage(props: SecurityOverviewProps) {
+  const { t: all, fmt } = useI18n();
+  const t = all.security.overview;
+  const s = all.security;
   const { factors } = props;
+  const eventText = (kind: string) => s.events[kind as SecurityEventKind] ?? kind;
   return (
-    <Layout title="Security" wide>
+    <Layout title={t.title} wide>
       <AccountNav current="security" />
-      <h1>Security</h1>
-      <p class="muted">Signed in as {props.account.email}</p>
-      {props.notice && <p class="notice" role="status">{props.notice}</p>}
+      <h1>{t.title}</h1>
+      <p class="muted">{s.signedInAs(props.account.email)}</p>
+      {props.notice && <p class="notice" role="status">{textOf(all, props.notice)}</p>}
       <section aria-labelledby="password-title">
-        <h2 id="password-title">Password</h2>
+        <h2 id="password-title">{t.password}</h2>
         <p data-password-changed>
-          {props.passwordChangedAt
-            ? `Last changed ${pageTime(props.passwordChangedAt)}.`
-            : "Not changed since the account was created."}{" "}
-          <a href="/account/security/password">Change password</a>
+          {props.passwordChangedAt ? t.lastChanged(fmt.time(props.passwordChangedAt)) : t.neverChanged}{" "}
+          <a href="/account/security/password">{s.password.changeTitle}</a>
         </p>
       </section>
       <section aria-labelledby="two-step-title">
-        <h2 id="two-step-title">Two-step sign-in</h2>
+        <h2 id="two-step-title">{s.twoStepTitle}</h2>
         <dl class="facts">
-          <dt>Authenticator app</dt>
+          <dt>{s.authenticatorApp}</dt>
           <dd data-totp={factors.totp ? "on" : "off"}>
-            {factors.totp ? "On" : "Off"} ·{" "}
-            <a href="/account/security/two-step">{factors.totp ? "Manage" : "Set up"}</a>
+            {factors.totp ? t.on : t.off} ·{" "}
+            <a href="/account/security/two-step">{factors.totp ? t.manage : t.setUp}</a>
           </dd>
-          <dt>Passkeys</dt>
+          <dt>{s.passkeys.title}</dt>
           <dd data-passkeys={factors.passkeys}>
-            {factors.passkeys === 0
-              ? "None"
-              : factors.passkeys === 1
-              ? "1 passkey"
-              : `${factors.passkeys} passkeys`}
+            {factors.passkeys === 0 ? t.none : t.passkeyCount(factors.passkeys)}
             {" · "}
             <a href="/account/security/passkeys">
-              {factors.passkeys === 0 ? "Add a passkey" : "Manage passkeys"}
+              {factors.passkeys === 0 ? s.passkeys.add : t.managePasskeys}
             </a>
           </dd>
-          <dt>Recovery codes</dt>
+          <dt>{s.recoveryCodes}</dt>
           <dd data-recovery-codes={factors.recoveryCodesLeft}>
-            {factors.recoveryCodesLeft === 0 ? "None left" : `${factors.recoveryCodesLeft} left`}
+            {factors.recoveryCodesLeft === 0 ? t.noneLeft : t.left(factors.recoveryCodesLeft)}
           </dd>
         </dl>
       </section>
       <section aria-labelledby="sessions-title">
-        <h2 id="sessions-title">Where you are signed in</h2>
+        <h2 id="sessions-title">{t.whereSignedIn}</h2>
         <p>
-          <a href="/account/sessions">See the browsers signed in to your account</a>, and sign out of the ones
-          you do not know.
+          <a href="/account/sessions">{t.seeBrowsers}</a>
+          {t.signOutUnknown}
         </p>
       </section>
       <section aria-labelledby="events-title">
-        <h2 id="events-title">Recent security events</h2>
-        {props.events.length === 0 ? <p class="muted">Nothing recorded yet.</p> : (
+        <h2 id="events-title">{t.recentEvents}</h2>
+        {props.events.length === 0 ? <p class="muted">{t.nothingYet}</p> : (
           <ul class="events">
             {props.events.map((e, i) => (
               <li key={i} data-event={e.kind}>
                 <strong>{eventText(e.kind)}</strong>{" "}
                 <span class="muted">
-                  {pageTime(e.at)} · {e.ip || "unknown address"} · {deviceSummary(e.userAgent)}
+                  {fmt.time(e.at)} · {e.ip || t.unknownAddress} · {deviceSummary(e.userAgent)}
                 </span>
               </li>
             ))}
           </ul>
         )}
-        <p class="muted">
-          The {props.events.length === 50 ? "50 newest" : "newest"}{" "}
-          events: sign-ins and failed attempts, changes to your password and second factors, sign-outs.
-        </p>
+        <p class="muted">{t.eventsNote(props.events.length === 50 ? 50 : null)}</p>
       </section>
       <footer>
-        <a href={`/signin?return_to=${encodeURIComponent("/account/security")}`}>Switch account</a>
+        <a href={`/signin?return_to=${encodeURIComponent("/account/security")}`}>{t.switchAccount}</a>
         <form method="post" action="/signout">
           <input type="hidden" name="csrf" value={props.csrf} />
           <input type="hidden" name="return_to" value="/account/security" />
-          <button type="submit" class="link">Sign out</button>
+          <button type="submit" class="link">{s.signOut}</button>
         </form>
       </footer>
     </Layout>
@@ -120,29 +104,26 @@ export interface ChangePasswordProps {
   required?: boolean;
   /** where to go afterwards (a same-origin path), carried in the form */
   next?: string;
-  problem?: string;
+  problem?: Text;
 }
 
 export function ChangePasswordPage(props: ChangePasswordProps) {
+  const { t: all } = useI18n();
+  const t = all.security.password;
   const required = props.required;
+  const problem = textOf(all, props.problem);
   return (
-    <Layout title={required ? "Choose a new password" : "Change password"}>
+    <Layout title={required ? t.chooseNew : t.changeTitle}>
       {!required && <AccountNav current="security" />}
-      <h1>{required ? "Choose a new password" : "Change password"}</h1>
-      <p class="muted">Signed in as {props.account.email}</p>
-      {required && (
-        <p data-required>
-          Your password falls short of our password rules: it is shorter than 12 characters, or it is common
-          or easy to guess (attackers try such passwords first). Choose a new one to go on; you stay signed in
-          here, and other browsers are signed out.
-        </p>
-      )}
-      {props.problem && <p class="error" role="alert">{props.problem}</p>}
+      <h1>{required ? t.chooseNew : t.changeTitle}</h1>
+      <p class="muted">{all.security.signedInAs(props.account.email)}</p>
+      {required && <p data-required>{t.required}</p>}
+      {problem && <p class="error" role="alert">{problem}</p>}
       <form method="post" action="/account/security/password">
         <input type="hidden" name="csrf" value={props.csrf} />
         {required && <input type="hidden" name="required" value="1" />}
         {props.next && <input type="hidden" name="next" value={props.next} />}
-        <label for="current">Current password</label>
+        <label for="current">{t.current}</label>
         <input
           id="current"
           name="current"
@@ -151,8 +132,8 @@ export function ChangePasswordPage(props: ChangePasswordProps) {
           required
           autofocus
         />
-        <label for="password">New password</label>
-        <p class="muted" id="password-rule">{PASSWORD_RULE}</p>
+        <label for="password">{t.new}</label>
+        <p class="muted" id="password-rule">{t.rule}</p>
         <input
           id="password"
           name="password"
@@ -162,11 +143,11 @@ export function ChangePasswordPage(props: ChangePasswordProps) {
           minLength={12}
           required
         />
-        <label for="confirm">New password again</label>
+        <label for="confirm">{t.newAgain}</label>
         <input id="confirm" name="confirm" type="password" autocomplete="new-password" required />
         <div class="actions">
-          <button type="submit">Change password</button>
-          {!required && <a class="button secondary" href="/account/security">Cancel</a>}
+          <button type="submit">{t.changeTitle}</button>
+          {!required && <a class="button secondary" href="/account/security">{all.security.cancel}</a>}
         </div>
       </form>
     </Layout>

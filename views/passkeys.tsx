@@ -5,6 +5,8 @@
 //
 // Exports: `PASSKEYS_SCRIPT_PATH`, `PASSKEY_CSP`, `PasskeySignIn`, `PasskeyScript`, `SecondFactorPasskeyPage`,
 // `PasskeysPage`, `RenamePasskeyPage`, `RemovePasskeyConfirmPage`.
+import type { Messages, Text } from "../lib/i18n/mod.ts";
+import { textOf } from "../lib/i18n/mod.ts";
 import type { PasskeyRow } from "../lib/security/passkeys.ts";
 import { NAME_MAX } from "../lib/security/passkeys.ts";
 import { ConfirmPage } from "./confirm.tsx";
@@ -24,6 +26,22 @@ export function PasskeyScript() {
   return <script src={PASSKEYS_SCRIPT_PATH} defer></script>;
 }
 
+/**
+ * What the script may say while a ceremony runs, in the page's language: data-say-* attributes of the ceremony's
+ * element (scripts/passkeys/client.ts reads them), so the bundle carries no words of its own.
+ */
+function sayings(t: Messages): Record<string, string> {
+  const s = t.security.passkeys.script;
+  return {
+    "data-say-waiting": s.waiting,
+    "data-say-failed": s.failed,
+    "data-say-duplicate": s.duplicate,
+    "data-say-cancelled": s.cancelled,
+    "data-say-refused": s.refused,
+    "data-say-offline": s.offline,
+  };
+}
+
 /** The sign-in page's passkey block: its fields (csrf, ticket, return_to) come from the form `formId`. */
 export function PasskeySignIn({ formId }: { formId: string }) {
   const { t } = useI18n();
@@ -34,28 +52,28 @@ export function PasskeySignIn({ formId }: { formId: string }) {
       data-options="/signin/passkey/options"
       data-verify="/signin/passkey"
       data-form={formId}
+      {...sayings(t)}
       hidden
     >
       {/* "Use a passkey", not "Sign in with…": the password form's button stays the one named "Sign in". */}
-      <p class="muted">{t.flow.signIn.passkeyOr}</p>
-      <button type="button" class="secondary">{t.flow.signIn.passkeyButton}</button>
+      <p class="muted">{t.security.passkeys.orSignIn}</p>
+      <button type="button" class="secondary">{t.security.passkeys.use}</button>
       <p class="muted" data-passkey-status role="status"></p>
       <PasskeyScript />
     </div>
   );
 }
 
-function when(d: Date | null): string {
-  return d ? `${d.toISOString().slice(0, 16).replace("T", " ")} UTC` : "never";
-}
-
 export function SecondFactorPasskeyPage(props: { csrf: string; p: string; email: string }) {
+  const { t: all } = useI18n();
+  const t = all.security.passkeys;
   const href = `/signin/verify?p=${encodeURIComponent(props.p)}`;
   return (
-    <Layout title="Confirm with a passkey">
-      <h1>Confirm with a passkey</h1>
+    <Layout title={t.confirmTitle}>
+      <h1>{t.confirmTitle}</h1>
       <p>
-        Signing in as <strong>{props.email}</strong>. Use one of your passkeys to finish signing in.
+        {t.signingInAs} <strong>{props.email}</strong>
+        {t.finishSigningIn}
       </p>
       <form id="second-factor" method="post" action="/signin/verify/passkey">
         <input type="hidden" name="csrf" value={props.csrf} />
@@ -66,18 +84,19 @@ export function SecondFactorPasskeyPage(props: { csrf: string; p: string; email:
         data-options="/signin/verify/passkey/options"
         data-verify="/signin/verify/passkey"
         data-form="second-factor"
+        {...sayings(all)}
         hidden
       >
         <div class="actions">
-          <button type="button">Use a passkey</button>
+          <button type="button">{t.use}</button>
         </div>
         <p class="muted" data-passkey-status role="status"></p>
       </div>
       <noscript>
-        <p>A passkey needs JavaScript in this browser. Use another way to sign in.</p>
+        <p>{t.needsScript}</p>
       </noscript>
       <p>
-        <a href={href}>Use another way</a>
+        <a href={href}>{t.useAnotherWay}</a>
       </p>
       <PasskeyScript />
     </Layout>
@@ -88,8 +107,8 @@ export interface PasskeysPageProps {
   csrf: string;
   account: { email: string };
   passkeys: PasskeyRow[];
-  notice?: string;
-  error?: string;
+  notice?: Text;
+  error?: Text;
   /** the name field's default, from the browser ("Passkey on Chrome (Linux)") */
   defaultName: string;
   /** MAX_PASSKEYS reached: no more can be added */
@@ -97,18 +116,20 @@ export interface PasskeysPageProps {
 }
 
 function PasskeyItem({ k }: { k: PasskeyRow }) {
+  const { t: all, fmt } = useI18n();
+  const t = all.security.passkeys;
+  const when = (d: Date | null) => d ? fmt.time(d) : t.never;
   return (
     <li data-passkey-id={k.id}>
       <strong>{k.name}</strong>{" "}
       <span class="muted">
-        {k.backedUp ? "synced by your passkey provider" : "on one device only"}, added{" "}
-        {when(k.createdAt)}, last used {when(k.lastUsedAt)}
+        {t.facts(k.backedUp ? t.synced : t.oneDevice, when(k.createdAt), when(k.lastUsedAt))}
       </span>
       <div class="actions">
-        <a class="button secondary" href={`${PASSKEYS_PATH}/rename?id=${k.id}`}>Rename {k.name}</a>
+        <a class="button secondary" href={`${PASSKEYS_PATH}/rename?id=${k.id}`}>{t.rename(k.name)}</a>
         <form method="get" action={`${PASSKEYS_PATH}/remove`}>
           <input type="hidden" name="id" value={k.id} />
-          <button type="submit" class="danger">Remove {k.name}</button>
+          <button type="submit" class="danger">{t.remove(k.name)}</button>
         </form>
       </div>
     </li>
@@ -116,85 +137,86 @@ function PasskeyItem({ k }: { k: PasskeyRow }) {
 }
 
 export function PasskeysPage(props: PasskeysPageProps) {
+  const { t: all } = useI18n();
+  const t = all.security.passkeys;
   return (
-    <Layout title="Passkeys" wide>
+    <Layout title={t.title} wide>
       <AccountNav current="security" />
-      <h1>Passkeys</h1>
-      <p class="muted">Signed in as {props.account.email}</p>
-      {props.notice && <p class="notice" role="status">{props.notice}</p>}
-      {props.error && <p class="error" role="alert">{props.error}</p>}
-      <p>
-        A passkey signs you in with your device's screen lock (fingerprint, face or PIN) instead of a
-        password, and can confirm a sign-in as a second step after your password.
-      </p>
-      <h2>Your passkeys</h2>
-      {props.passkeys.length === 0 ? <p class="muted">No passkeys yet.</p> : (
+      <h1>{t.title}</h1>
+      <p class="muted">{all.security.signedInAs(props.account.email)}</p>
+      {props.notice && <p class="notice" role="status">{textOf(all, props.notice)}</p>}
+      {props.error && <p class="error" role="alert">{textOf(all, props.error)}</p>}
+      <p>{t.intro}</p>
+      <h2>{t.yours}</h2>
+      {props.passkeys.length === 0 ? <p class="muted">{t.none}</p> : (
         <ul class="apps">
           {props.passkeys.map((k) => <PasskeyItem key={k.id} k={k} />)}
         </ul>
       )}
-      <h2>Add a passkey</h2>
-      {props.full
-        ? <p class="muted">You have as many passkeys as an account may have. Remove one to add another.</p>
-        : (
-          <>
-            <noscript>
-              <p>Adding a passkey needs JavaScript in this browser.</p>
-            </noscript>
-            <div
-              data-passkey="register"
-              data-options={`${PASSKEYS_PATH}/options`}
-              data-verify={PASSKEYS_PATH}
-              data-form="add-passkey"
-              hidden
-            >
-              <form id="add-passkey" method="post" action={PASSKEYS_PATH}>
-                <input type="hidden" name="csrf" value={props.csrf} />
-                <label for="passkey-name">Name</label>
-                <input
-                  id="passkey-name"
-                  name="name"
-                  type="text"
-                  required
-                  maxLength={NAME_MAX}
-                  value={props.defaultName}
-                />
-                <div class="actions">
-                  <button type="submit">Add a passkey</button>
-                </div>
-              </form>
-              <p class="muted" data-passkey-status role="status"></p>
-            </div>
-            <PasskeyScript />
-          </>
-        )}
+      <h2>{t.add}</h2>
+      {props.full ? <p class="muted">{t.full}</p> : (
+        <>
+          <noscript>
+            <p>{t.addNeedsScript}</p>
+          </noscript>
+          <div
+            data-passkey="register"
+            data-options={`${PASSKEYS_PATH}/options`}
+            data-verify={PASSKEYS_PATH}
+            data-form="add-passkey"
+            {...sayings(all)}
+            hidden
+          >
+            <form id="add-passkey" method="post" action={PASSKEYS_PATH}>
+              <input type="hidden" name="csrf" value={props.csrf} />
+              <label for="passkey-name">{t.name}</label>
+              <input
+                id="passkey-name"
+                name="name"
+                type="text"
+                required
+                maxLength={NAME_MAX}
+                value={props.defaultName}
+              />
+              <div class="actions">
+                <button type="submit">{t.add}</button>
+              </div>
+            </form>
+            <p class="muted" data-passkey-status role="status"></p>
+          </div>
+          <PasskeyScript />
+        </>
+      )}
       <footer>
-        <a href="/account/apps">Connected apps</a>
-        <a href="/account/keys">API keys</a>
+        <a href="/account/apps">{all.common.nav.apps}</a>
+        <a href="/account/keys">{all.common.nav.keys}</a>
         <form method="post" action="/signout">
           <input type="hidden" name="csrf" value={props.csrf} />
           <input type="hidden" name="return_to" value={PASSKEYS_PATH} />
-          <button type="submit" class="link">Sign out</button>
+          <button type="submit" class="link">{all.security.signOut}</button>
         </form>
       </footer>
     </Layout>
   );
 }
 
-export function RenamePasskeyPage(props: { csrf: string; passkey: PasskeyRow; problem?: string }) {
+export function RenamePasskeyPage(props: { csrf: string; passkey: PasskeyRow; problem?: Text }) {
+  const { t: all } = useI18n();
+  const t = all.security.passkeys;
   const k = props.passkey;
+  const problem = textOf(all, props.problem);
   return (
-    <Layout title={`Rename ${k.name}`}>
-      <h1>Rename {k.name}</h1>
-      {props.problem && <p class="error" role="alert">{props.problem}</p>}
+    <Layout title={t.rename(k.name)}>
+      <h1>{t.rename(k.name)}</h1>
+      {problem && <p class="error" role="alert">{problem}</p>}
       <form method="post" action={`${PASSKEYS_PATH}/rename`}>
         <input type="hidden" name="csrf" value={props.csrf} />
         <input type="hidden" name="id" value={k.id} />
-        <label for="passkey-name">New name</label>
+        <label for="passkey-name">{t.newName}</label>
         <input id="passkey-name" name="name" type="text" required maxLength={NAME_MAX} value={k.name} />
         <div class="actions">
-          <button type="submit">Save</button>
-          <a class="button secondary" href={PASSKEYS_PATH}>Cancel</a>
+          <button type="submit">{t.save}</button>
+          <a class="button secondary" href={PASSKEYS_PATH}>{all.security.cancel}</a>
         </div>
       </form>
     </Layout>
@@ -202,23 +224,21 @@ export function RenamePasskeyPage(props: { csrf: string; passkey: PasskeyRow; pr
 }
 
 export function RemovePasskeyConfirmPage(props: { csrf: string; passkey: PasskeyRow; last: boolean }) {
+  const t = useI18n().t.security.passkeys;
   const k = props.passkey;
-  return ConfirmPage({
-    title: `Remove ${k.name}?`,
-    csrf: props.csrf,
-    action: `${PASSKEYS_PATH}/remove`,
-    hidden: { id: k.id },
-    confirmLabel: `Remove ${k.name}`,
-    cancelHref: PASSKEYS_PATH,
-    children: (
-      <>
-        <p>
-          The passkey <strong>{k.name}</strong>{" "}
-          stops working here at once: neither sign-in nor a second step accepts it any more. It stays on your
-          device or in your passkey provider until you delete it there.
-        </p>
-        {props.last && <p>It is your last passkey: you will sign in with your password again.</p>}
-      </>
-    ),
-  });
+  return (
+    <ConfirmPage
+      title={t.removeQuestion(k.name)}
+      csrf={props.csrf}
+      action={`${PASSKEYS_PATH}/remove`}
+      hidden={{ id: k.id }}
+      confirmLabel={t.remove(k.name)}
+      cancelHref={PASSKEYS_PATH}
+    >
+      <p>
+        {t.removeBefore} <strong>{k.name}</strong> {t.removeAfter}
+      </p>
+      {props.last && <p>{t.lastOne}</p>}
+    </ConfirmPage>
+  );
 }

@@ -1,21 +1,23 @@
 // The "Forgot password?" pages: ask for a link, the one answer every request gets, choose a new password, and
 // the page for a link that no longer works. Plus the dev mailbox (`deno task dev` without SMTP_URL).
+import { type Text, textOf } from "../lib/i18n/mod.ts";
 import type { DevMail } from "../lib/mail.ts";
-import { PASSWORD_RULE } from "./account_security.tsx";
 import { Layout } from "./layout.tsx";
+import { useI18n } from "./page_context.ts";
 
 export function ForgotPasswordPage(props: { csrf: string }) {
+  const t = useI18n().t.security.reset;
   return (
-    <Layout title="Forgot password">
-      <h1>Forgot password</h1>
-      <p>Enter the email address of your account. We will send a link to choose a new password.</p>
+    <Layout title={t.forgotTitle}>
+      <h1>{t.forgotTitle}</h1>
+      <p>{t.forgotIntro}</p>
       <form method="post" action="/signin/forgot">
         <input type="hidden" name="csrf" value={props.csrf} />
-        <label for="email">Email</label>
+        <label for="email">{t.email}</label>
         <input id="email" name="email" type="email" autocomplete="username" autofocus required />
         <div class="actions">
-          <button type="submit">Send link</button>
-          <a class="button secondary" href="/signin">Back to sign-in</a>
+          <button type="submit">{t.sendLink}</button>
+          <a class="button secondary" href="/signin">{t.backToSignIn}</a>
         </div>
       </form>
     </Layout>
@@ -23,32 +25,33 @@ export function ForgotPasswordPage(props: { csrf: string }) {
 }
 
 /** The same words for every request: an account or not, disabled, throttled. */
-export const RESET_SENT_MESSAGE =
-  "If an account exists for that address, we sent a link to choose a new password. It works once, for 30 minutes.";
-
 export function ResetSentPage() {
+  const t = useI18n().t.security.reset;
   return (
-    <Layout title="Check your email">
-      <h1>Check your email</h1>
-      <p role="status">{RESET_SENT_MESSAGE}</p>
-      <p>No mail after a few minutes? Check the spam folder, or ask for a new link later.</p>
+    <Layout title={t.sentTitle}>
+      <h1>{t.sentTitle}</h1>
+      <p role="status">{t.sent}</p>
+      <p>{t.noMail}</p>
       <div class="actions">
-        <a class="button secondary" href="/signin">Back to sign-in</a>
+        <a class="button secondary" href="/signin">{t.backToSignIn}</a>
       </div>
     </Layout>
   );
 }
 
-export function ResetPasswordPage(props: { csrf: string; token: string; problem?: string }) {
+export function ResetPasswordPage(props: { csrf: string; token: string; problem?: Text }) {
+  const { t: all } = useI18n();
+  const t = all.security;
+  const problem = textOf(all, props.problem);
   return (
-    <Layout title="Choose a new password">
-      <h1>Choose a new password</h1>
-      {props.problem && <p class="error" role="alert">{props.problem}</p>}
+    <Layout title={t.password.chooseNew}>
+      <h1>{t.password.chooseNew}</h1>
+      {problem && <p class="error" role="alert">{problem}</p>}
       <form method="post" action="/signin/reset">
         <input type="hidden" name="csrf" value={props.csrf} />
         <input type="hidden" name="token" value={props.token} />
-        <label for="password">New password (at least 12 characters)</label>
-        <p class="muted" id="password-rule">{PASSWORD_RULE}</p>
+        <label for="password">{t.reset.newPasswordMin}</label>
+        <p class="muted" id="password-rule">{t.password.rule}</p>
         <input
           id="password"
           name="password"
@@ -59,10 +62,10 @@ export function ResetPasswordPage(props: { csrf: string; token: string; problem?
           autofocus
           required
         />
-        <label for="confirm">New password again</label>
+        <label for="confirm">{t.password.newAgain}</label>
         <input id="confirm" name="confirm" type="password" autocomplete="new-password" required />
         <div class="actions">
-          <button type="submit">Set password</button>
+          <button type="submit">{t.reset.setPassword}</button>
         </div>
       </form>
     </Layout>
@@ -70,35 +73,33 @@ export function ResetPasswordPage(props: { csrf: string; token: string; problem?
 }
 
 export function ResetLinkInvalidPage() {
+  const t = useI18n().t.security.reset;
   return (
-    <Layout title="Link not valid">
-      <h1>This link does not work any more</h1>
-      <p role="alert">
-        A password reset link works once and for 30 minutes, and only the newest one sent works. Nothing was
-        changed.
-      </p>
+    <Layout title={t.invalidTitle}>
+      <h1>{t.invalidHeading}</h1>
+      <p role="alert">{t.invalidMessage}</p>
       <div class="actions">
-        <a class="button" href="/signin/forgot">Ask for a new link</a>
-        <a class="button secondary" href="/signin">Back to sign-in</a>
+        <a class="button" href="/signin/forgot">{t.askNewLink}</a>
+        <a class="button secondary" href="/signin">{t.backToSignIn}</a>
       </div>
     </Layout>
   );
 }
 
 export function DevMailboxPage(props: { mails: readonly DevMail[] }) {
+  const t = useI18n().t.security.reset;
   return (
-    <Layout title="Dev mailbox" wide>
-      <h1>Dev mailbox</h1>
+    <Layout title={t.mailboxTitle} wide>
+      <h1>{t.mailboxTitle}</h1>
       <p>
-        Mail this server would have sent (no <code>SMTP_URL</code>{" "}
-        is set; shown only with the embedded database). Newest first, the last 50.
+        {t.mailboxBefore}
+        <code>SMTP_URL</code>
+        {t.mailboxAfter}
       </p>
-      {props.mails.length === 0 ? <p>No mail yet.</p> : props.mails.map((m, n) => (
+      {props.mails.length === 0 ? <p>{t.mailboxEmpty}</p> : props.mails.map((m, n) => (
         <section key={n}>
           <h2>{m.subject}</h2>
-          <p>
-            To {m.to}, {m.at.toISOString()}
-          </p>
+          <p>{t.mailTo(m.to, m.at.toISOString())}</p>
           <pre>{m.text.split(/(https?:\/\/\S+)/).map((part, i) => i % 2 === 1 ? <a key={i} href={part}>{part}</a> : part)}</pre>
         </section>
       ))}

@@ -5,7 +5,9 @@
 //
 // Exports: `VerifyPage`, `PolicySetupIntroPage`, `SignInSetupPage`, `SignInCodesPage`, `LowRecoveryCodesPage`,
 // `PendingExpiredPage`, `SecondFactorThrottledPage`.
+import { type Text, textOf } from "../lib/i18n/mod.ts";
 import { Layout } from "./layout.tsx";
+import { useI18n } from "./page_context.ts";
 import { CodeField, RecoveryCodeList, type TotpSetup, TotpSetupParts } from "./two_step.tsx";
 
 export interface VerifyPageProps {
@@ -19,34 +21,37 @@ export interface VerifyPageProps {
   /** a step-up (the account is signed in already) rather than a sign-in */
   stepUp?: boolean;
   /** what went wrong with the last code, and with which form */
-  problem?: { form: "totp" | "recovery"; message: string };
+  problem?: { form: "totp" | "recovery"; message: Text };
 }
 
 function Cancel() {
-  return <a class="button secondary" href="/signin">Cancel</a>;
+  return <a class="button secondary" href="/signin">{useI18n().t.security.cancel}</a>;
 }
 
 export function VerifyPage(props: VerifyPageProps) {
+  const { t: all } = useI18n();
+  const t = all.security;
   const hidden = (
     <>
       <input type="hidden" name="csrf" value={props.csrf} />
       <input type="hidden" name="p" value={props.p} />
     </>
   );
-  const recoveryProblem = props.problem?.form === "recovery" ? props.problem.message : undefined;
+  const problem = props.problem && { form: props.problem.form, message: textOf(all, props.problem.message) };
+  const recoveryProblem = problem?.form === "recovery" ? problem.message : undefined;
   return (
-    <Layout title="Two-step sign-in">
-      <h1>{props.stepUp ? "Confirm it is you" : "Two-step sign-in"}</h1>
+    <Layout title={t.twoStepTitle}>
+      <h1>{props.stepUp ? t.confirmItIsYou : t.twoStepTitle}</h1>
       <p class="muted">{props.email}</p>
       {props.totp && (
         <>
-          <p>Type the 6-digit code your authenticator app shows for this account.</p>
-          {props.problem?.form === "totp" && <p class="error" role="alert">{props.problem.message}</p>}
+          <p>{t.typeCode}</p>
+          {problem?.form === "totp" && <p class="error" role="alert">{problem.message}</p>}
           <form method="post" action="/signin/verify/totp">
             {hidden}
-            <CodeField id="code" label="Code" autofocus />
+            <CodeField id="code" label={t.code} autofocus />
             <div class="actions">
-              <button type="submit">Verify</button>
+              <button type="submit">{t.verify}</button>
             </div>
           </form>
         </>
@@ -54,17 +59,17 @@ export function VerifyPage(props: VerifyPageProps) {
       {props.passkeys && (
         <p>
           <a class="button secondary" href={`/signin/verify/passkey?p=${encodeURIComponent(props.p)}`}>
-            Use a passkey instead
+            {t.usePasskeyInstead}
           </a>
         </p>
       )}
       {props.recoveryCodesLeft > 0 && (
         <details open={recoveryProblem !== undefined || (!props.totp && !props.passkeys)}>
-          <summary>Use a recovery code</summary>
+          <summary>{t.useRecoveryCode}</summary>
           {recoveryProblem && <p class="error" role="alert">{recoveryProblem}</p>}
           <form method="post" action="/signin/verify/recovery">
             {hidden}
-            <label for="recovery-code">Recovery code</label>
+            <label for="recovery-code">{t.recoveryCode}</label>
             <input
               id="recovery-code"
               name="code"
@@ -75,7 +80,7 @@ export function VerifyPage(props: VerifyPageProps) {
               required
             />
             <div class="actions">
-              <button type="submit">Use recovery code</button>
+              <button type="submit">{t.useRecoveryCodeButton}</button>
             </div>
           </form>
         </details>
@@ -89,22 +94,23 @@ export function VerifyPage(props: VerifyPageProps) {
 
 /** A workspace requires two-step sign-in and the person has no second factor: the walk starts here. */
 export function PolicySetupIntroPage(props: { p: string; email: string; workspace?: string }) {
+  const t = useI18n().t.security;
   return (
-    <Layout title="Set up two-step sign-in">
-      <h1>Set up two-step sign-in</h1>
+    <Layout title={t.setUpTwoStep}>
+      <h1>{t.setUpTwoStep}</h1>
       <p class="muted">{props.email}</p>
       <p>
         {props.workspace
           ? (
             <>
-              <strong>{props.workspace}</strong> requires two-step sign-in
+              <strong>{props.workspace}</strong> {t.workspaceRequires}
             </>
           )
-          : "This request needs two-step sign-in"}: after your password, a code from an authenticator app on
-        your phone. It takes a minute to set up, and then you continue where you were.
+          : t.requestRequires}
+        {t.setUpWhy}
       </p>
       <div class="actions">
-        <a class="button" href={`/signin/setup?p=${encodeURIComponent(props.p)}`}>Set up now</a>
+        <a class="button" href={`/signin/setup?p=${encodeURIComponent(props.p)}`}>{t.setUpNow}</a>
         <Cancel />
       </div>
     </Layout>
@@ -112,11 +118,12 @@ export function PolicySetupIntroPage(props: { p: string; email: string; workspac
 }
 
 export function SignInSetupPage(
-  props: { csrf: string; p: string; email: string; totp: TotpSetup; problem?: string },
+  props: { csrf: string; p: string; email: string; totp: TotpSetup; problem?: Text },
 ) {
+  const t = useI18n().t.security;
   return (
-    <Layout title="Set up an authenticator app">
-      <h1>Set up an authenticator app</h1>
+    <Layout title={t.setUpApp}>
+      <h1>{t.setUpApp}</h1>
       <p class="muted">{props.email}</p>
       <TotpSetupParts
         totp={props.totp}
@@ -133,16 +140,17 @@ export function SignInSetupPage(
 
 /** The end of the set-up walk: the recovery codes, then Continue (completes the sign-in). */
 export function SignInCodesPage(props: { csrf: string; p: string; done: string; codes: string[] }) {
+  const t = useI18n().t.security;
   return (
-    <Layout title="Two-step sign-in is on">
-      <h1>Two-step sign-in is on</h1>
+    <Layout title={t.twoStepIsOn}>
+      <h1>{t.twoStepIsOn}</h1>
       <RecoveryCodeList codes={props.codes} />
       <form method="post" action="/signin/verify/continue">
         <input type="hidden" name="csrf" value={props.csrf} />
         <input type="hidden" name="p" value={props.p} />
         <input type="hidden" name="done" value={props.done} />
         <div class="actions">
-          <button type="submit">I saved them, continue</button>
+          <button type="submit">{t.savedContinue}</button>
         </div>
       </form>
     </Layout>
@@ -151,23 +159,19 @@ export function SignInCodesPage(props: { csrf: string; p: string; done: string; 
 
 /** After a recovery code, when at most two are left: said before the sign-in goes on. */
 export function LowRecoveryCodesPage(props: { csrf: string; p: string; done: string; left: number }) {
+  const t = useI18n().t.security;
   return (
-    <Layout title="Few recovery codes left">
-      <h1>Few recovery codes left</h1>
+    <Layout title={t.lowTitle}>
+      <h1>{t.lowTitle}</h1>
       <p role="status" data-recovery-left={props.left}>
-        {props.left === 0
-          ? "That was your last recovery code."
-          : props.left === 1
-          ? "You have 1 recovery code left."
-          : `You have ${props.left} recovery codes left.`}{" "}
-        Create new ones under Security, Two-step sign-in, in your account, before you need one.
+        {t.lowLeft(props.left)} {t.createNewUnder}
       </p>
       <form method="post" action="/signin/verify/continue">
         <input type="hidden" name="csrf" value={props.csrf} />
         <input type="hidden" name="p" value={props.p} />
         <input type="hidden" name="done" value={props.done} />
         <div class="actions">
-          <button type="submit">Continue</button>
+          <button type="submit">{t.continue}</button>
         </div>
       </form>
     </Layout>
@@ -175,15 +179,13 @@ export function LowRecoveryCodesPage(props: { csrf: string; p: string; done: str
 }
 
 export function PendingExpiredPage() {
+  const t = useI18n().t.security;
   return (
-    <Layout title="Sign-in expired">
-      <h1>This sign-in has expired</h1>
-      <p role="alert" data-error-code="sign_in_expired">
-        The second step of a sign-in must follow the password within 10 minutes, in the same browser, and
-        works once. Nothing was changed. Sign in again.
-      </p>
+    <Layout title={t.expiredTitle}>
+      <h1>{t.expiredHeading}</h1>
+      <p role="alert" data-error-code="sign_in_expired">{t.expiredMessage}</p>
       <div class="actions">
-        <a class="button" href="/signin">Sign in again</a>
+        <a class="button" href="/signin">{t.signInAgain}</a>
       </div>
     </Layout>
   );
@@ -191,16 +193,16 @@ export function PendingExpiredPage() {
 
 /** Too many wrong codes: when to try again (`retryAfter` seconds). */
 export function SecondFactorThrottledPage(props: { retryAfter: number; back?: string }) {
-  const minutes = Math.ceil(props.retryAfter / 60);
+  const t = useI18n().t.security;
   return (
-    <Layout title="Too many attempts">
-      <h1>Too many attempts</h1>
+    <Layout title={t.tooManyTitle}>
+      <h1>{t.tooManyTitle}</h1>
       <p role="alert" data-error-code="second_factor_throttled">
-        Too many wrong codes. Try again in {minutes === 1 ? "1 minute" : `${minutes} minutes`}.
+        {t.tooManyCodes(Math.ceil(props.retryAfter / 60))}
       </p>
       <div class="actions">
-        {props.back && <a class="button" href={props.back}>Back</a>}
-        <a class="button secondary" href="/signin">Sign in again</a>
+        {props.back && <a class="button" href={props.back}>{t.back}</a>}
+        <a class="button secondary" href="/signin">{t.signInAgain}</a>
       </div>
     </Layout>
   );

@@ -4,8 +4,10 @@
 //
 // Exports: `TwoStepPage`, `TotpSetupPage` (account), and the parts the sign-in set-up walk (views/
 // second_factor.tsx) shares: `TotpSetupParts`, `RecoveryCodeList`, `CodeField`.
+import { type Text, textOf } from "../lib/i18n/mod.ts";
 import { AccountNav } from "./account_nav.tsx";
 import { Layout } from "./layout.tsx";
+import { useI18n } from "./page_context.ts";
 
 /** The one-time-code field: numeric keyboard on phones, the browser's one-time-code autofill. */
 export function CodeField(props: { id: string; label: string; autofocus?: boolean }) {
@@ -38,26 +40,26 @@ export interface TotpSetup {
 
 /** Scan or type, then confirm: the part of a set-up page the account and the sign-in walk share. */
 export function TotpSetupParts(
-  props: { totp: TotpSetup; action: string; hidden: Record<string, string>; problem?: string },
+  props: { totp: TotpSetup; action: string; hidden: Record<string, string>; problem?: Text },
 ) {
+  const { t: all } = useI18n();
+  const t = all.security;
+  const problem = textOf(all, props.problem);
   return (
     <>
       <ol>
-        <li>
-          Open an authenticator app on your phone (for example Google Authenticator, 1Password or Aegis).
-        </li>
-        <li>Scan this QR code, or type the key below into the app.</li>
-        <li>Type the 6-digit code the app shows.</li>
+        <li>{t.setupStep1}</li>
+        <li>{t.setupStep2}</li>
+        <li>{t.setupStep3}</li>
       </ol>
-      <div class="qr" role="img" aria-label="QR code for your authenticator app">
+      <div class="qr" role="img" aria-label={t.qrLabel}>
         {/* markup made by uqr from our own otpauth:// URI: rects and one path, no text from the request */}
         <div dangerouslySetInnerHTML={{ __html: props.totp.qrSvg }} />
       </div>
       <p>
-        Key to type instead:{" "}
-        <code class="secret key" id="manual-key" data-manual-key>{props.totp.manualKey}</code>
+        {t.keyInstead} <code class="secret key" id="manual-key" data-manual-key>{props.totp.manualKey}</code>
       </p>
-      {props.problem && <p class="error" role="alert">{props.problem}</p>}
+      {problem && <p class="error" role="alert">{problem}</p>}
       <form method="post" action={props.action}>
         {Object.entries(props.hidden).map(([name, value]) => (
           <input
@@ -67,9 +69,9 @@ export function TotpSetupParts(
           />
         ))}
         <input type="hidden" name="setup" value={props.totp.setup} />
-        <CodeField id="code" label="Code from the app" />
+        <CodeField id="code" label={t.codeFromApp} />
         <div class="actions">
-          <button type="submit">Turn on two-step sign-in</button>
+          <button type="submit">{t.turnOn}</button>
         </div>
       </form>
     </>
@@ -78,14 +80,11 @@ export function TotpSetupParts(
 
 /** New recovery codes, shown this once. */
 export function RecoveryCodeList({ codes }: { codes: string[] }) {
+  const t = useI18n().t.security;
   return (
     <section class="notice" aria-labelledby="codes-title">
-      <h2 id="codes-title">Your recovery codes</h2>
-      <p>
-        Save these codes now, somewhere safe (a password manager, or printed): they are shown only this once.
-        Each works one time, if you lose the phone with your authenticator app. Earlier recovery codes no
-        longer work.
-      </p>
+      <h2 id="codes-title">{t.yourRecoveryCodes}</h2>
+      <p>{t.saveCodes}</p>
       <ol class="codes" data-recovery-codes>
         {codes.map((code) => (
           <li key={code}>
@@ -105,32 +104,32 @@ export interface TwoStepPageProps {
   recoveryCodesLeft: number;
   /** recovery codes just created, shown this once */
   codes?: string[];
-  notice?: string;
-  error?: string;
+  notice?: Text;
+  error?: Text;
 }
 
 export function TwoStepPage(props: TwoStepPageProps) {
+  const { t: all } = useI18n();
+  const t = all.security;
   const anyFactor = props.totp || props.passkeys > 0;
   return (
-    <Layout title="Two-step sign-in">
+    <Layout title={t.twoStepTitle}>
       <AccountNav current="security" />
-      <h1>Two-step sign-in</h1>
-      <p class="muted">Signed in as {props.email}</p>
-      {props.notice && <p class="notice" role="status">{props.notice}</p>}
-      {props.error && <p class="error" role="alert">{props.error}</p>}
+      <h1>{t.twoStepTitle}</h1>
+      <p class="muted">{t.signedInAs(props.email)}</p>
+      {props.notice && <p class="notice" role="status">{textOf(all, props.notice)}</p>}
+      {props.error && <p class="error" role="alert">{textOf(all, props.error)}</p>}
       {props.codes && <RecoveryCodeList codes={props.codes} />}
-      <h2>Authenticator app</h2>
+      <h2>{t.authenticatorApp}</h2>
       {props.totp
         ? (
           <>
-            <p data-totp-status="on">
-              On. After your password, sign-in asks for a code from your authenticator app.
-            </p>
+            <p data-totp-status="on">{t.totpOn}</p>
             <details>
-              <summary>Turn off the authenticator app</summary>
+              <summary>{t.turnOffApp}</summary>
               <form method="post" action="/account/security/two-step/off">
                 <input type="hidden" name="csrf" value={props.csrf} />
-                <label for="off-password">Your password</label>
+                <label for="off-password">{t.yourPassword}</label>
                 <input
                   id="off-password"
                   name="password"
@@ -139,7 +138,7 @@ export function TwoStepPage(props: TwoStepPageProps) {
                   required
                 />
                 <div class="actions">
-                  <button type="submit" class="danger">Turn off</button>
+                  <button type="submit" class="danger">{t.turnOff}</button>
                 </div>
               </form>
             </details>
@@ -147,28 +146,26 @@ export function TwoStepPage(props: TwoStepPageProps) {
         )
         : (
           <>
-            <p data-totp-status="off">Off. Sign-in asks for your password only.</p>
+            <p data-totp-status="off">{t.totpOff}</p>
             <div class="actions">
-              <a class="button" href="/account/security/two-step/setup">Set up an authenticator app</a>
+              <a class="button" href="/account/security/two-step/setup">{t.setUpApp}</a>
             </div>
           </>
         )}
-      <h2>Recovery codes</h2>
+      <h2>{t.recoveryCodes}</h2>
       {anyFactor
         ? (
           <>
             <p data-recovery-left={props.recoveryCodesLeft}>
-              {props.recoveryCodesLeft === 1
-                ? "1 unused recovery code left."
-                : `${props.recoveryCodesLeft} unused recovery codes left.`}
-              {props.recoveryCodesLeft <= 2 && " Create new ones before you run out."}
+              {t.unusedLeft(props.recoveryCodesLeft)}
+              {props.recoveryCodesLeft <= 2 && ` ${t.runningOut}`}
             </p>
             <details>
-              <summary>Create new recovery codes</summary>
-              <p>The codes you have now stop working.</p>
+              <summary>{t.createNewCodes}</summary>
+              <p>{t.codesStop}</p>
               <form method="post" action="/account/security/two-step/recovery-codes">
                 <input type="hidden" name="csrf" value={props.csrf} />
-                <label for="codes-password">Your password</label>
+                <label for="codes-password">{t.yourPassword}</label>
                 <input
                   id="codes-password"
                   name="password"
@@ -177,24 +174,25 @@ export function TwoStepPage(props: TwoStepPageProps) {
                   required
                 />
                 <div class="actions">
-                  <button type="submit">Create new recovery codes</button>
+                  <button type="submit">{t.createNewCodes}</button>
                 </div>
               </form>
             </details>
           </>
         )
-        : <p>Recovery codes come with an authenticator app or a passkey.</p>}
+        : <p>{t.codesComeWith}</p>}
       <div class="actions">
-        <a class="button secondary" href="/account/security">Back to security</a>
+        <a class="button secondary" href="/account/security">{t.backToSecurity}</a>
       </div>
     </Layout>
   );
 }
 
-export function TotpSetupPage(props: { csrf: string; totp: TotpSetup; problem?: string }) {
+export function TotpSetupPage(props: { csrf: string; totp: TotpSetup; problem?: Text }) {
+  const t = useI18n().t.security;
   return (
-    <Layout title="Set up an authenticator app">
-      <h1>Set up an authenticator app</h1>
+    <Layout title={t.setUpApp}>
+      <h1>{t.setUpApp}</h1>
       <TotpSetupParts
         totp={props.totp}
         action="/account/security/two-step/setup"
@@ -202,7 +200,7 @@ export function TotpSetupPage(props: { csrf: string; totp: TotpSetup; problem?: 
         problem={props.problem}
       />
       <div class="actions">
-        <a class="button secondary" href="/account/security/two-step">Cancel</a>
+        <a class="button secondary" href="/account/security/two-step">{t.cancel}</a>
       </div>
     </Layout>
   );

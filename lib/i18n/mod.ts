@@ -2,8 +2,8 @@
 // the English one the source of every shape. A German or French area is typed by its English one, so a missing
 // or extra key fails `deno task check`; tests/i18n/catalogue.test.ts walks them at run time too.
 //
-// Exports: `Messages`, `catalogue`, `messagesFor(locale)`, `messages(c)`, `Text`, `textOf(t, text)`, `I18n`,
-// `i18nFor(locale)`; locale.ts and format.ts re-exported.
+// Exports: `Messages`, `catalogue`, `messagesFor(locale)`, `messages(c)`, `Text`, `textOf(t, text)`,
+// `textNamed(texts, word)`, `I18n`, `i18nFor(locale)`; locale.ts and format.ts re-exported.
 import type { Context } from "hono";
 import { account as enAccount } from "./en/account.ts";
 import { activity as enActivity } from "./en/activity.ts";
@@ -87,6 +87,14 @@ export function textOf(t: Messages, text: Text): string;
 export function textOf(t: Messages, text: Text | undefined): string | undefined;
 export function textOf(t: Messages, text: Text | undefined): string | undefined {
   return typeof text === "function" ? text(t) : text;
+}
+
+/**
+ * The text a word from the query names in a fixed table (`?done=added` → a notice), or undefined: never an
+ * inherited property (`?done=constructor`), so a crafted link cannot put anything else on the page.
+ */
+export function textNamed(texts: Record<string, Text>, word: string | undefined): Text | undefined {
+  return word !== undefined && Object.hasOwn(texts, word) ? texts[word] : undefined;
 }
 
 /** What a view needs to speak the page's language: the language, its catalogue, its formats. */

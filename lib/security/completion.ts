@@ -7,6 +7,7 @@
 // Routes of every way in (password, passkey alone, the second-factor pages) end with one of them.
 import type { Context } from "hono";
 import type { Sql } from "../db/client.ts";
+import type { Locale } from "../i18n/locale.ts";
 import type { Logger } from "../log.ts";
 import type { Ticket } from "../oauth/authorize.ts";
 import { resumePath } from "../oauth/authorize_flow.ts";
@@ -34,6 +35,8 @@ export interface FirstFactor {
   amr: string[];
   ticket?: Ticket;
   returnTo?: string;
+  /** the person's language setting (users.locale), when the way in read it: the second step's pages speak it */
+  locale?: Locale | null;
 }
 
 /**
@@ -54,6 +57,7 @@ export async function afterFirstFactor(
       amr: first.amr,
       ticket: first.ticket,
       returnTo: first.returnTo,
+      locale: first.locale ?? undefined,
     };
     if (hasSecondFactor(factors)) {
       return c.redirect(await startPending(c, deps, { ...base, reason: "enrolled" }), 303);

@@ -11,10 +11,12 @@
 //   stay: they are applications the person approved, listed and revoked on /account/apps and /account/keys, as
 //   after a reset or the operator's set-password (docs/security.md "Passwords").
 //
-// Export: `changePassword(sql, input, options)` → `{ ok: true, sessionsEnded }` or `{ ok: false, reason, … }`.
+// Export: `changePassword(sql, input, options)` → `{ ok: true, sessionsEnded }` or `{ ok: false, reason, problem,
+// … }` (`problem`: a catalogue text, shown in the page's language).
 import type { Sql } from "../db/client.ts";
 import { hashPassword, SCRYPT_PARAMS, type ScryptParams, verifyPassword } from "../crypto.ts";
 import { withTx } from "../db/tx.ts";
+import type { Text } from "../i18n/mod.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { accountKey, brakeBucket, recordThrottled, SIGN_IN_BRAKE } from "../oauth/sign_in.ts";
 import { type Brake, release, reserve } from "../rate_limit/mod.ts";
@@ -35,14 +37,16 @@ export interface PasswordChangeInput {
 
 export type PasswordChangeResult =
   | { ok: true; sessionsEnded: number }
-  | { ok: false; reason: "wrong_current" | "mismatch" | "same" | "policy" | "gone"; message: string }
-  | { ok: false; reason: "throttled"; message: string; retryAfter: number };
+  | { ok: false; reason: "wrong_current" | "mismatch" | "same" | "policy" | "gone"; problem: Text }
+  | { ok: false; reason: "throttled"; problem: Text; retryAfter: number };
 
 export interface PasswordChangeOptions {
   log?: Logger;
   /** Test-only: the scrypt cost of the new hash. */
   scrypt?: ScryptParams;
 }
+
+const WRONG_CURRENT: Text = (t) => t.security.password.wrongCurrent;
 
 function brake(free: number): Brake {
   const { windowSeconds, firstDelaySeconds, maxDelaySeconds } = SIGN_IN_BRAKE;
@@ -63,7 +67,7 @@ export async function changePassword(
   };
   const [user] = await sql<{ email: string; name: string; hash: string }[]>`
     select email, name, password_hash as hash from users where id = ${input.userId} and disabled_at is null`;
-  if (!user) return { ok: false, reason: "gone", message: "This account cannot change its password." };
+  if (!user) return { ok: false, reason: "gone", problem: (t) => t.security.password.gone };
 
   const key = accountKey(user.email);
   const taken: Array<{ bucket: string; windowStart: number }> = [];
@@ -86,7 +90,7 @@ export async function changePassword(
         ok: false,
         reason: "throttled",
         retryAfter: r.retryAfter,
-        message: `Too many wrong passwords. Wait ${minutes} minute${minutes === 1 ? "" : "s"} and try again.`,
+        problem: (t) => t.security.password.throttled(minutes),
       };
     }
     taken.push(r);
@@ -97,18 +101,18 @@ export async function changePassword(
       ...facts,
       detail: { during: "password_change", reason: "invalid_credentials" },
     });
-    return { ok: false, reason: "wrong_current", message: "The current password is not right." };
+    return { ok: false, reason: "wrong_current", problem: WRONG_CURRENT };
   }
   for (const t of taken) await release(sql, t);
 
   if (input.password !== input.confirm) {
-    return { ok: false, reason: "mismatch", message: "The two new passwords are not the same." };
+    return { ok: false, reason: "mismatch", problem: (t) => t.security.password.mismatch };
   }
   if (input.password === input.current) {
-    return { ok: false, reason: "same", message: "The new password is the same as the current one." };
+    return { ok: false, reason: "same", problem: (t) => t.security.password.same };
   }
   const verdict = await checkNewPassword(input.password, user);
-  if (!verdict.ok) return { ok: false, reason: "policy", message: verdict.message };
+  if (!verdict.ok) return { ok: false, reason: "policy", problem: verdict.text };
 
   const hash = await hashPassword(input.password, options.scrypt ?? SCRYPT_PARAMS);
   const ended = await withTx(sql, async (tx) => {
@@ -123,7 +127,7 @@ export async function changePassword(
     return rows.length;
   });
   if (ended === null) {
-    return { ok: false, reason: "wrong_current", message: "The current password is not right." };
+    return { ok: false, reason: "wrong_current", problem: WRONG_CURRENT };
   }
   await recordSecurityEvent(sql, log, {
     kind: "password_changed",

@@ -12,8 +12,15 @@
 // password (most of them) do not pay for them. A check costs a few milliseconds; zxcvbn analyses at most the first
 // ANALYSED_CHARS characters, which bounds the worst case (repetitive 64-character inputs) to a few hundred ms.
 //
-// Exports: `checkNewPassword(password, who)` → `{ ok: true }` or `{ ok: false, reason, message }`;
+// The reasons are catalogue texts (t.security.password): a refusal carries `text` for the pages, in the page's
+// language, and `message`, the same in English, for the operator's CLI. zxcvbn's warning comes as its feedback
+// key (our translations table maps each key to itself) and is said in the catalogue's words: the published
+// German and French packages of @zxcvbn-ts are not of the 4.x line the core is (language-de is 3.x), would load
+// their dictionaries (megabytes) for sixteen sentences, and only the warning is shown.
+//
+// Exports: `checkNewPassword(password, who)` → `{ ok: true }` or `{ ok: false, reason, message, text }`;
 // `fallsShortAtSignIn(password, who)`; PASSWORD_MIN_CHARS, PASSWORD_MAX_CHARS.
+import { type Messages, messagesFor } from "../i18n/mod.ts";
 
 export const PASSWORD_MIN_CHARS = 12;
 export const PASSWORD_MAX_CHARS = 128;
@@ -23,7 +30,10 @@ const ANALYSED_CHARS = 32;
 const MIN_SCORE = 3;
 
 export type PasswordProblem = "too_short" | "too_long" | "personal" | "common" | "guessable";
-export type PasswordVerdict = { ok: true } | { ok: false; reason: PasswordProblem; message: string };
+export type PasswordVerdict =
+  | { ok: true }
+  /** `text` for the page (its language), `message` the same in English (the operator's CLI) */
+  | { ok: false; reason: PasswordProblem; message: string; text: (t: Messages) => string };
 
 /** What the policy knows about the person: their email address and name. */
 export interface PasswordOwner {
@@ -57,7 +67,13 @@ function loadEstimator(): Promise<Estimator> {
     return new ZxcvbnFactory({
       dictionary: { ...common.dictionary, ...en.dictionary },
       graphs: common.adjacencyGraphs,
-      translations: en.translations,
+      // Each warning as its key ("simpleRepeat"), said in the page's language by the catalogue.
+      translations: {
+        ...en.translations,
+        warnings: Object.fromEntries(
+          Object.keys(en.translations.warnings).map((k) => [k, k]),
+        ) as typeof en.translations.warnings,
+      },
       maxLength: ANALYSED_CHARS,
     }) as unknown as Estimator;
   })();
@@ -77,18 +93,32 @@ function ownWords(who: PasswordOwner): string[] {
   return [...new Set(words.filter((w) => w.length >= 3))].slice(0, 20);
 }
 
-const TOO_SHORT =
-  `Use at least ${PASSWORD_MIN_CHARS} characters. Several words you can remember make a good password.`;
-const TOO_LONG = `Use at most ${PASSWORD_MAX_CHARS} characters.`;
-const PERSONAL =
-  "The password contains your email address or name, which others can guess. Choose something else.";
-const COMMON = "This password is on lists of common passwords that attackers try first. Choose another one.";
+type Warning = keyof Messages["security"]["password"]["warnings"];
+
+function refusal(reason: PasswordProblem, text: (t: Messages) => string): PasswordVerdict {
+  return { ok: false, reason, text, message: text(messagesFor("en")) };
+}
+
+const TOO_SHORT = refusal("too_short", (t) => t.security.password.tooShort(PASSWORD_MIN_CHARS));
+const TOO_LONG = refusal("too_long", (t) => t.security.password.tooLong(PASSWORD_MAX_CHARS));
+const PERSONAL = refusal("personal", (t) => t.security.password.personal);
+const COMMON = refusal("common", (t) => t.security.password.common);
+
+/** zxcvbn's warning key in the catalogue's words; a key the catalogue does not know is left out. */
+function guessable(warning: string | null): PasswordVerdict {
+  return refusal("guessable", (t) => {
+    const words = t.security.password.warnings;
+    return t.security.password.guessable(
+      warning && Object.hasOwn(words, warning) ? words[warning as Warning] : "",
+    );
+  });
+}
 
 /** Checks a new password against the policy; the message says why it is refused, in words for the person. */
 export async function checkNewPassword(password: string, who: PasswordOwner): Promise<PasswordVerdict> {
   const chars = [...password].length;
-  if (chars < PASSWORD_MIN_CHARS) return { ok: false, reason: "too_short", message: TOO_SHORT };
-  if (chars > PASSWORD_MAX_CHARS) return { ok: false, reason: "too_long", message: TOO_LONG };
+  if (chars < PASSWORD_MIN_CHARS) return TOO_SHORT;
+  if (chars > PASSWORD_MAX_CHARS) return TOO_LONG;
   return await guessability(password, who);
 }
 
@@ -108,7 +138,7 @@ export async function fallsShortAtSignIn(
 async function guessability(password: string, who: PasswordOwner): Promise<PasswordVerdict> {
   const lower = password.toLowerCase();
   const local = localPart(who.email);
-  if (local.length >= 4 && lower.includes(local)) return { ok: false, reason: "personal", message: PERSONAL };
+  if (local.length >= 4 && lower.includes(local)) return PERSONAL;
   const zxcvbn = await loadEstimator();
   const analysed = [...password].slice(0, ANALYSED_CHARS).join("");
   const result = zxcvbn.check(analysed, ownWords(who));
@@ -117,20 +147,12 @@ async function guessability(password: string, who: PasswordOwner): Promise<Passw
     : undefined;
   const personal = result.sequence.some((s) => s.dictionaryName === "userInputs");
   if (whole?.dictionaryName === "userInputs" || (result.score < MIN_SCORE && personal)) {
-    return { ok: false, reason: "personal", message: PERSONAL };
+    return PERSONAL;
   }
   const common = result.sequence.some((s) =>
     s.pattern === "dictionary" && /^passwords/.test(s.dictionaryName ?? "")
   );
-  if (whole || (result.score < MIN_SCORE && common)) return { ok: false, reason: "common", message: COMMON };
-  if (result.score < MIN_SCORE) {
-    const why = result.feedback.warning ? `${result.feedback.warning} ` : "";
-    return {
-      ok: false,
-      reason: "guessable",
-      message:
-        `This password is too easy to guess. ${why}Add more words or characters that follow no pattern.`,
-    };
-  }
+  if (whole || (result.score < MIN_SCORE && common)) return COMMON;
+  if (result.score < MIN_SCORE) return guessable(result.feedback.warning);
   return { ok: true };
 }

@@ -4,12 +4,17 @@
 // elsewhere. It lasts PENDING_TTL_SECONDS; `completeSignIn` (lib/security/completion.ts) clears the cookie, so a
 // completed one cannot be replayed.
 //
+// The pages of a pending sign-in speak the language of its authorization request (ui_locales, carried in the
+// ticket), else the person's setting when the way in knew it, else the browser's: readPending sets both on the
+// context, so /signin/verify, the set-up walk and the passkey step keep the language the sign-in began in.
+//
 // Exports: `PendingSignIn`, `startPending(c, deps, pending)` → the `/signin/verify?p=…` path (sets the cookie),
 // `readPending(c, deps, sealed)` → the pending sign-in or null, `clearPending(c, deps)`.
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { randomToken, safeEqual, sha256Hex } from "../crypto.ts";
 import { cookieOptions, isHttps } from "../http/cookies.ts";
+import { isLocale, type Locale } from "../i18n/locale.ts";
 import type { Ticket } from "../oauth/authorize.ts";
 import { open, seal } from "../secret_box.ts";
 
@@ -34,6 +39,8 @@ export interface PendingSignIn {
   ticket?: Ticket;
   /** where to go afterwards otherwise (a same-origin path) */
   returnTo?: string;
+  /** the person's language setting (users.locale), when the way in read it */
+  locale?: Locale;
   /** set by startPending: seconds since the epoch, and the hash of the browser's cookie */
   exp?: number;
   bind?: string;
@@ -74,6 +81,8 @@ export async function readPending(c: Context, deps: Deps, sealed: unknown): Prom
   }
   if (!pending.exp || pending.exp < Date.now() / 1000) return null;
   if (!pending.bind || !safeEqual(pending.bind, sha256Hex(nonce))) return null;
+  if (isLocale(pending.ticket?.req.uiLocale)) c.set("uiLocale", pending.ticket.req.uiLocale);
+  if (isLocale(pending.locale)) c.set("personLocale", pending.locale);
   return pending;
 }
 

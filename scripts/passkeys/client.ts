@@ -7,7 +7,8 @@
 // - data-options / data-verify: the JSON endpoints (options, then the authenticator's answer)
 // - data-form: the id of the form whose fields (csrf, ticket, return_to, p, name) go with both requests
 // - a `button` (sign-in, second factor) or the form's submit (register) starts it; `[data-passkey-status]` says
-//   what went wrong.
+//   what went wrong: the server's `error_description`, or one of the element's data-say-waiting, -failed,
+//   -duplicate, -cancelled, -refused, -offline texts (the page's language; this script has no words of its own).
 //
 // On the sign-in page the browser may also offer passkeys in the email field's autofill (conditional UI).
 // The server answers `{ redirect }` on success (same-origin path) or `{ error, error_description }`.
@@ -50,6 +51,8 @@ function setUp(el: HTMLElement): void {
   const say = (text: string) => {
     if (status) status.textContent = text;
   };
+  /** One of the page's texts for the script (data-say-<name>). */
+  const text = (name: string) => el.getAttribute(`data-say-${name}`) ?? "";
   let busy = false;
   // The autofill ceremony's options, asked for at load: a click waits for them, so its own options (and
   // challenge cookie) come last and are the ones the server checks.
@@ -62,14 +65,14 @@ function setUp(el: HTMLElement): void {
     try {
       const body = fieldsOf(form);
       if (!autofill) {
-        say("Waiting for your passkey…");
+        say(text("waiting"));
         await autofillOptions;
       }
       const options = await post(el.dataset.options!, body).finally(() => {
         if (autofill) optionsAsked();
       });
       if (!options.ok) {
-        return say(String(options.data.error_description ?? "Something went wrong. Reload the page."));
+        return say(String(options.data.error_description ?? text("failed")));
       }
       let response: unknown;
       try {
@@ -81,17 +84,13 @@ function setUp(el: HTMLElement): void {
       } catch (err) {
         if (autofill) return;
         const name = err instanceof Error ? err.name : "";
-        return say(
-          name === "InvalidStateError"
-            ? "This passkey is already registered here."
-            : "No passkey was used (cancelled or timed out). Try again.",
-        );
+        return say(text(name === "InvalidStateError" ? "duplicate" : "cancelled"));
       }
       const answer = await post(el.dataset.verify!, { ...body, response });
       if (answer.ok && samePath(answer.data.redirect)) return location.assign(answer.data.redirect);
-      say(String(answer.data.error_description ?? "The passkey was not accepted. Try again."));
+      say(String(answer.data.error_description ?? text("refused")));
     } catch {
-      say("The server could not be reached. Try again.");
+      say(text("offline"));
     } finally {
       if (!autofill) busy = false;
     }

@@ -13,6 +13,7 @@ const SAME_AS_ENGLISH = new Set([
   "home.profile",
   "common.nav.sessions",
   "account.sessions.methods.passkey",
+  "security.passkeys.title",
 ]);
 
 function walk(path: string, en: Node, other: Node | undefined, lang: string, problems: string[]): void {

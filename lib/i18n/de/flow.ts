@@ -12,8 +12,6 @@ export const flow: FlowMessages = {
     submit: "Anmelden",
     forgot: "Passwort vergessen?",
     back: "Zurück",
-    passkeyOr: "Oder melden Sie sich ohne Passwort mit einem Passkey an:",
-    passkeyButton: "Passkey verwenden",
     passwordChanged: "Ihr Passwort wurde geändert. Melden Sie sich mit dem neuen Passwort an.",
     problems: {
       invalid_credentials: "Diese E-Mail-Adresse und dieses Passwort passen zu keinem Konto.",

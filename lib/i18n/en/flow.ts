@@ -14,8 +14,6 @@ export const flow = {
     submit: "Sign in",
     forgot: "Forgot password?",
     back: "Back",
-    passkeyOr: "Or sign in with a passkey, without a password:",
-    passkeyButton: "Use a passkey",
     passwordChanged: "Your password was changed. Sign in with the new one.",
     problems: {
       invalid_credentials: "That email and password do not match an account.",

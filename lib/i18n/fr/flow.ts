@@ -13,8 +13,6 @@ export const flow: FlowMessages = {
     submit: "Se connecter",
     forgot: "Mot de passe oublié\u00a0?",
     back: "Retour",
-    passkeyOr: "Ou connectez-vous avec une clé d'accès, sans mot de passe\u00a0:",
-    passkeyButton: "Utiliser une clé d'accès",
     passwordChanged: "Votre mot de passe a été modifié. Connectez-vous avec le nouveau.",
     problems: {
       invalid_credentials: "Cette adresse e-mail et ce mot de passe ne correspondent à aucun compte.",
