@@ -256,6 +256,7 @@ function createFlowPages(
           workspace: step.workspace ?? undefined,
           stepUp: true,
           ticket: { req: ticket.req, freshLogin: ticket.freshLogin },
+          locale: step.account.locale ?? undefined,
         });
         return c.redirect(path, 303);
       }

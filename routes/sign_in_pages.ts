@@ -90,6 +90,7 @@ export function createSignInPageRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       amr: ["pwd"],
       ticket: ticket ? { req: ticket.req } : undefined,
       returnTo,
+      locale: result.locale,
     });
   });
 

@@ -77,7 +77,8 @@ export function SecurityOverviewPage(props: SecurityOverviewProps) {
               <li key={i} data-event={e.kind}>
                 <strong>{eventText(e.kind)}</strong>{" "}
                 <span class="muted">
-                  {fmt.time(e.at)} · {e.ip || t.unknownAddress} · {deviceSummary(e.userAgent)}
+                  {fmt.time(e.at)} · {e.ip || t.unknownAddress} ·{" "}
+                  {deviceSummary(e.userAgent, all.account.sessions)}
                 </span>
               </li>
             ))}

@@ -19,6 +19,7 @@
 // - A password that signs someone in but falls short of today's policy (lib/security/password_policy.ts: too
 //   short, common, guessable) marks the account users.password_change_required; the sign-in's completion then
 //   asks for a new password. Checked only while the password predates the policy (password_changed_at null).
+import { isLocale, type Locale } from "../i18n/locale.ts";
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { createHmac } from "node:crypto";
@@ -156,7 +157,7 @@ export function writeDevice(
 export type BrakeScope = "address" | "network" | "account" | "device";
 
 export type SignInResult =
-  | { ok: true; userId: string }
+  | { ok: true; userId: string; locale: Locale | null }
   | { ok: false; reason: "invalid_credentials" | "disabled" }
   | { ok: false; reason: "throttled"; retryAfter: number; brake: BrakeScope };
 
@@ -239,7 +240,7 @@ export async function signIn(db: Db, input: SignInInput, options: SignInOptions 
       await db`update users set password_change_required = true where id = ${user.id}`;
     }
   }
-  return { ok: true, userId: user.id };
+  return { ok: true, userId: user.id, locale: isLocale(user.locale) ? user.locale : null };
 }
 
 function findUser(db: Db, email: string) {
@@ -253,10 +254,11 @@ function findUser(db: Db, email: string) {
       disabled: boolean;
       changedAt: Date | null;
       changeRequired: boolean;
+      locale: string | null;
     }[]
   >`
     select id, email, name, password_hash as "passwordHash", disabled_at is not null as disabled,
-           password_changed_at as "changedAt", password_change_required as "changeRequired"
+           password_changed_at as "changedAt", password_change_required as "changeRequired", locale
       from users where lower(email) = ${email}`;
 }
 

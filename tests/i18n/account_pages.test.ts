@@ -113,7 +113,7 @@ Deno.test("the account pages speak German and French, problems included", async 
       assert.match(page, /<dd data-last-used>28\.11\.2026, 09:30 UTC<\/dd>/);
       assert.match(page, /<dd>Home Studio<\/dd>/);
       assert.match(page, /<dd data-limits>nur Aufgaben, Zeiterfassung; nur lesen<\/dd>/);
-      assert.match(page, /data-scope="workspace">Ihre Werkzeuge im Arbeitsbereich in Ihrem Namen nutzen: /);
+      assert.match(page, /data-scope="workspace">Ihre Arbeitsbereich-Werkzeuge in Ihrem Namen nutzen: /);
       assert.match(
         page,
         /data-scope="agent\.chat:[^"]+">In Ihrem Namen mit dem Agenten „Research Assistant“ chatten</,
@@ -166,7 +166,7 @@ Deno.test("the account pages speak German and French, problems included", async 
       assert.match(page, /<h1>API-Schlüssel<\/h1>/);
       assert.match(page, /Ihre Rolle: Inhaber\. Ein Schlüssel handelt in Ihrem Namen/);
       assert.match(page, /placeholder="z\. B\. Claude"/);
-      assert.match(page, /<legend>Erlaubte Toolsets<\/legend>/);
+      assert.match(page, /<legend>Erlaubte Werkzeuggruppen<\/legend>/);
       assert.match(page, /erstellt 28\.11\.2026, 09:30 UTC, zuletzt verwendet 03\.12\.2026, 17:05 UTC/);
       assert.match(page, /<h3>Alle Schlüssel von Home Studio<\/h3>/);
       assert.match(page, /data-copied="In die Zwischenablage kopiert\."/);
@@ -215,12 +215,12 @@ Deno.test("the account pages speak German and French, problems included", async 
         here.lang = "fr";
         const refused = await html(await here.get("/account/keys?error=no_toolset"));
         assertSpeaks(refused, "fr", ALLOW);
-        assert.match(refused, /role="alert">Choisissez au moins un ensemble d'outils/);
+        assert.match(refused, /role="alert">Choisissez au moins un groupe d'outils/);
         const unknown = await html(await here.get("/account/keys?error=unknown_toolset"));
         assert.match(unknown, /dans la liste\u00a0: Projets et idées, Tâches, Devis et factures, /);
         here.lang = "de";
         const german = await html(await here.get("/account/keys?error=unknown_toolset"));
-        assert.match(german, /Wählen Sie Toolsets aus der Liste: Projekte und Ideen, Aufgaben, /);
+        assert.match(german, /Wählen Sie Werkzeuggruppen aus der Liste: Projekte und Ideen, Aufgaben, /);
         // A code that is not one of the page's: no words at all, not an object's own property either.
         assert.doesNotMatch(await html(await here.get("/account/keys?error=constructor")), /role="alert"/);
       },

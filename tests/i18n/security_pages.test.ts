@@ -321,6 +321,21 @@ Deno.test("the set-up walk a workspace requires and an expired sign-in speak Ger
     }, 400);
     assertSpeaks(wrong, "fr", [ctx.user.email]);
     says(wrong, "Ce code n'est pas correct.");
+
+    // Without ui_locales, the person's own setting (read with the password) wins over the browser's French on
+    // the second step, before the account has joined any session.
+    await ctx.db.sql`update users set locale = 'de' where id = ${ctx.user.id}`;
+    const own = new Speaking(ctx.app, "fr");
+    const form = await (await own.get("/signin")).text();
+    const signedIn = await own.post("/signin", {
+      csrf: field(form, "csrf")!,
+      email: ctx.user.email,
+      password: PASSWORD,
+    });
+    await signedIn.body?.cancel();
+    const ownVerify = await own.get(signedIn.headers.get("location")!);
+    assert.equal(ownVerify.headers.get("content-language"), "de");
+    assertSpeaks(await ownVerify.text(), "de", [ctx.user.email]);
   } finally {
     await ctx.close();
   }
