@@ -162,11 +162,12 @@ export async function activityPage(
   return { rows, next: found.length > limit ? rows[rows.length - 1].cursor : null };
 }
 
-export interface ActivitySource {
-  /** `app:<client_id>` or `key:<uuid>` */
-  value: string;
-  label: string;
-}
+/** An app or key the filter offers; the page names it in its language (views/activity.tsx). */
+export type ActivitySource =
+  /** value: `app:<client_id>` */
+  | { value: string; kind: "app"; name: string }
+  /** value: `key:<uuid>`; name "" for a key without one; workspace on the person's page only */
+  | { value: string; kind: "key"; name: string; prefix: string; workspaceName: string | null };
 
 /** The apps and keys the filter offers: the person's own, or every one seen in the workspace. */
 export async function activitySources(db: Db, scope: ActivityScope): Promise<ActivitySource[]> {
@@ -183,10 +184,13 @@ export async function activitySources(db: Db, scope: ActivityScope): Promise<Act
      where ${byUser ? db`k.user_id = ${scope.userId}` : db`k.workspace_id = ${scope.workspaceId}`}
      order by k.created_at desc, k.id limit ${MAX_SOURCES}`;
   return [
-    ...apps.map((a) => ({ value: `app:${a.clientId}`, label: `App: ${a.name}` })),
+    ...apps.map((a) => ({ value: `app:${a.clientId}`, kind: "app" as const, name: a.name })),
     ...keys.map((k) => ({
       value: `key:${k.id}`,
-      label: `Key: ${k.name || "(no name)"} ${k.prefix}…${byUser ? ` (${k.workspaceName})` : ""}`,
+      kind: "key" as const,
+      name: k.name,
+      prefix: k.prefix,
+      workspaceName: byUser ? k.workspaceName : null,
     })),
   ];
 }

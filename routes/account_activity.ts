@@ -1,7 +1,8 @@
 // /account/activity (a person's own apps and keys) and /account/workspaces/<id>/activity (every app and key of the
 // workspace, for its owners and admins): pages of 50 and bounded CSV exports with the same filters; and an admin's
 // Disconnect of a member's app for the workspace (confirmation page, then a POST with CSRF and a 303).
-// docs/activity.md says what is shown and what never is.
+// docs/activity.md says what is shown and what never is. The pages speak the person's language; the CSV is the
+// same in every language (English words, snake_case header: docs/activity.md "CSV and languages").
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import {
@@ -21,8 +22,9 @@ import { CSV_BOM, csvRow } from "../lib/csv.ts";
 import { isUuid } from "../lib/errors.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
+import { messagesFor } from "../lib/i18n/mod.ts";
 import { errorFields } from "../lib/log.ts";
 import { requireAccount } from "../lib/oauth/sessions.ts";
 import { errorPage, formExpired } from "../lib/page_errors.ts";
@@ -44,6 +46,8 @@ const DisconnectForm = z.object({
   user_id: z.string().max(100),
   client_id: ClientId,
 });
+/** The CSV's words: English whatever the page's language, so a file reads the same for every script. */
+const CSV_WORDS = messagesFor("en");
 /** Rows read per query while streaming a CSV. */
 const CSV_CHUNK = 500;
 const CSV_HEADER = [
@@ -74,9 +78,9 @@ function csvLine(r: ActivityRow): string {
     r.at,
     r.tool,
     TITLE.get(r.tool) ?? r.tool,
-    outcomeText(r.outcome),
-    reasonText(r.reason),
-    confirmationText(r),
+    outcomeText(CSV_WORDS, r.outcome),
+    reasonText(CSV_WORDS, r.reason),
+    confirmationText(CSV_WORDS, r),
     r.records.join(" "),
     r.clientId,
     r.appName,
@@ -94,13 +98,7 @@ export function createAccountActivityRoutes(deps: OAuthRouteDeps): Hono<AppEnv> 
   const encoder = new TextEncoder();
 
   const notAllowed = (c: Context<AppEnv>) =>
-    errorPage(
-      c,
-      "Not allowed",
-      "Only an owner or admin of the workspace sees its activity. Your own calls are under Activity.",
-      403,
-      "forbidden",
-    );
+    errorPage(c, (t) => t.activity.notAllowedTitle, (t) => t.activity.notAllowed, 403, "forbidden");
 
   /**
    * The CSV: BOM and header, then rows read CSV_CHUNK at a time along the cursor, at most ACTIVITY_CSV_MAX; when
@@ -160,10 +158,14 @@ export function createAccountActivityRoutes(deps: OAuthRouteDeps): Hono<AppEnv> 
       activityPage(deps.sql, scope, filter),
       activitySources(deps.sql, scope),
     ]);
-    return render(
-      c,
-      ActivityPage({ path: OWN, account: who.account, filter, sources, tools: TOOL_TITLES, ...page }),
-    );
+    return renderPage(c, ActivityPage, {
+      path: OWN,
+      account: who.account,
+      filter,
+      sources,
+      tools: TOOL_TITLES,
+      ...page,
+    });
   });
 
   app.get(`${OWN}.csv`, async (c) => {
@@ -185,19 +187,16 @@ export function createAccountActivityRoutes(deps: OAuthRouteDeps): Hono<AppEnv> 
       activitySources(deps.sql, scope),
       connectedInWorkspace(deps.sql, id),
     ]);
-    return render(
-      c,
-      ActivityPage({
-        path: wsPath(id),
-        account: who.account,
-        workspace: { id, name, apps },
-        filter,
-        sources,
-        tools: TOOL_TITLES,
-        notice: c.req.query("disconnected") === "1" ? "The app was disconnected for that member." : undefined,
-        ...page,
-      }),
-    );
+    return renderPage(c, ActivityPage, {
+      path: wsPath(id),
+      account: who.account,
+      workspace: { id, name, apps },
+      filter,
+      sources,
+      tools: TOOL_TITLES,
+      notice: c.req.query("disconnected") === "1" ? (t) => t.activity.disconnected : undefined,
+      ...page,
+    });
   });
 
   app.get("/account/workspaces/:id/activity.csv", async (c) => {
@@ -223,27 +222,24 @@ export function createAccountActivityRoutes(deps: OAuthRouteDeps): Hono<AppEnv> 
     if (!found) {
       return errorPage(
         c,
-        "Not connected",
-        "That app is not connected for that member (any more).",
+        (t) => t.activity.notConnectedTitle,
+        (t) => t.activity.notConnected,
         404,
         "not_found",
       );
     }
-    return render(
-      c,
-      DisconnectMemberAppPage({
-        csrf: csrfToken(c, deps),
-        path: wsPath(id),
-        workspaceName: name,
-        app: found,
-      }),
-    );
+    return renderPage(c, DisconnectMemberAppPage, {
+      csrf: csrfToken(c, deps),
+      path: wsPath(id),
+      workspaceName: name,
+      app: found,
+    });
   });
 
   app.post("/account/workspaces/:id/activity/disconnect", async (c) => {
     const form = DisconnectForm.safeParse(await c.req.parseBody());
     if (!form.success || !verifyCsrf(c, deps, form.data.csrf)) {
-      return formExpired(c, "Reload the page and try again.");
+      return formExpired(c, (t) => t.common.reloadAndRetry);
     }
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;

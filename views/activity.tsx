@@ -2,55 +2,72 @@
 // it touched (ids), outcome and why, confirmations — with filters (app or key, tool, outcome, dates), 50 per page
 // with an "Older" link (keyset cursor), a CSV link with the same filters; on the workspace page also the apps
 // connected per member, each with Disconnect (a confirmation page first). Plain GET forms: no JavaScript.
+// In the page's language (lib/i18n/*/activity.ts); tool titles are the tools' own (MCP data, English).
 //
-// Exports: `ActivityPage`, `DisconnectMemberAppPage`, `outcomeText`, `reasonText`, `confirmationText`.
+// Exports: `ActivityPage`, `DisconnectMemberAppPage`, and the words of a row for a catalogue: `outcomeText`,
+// `reasonText`, `confirmationText` (the CSV uses them with English's, docs/activity.md).
 import type { ActivityFilter, ActivityRow, ActivitySource, MemberApp } from "../lib/activity.ts";
 import { ACTIVITY_CSV_MAX, ACTIVITY_PAGE_SIZE, activityQueryString, OUTCOMES } from "../lib/activity.ts";
 import type { AuditOutcome } from "../lib/audit.ts";
+import type { Messages, Text } from "../lib/i18n/mod.ts";
+import { textOf } from "../lib/i18n/mod.ts";
+import { readReason, type ReasonRule } from "../lib/mcp/call_detail.ts";
 import { AccountNav } from "./account_nav.tsx";
 import { ConfirmPage } from "./confirm.tsx";
 import { Layout } from "./layout.tsx";
+import { useI18n } from "./page_context.ts";
 
-const OUTCOME_TEXT: Record<AuditOutcome, string> = {
-  ok: "Done",
-  denied: "Refused",
-  invalid: "Refused: invalid input",
-  declined: "Not done: not confirmed",
-  asked: "Asked for confirmation",
-  error: "Failed",
-  crash: "Failed: server error",
-  unavailable: "Failed: unavailable",
-};
-
-// The stored code words (lib/mcp/call_detail.ts) in plain words.
-const REASON_TEXT: Record<string, string> = {
-  access_denied: "not allowed",
-  invalid_input: "the input was not valid",
-  invalid_params: "unknown tool or malformed call",
-  not_found: "a record was not found or is not visible",
-  conflict: "conflicts with the record's state",
-  unavailable: "not available right now",
-  internal_error: "an unexpected server error (logged)",
-  confirmation_required: "needs the person's confirmation, and the app cannot ask",
-  not_confirmed: "the person declined or did not confirm",
-};
-
-export function outcomeText(o: AuditOutcome): string {
-  return OUTCOME_TEXT[o] ?? o;
+/** A word of a catalogue's table by a stored key, or undefined for a key the table does not have. */
+function wordOf(words: Readonly<Record<string, string>>, key: string): string | undefined {
+  return Object.hasOwn(words, key) ? words[key] : undefined;
 }
 
-/** `access_denied: the member role may not use invoices tools…` → the message; a bare code → plain words. */
-export function reasonText(reason: string | null): string | null {
+export function outcomeText(t: Messages, o: AuditOutcome): string {
+  return wordOf(t.activity.outcomes, o) ?? o;
+}
+
+function ruleText(t: Messages, r: ReasonRule): string {
+  const a = t.activity;
+  switch (r.rule) {
+    case "needsUser":
+      return a.rules.needsUser(r.tool);
+    case "needsInternalKey":
+      return a.rules.needsInternalKey(r.tool);
+    case "roleArea":
+      return a.rules.roleArea(
+        r.role === null ? null : wordOf(a.roles, r.role) ?? r.role,
+        wordOf(a.areas, r.area) ?? r.area,
+      );
+    case "moduleOff":
+      return a.rules.moduleOff(wordOf(a.areas, r.module) ?? r.module);
+  }
+}
+
+/**
+ * A stored reason in words: a rule refusal (`access_denied: the member role may not use invoices tools…`) rebuilt
+ * from its values, a code word (`invalid_input`) in plain words; a code the catalogue does not know, as it is.
+ */
+export function reasonText(t: Messages, reason: string | null): string | null {
   if (!reason) return null;
-  const i = reason.indexOf(": ");
-  return i > 0 ? reason.slice(i + 2) : REASON_TEXT[reason] ?? reason;
+  const { code, rule } = readReason(reason);
+  if (rule) return ruleText(t, rule);
+  return wordOf(t.activity.reasons, code) ?? code;
 }
 
-export function confirmationText(r: { outcome: AuditOutcome; confirmed: boolean }): string | null {
-  if (r.outcome === "asked") return "asked, waiting for the answer";
-  if (r.outcome === "declined") return "asked, not confirmed";
-  if (r.confirmed) return "asked, confirmed";
+export function confirmationText(
+  t: Messages,
+  r: { outcome: AuditOutcome; confirmed: boolean },
+): string | null {
+  if (r.outcome === "asked") return t.activity.confirmation.asked;
+  if (r.outcome === "declined") return t.activity.confirmation.declined;
+  if (r.confirmed) return t.activity.confirmation.confirmed;
   return null;
+}
+
+/** An app or key of the filter, named in the page's language. */
+function sourceLabel(t: Messages, s: ActivitySource): string {
+  const a = t.activity;
+  return s.kind === "app" ? a.byApp(s.name) : a.sourceKey(s.name || a.keyNoName, s.prefix, s.workspaceName);
 }
 
 export interface ActivityPageProps {
@@ -65,11 +82,12 @@ export interface ActivityPageProps {
   tools: ReadonlyArray<[string, string]>;
   rows: ActivityRow[];
   next: string | null;
-  notice?: string;
+  notice?: Text;
 }
 
 function Records({ records }: { records: string[] }) {
-  if (records.length === 0) return <>none named</>;
+  const { t } = useI18n();
+  if (records.length === 0) return <>{t.activity.noRecords}</>;
   return (
     <>
       {records.map((r, i) => {
@@ -86,49 +104,51 @@ function Records({ records }: { records: string[] }) {
 }
 
 function Item({ r, tools, byPerson }: { r: ActivityRow; tools: Map<string, string>; byPerson: boolean }) {
+  const { t, fmt } = useI18n();
+  const a = t.activity;
   const by = r.clientId
-    ? `App: ${r.appName ?? r.clientId}`
+    ? a.byApp(r.appName ?? r.clientId)
     : r.keyId
-    ? `Key: ${r.keyName || "(no name)"}${r.keyPrefix ? ` ${r.keyPrefix}…` : ""}`
-    : "unknown";
-  const reason = reasonText(r.reason);
-  const confirmation = confirmationText(r);
+    ? a.byKey(r.keyName || a.keyNoName, r.keyPrefix)
+    : a.byUnknown;
+  const reason = reasonText(t, r.reason);
+  const confirmation = confirmationText(t, r);
   return (
     <li data-activity={r.id} data-tool={r.tool} data-outcome={r.outcome}>
       <strong>{tools.get(r.tool) ?? r.tool}</strong>{" "}
-      <span class="badge" data-outcome-text>{outcomeText(r.outcome)}</span>
+      <span class="badge" data-outcome-text>{outcomeText(t, r.outcome)}</span>
       <dl class="facts">
-        <dt>Time</dt>
+        <dt>{a.time}</dt>
         <dd>
-          <time dateTime={r.at}>{r.at.slice(0, 19).replace("T", " ")} UTC</time>
+          <time dateTime={r.at}>{fmt.time(new Date(r.at), { seconds: true })}</time>
         </dd>
-        <dt>By</dt>
+        <dt>{a.by}</dt>
         <dd data-by>{by}</dd>
         {byPerson && (
           <>
-            <dt>Person</dt>
-            <dd data-person>{r.userEmail ?? (r.userId ? r.userId : "the workspace (no person)")}</dd>
+            <dt>{a.person}</dt>
+            <dd data-person>{r.userEmail ?? (r.userId ? r.userId : a.noPerson)}</dd>
           </>
         )}
         {!byPerson && r.workspaceName && (
           <>
-            <dt>Workspace</dt>
+            <dt>{a.workspace}</dt>
             <dd>{r.workspaceName}</dd>
           </>
         )}
-        <dt>Records</dt>
+        <dt>{a.records}</dt>
         <dd data-records>
           <Records records={r.records} />
         </dd>
         {reason && (
           <>
-            <dt>Why</dt>
+            <dt>{a.why}</dt>
             <dd data-reason>{reason}</dd>
           </>
         )}
         {confirmation && (
           <>
-            <dt>Confirmation</dt>
+            <dt>{a.confirmationLabel}</dt>
             <dd data-confirmation>{confirmation}</dd>
           </>
         )}
@@ -138,103 +158,105 @@ function Item({ r, tools, byPerson }: { r: ActivityRow; tools: Map<string, strin
 }
 
 function Filters(props: ActivityPageProps) {
+  const { t } = useI18n();
+  const a = t.activity;
   const f = props.filter;
   const source = f.source ? ("app" in f.source ? `app:${f.source.app}` : `key:${f.source.key}`) : "";
   return (
-    <form method="get" action={props.path} class="filters" aria-label="Filter the activity">
-      <label for="f-source">App or key</label>
+    <form method="get" action={props.path} class="filters" aria-label={a.filterLabel}>
+      <label for="f-source">{a.source}</label>
       <select id="f-source" name="source">
-        <option value="">Every app and key</option>
+        <option value="">{a.everySource}</option>
         {props.sources.map((s) => (
-          <option key={s.value} value={s.value} selected={s.value === source}>{s.label}</option>
+          <option key={s.value} value={s.value} selected={s.value === source}>{sourceLabel(t, s)}</option>
         ))}
       </select>
-      <label for="f-tool">Tool</label>
+      <label for="f-tool">{a.tool}</label>
       <select id="f-tool" name="tool">
-        <option value="">Every tool</option>
+        <option value="">{a.everyTool}</option>
         {props.tools.map(([name, title]) => (
           <option key={name} value={name} selected={name === f.tool}>{title}</option>
         ))}
       </select>
-      <label for="f-outcome">Outcome</label>
+      <label for="f-outcome">{a.outcome}</label>
       <select id="f-outcome" name="outcome">
-        <option value="">Every outcome</option>
-        {OUTCOMES.map((o) => <option key={o} value={o} selected={o === f.outcome}>{outcomeText(o)}</option>)}
+        <option value="">{a.everyOutcome}</option>
+        {OUTCOMES.map((o) => <option key={o} value={o} selected={o === f.outcome}>{outcomeText(t, o)}
+        </option>)}
       </select>
       <div class="dates">
         <div>
-          <label for="f-from">From (UTC date)</label>
+          <label for="f-from">{a.from}</label>
           <input type="date" id="f-from" name="from" value={f.from ?? ""} />
         </div>
         <div>
-          <label for="f-to">To (UTC date)</label>
+          <label for="f-to">{a.to}</label>
           <input type="date" id="f-to" name="to" value={f.to ?? ""} />
         </div>
       </div>
       <div class="actions">
-        <button type="submit">Show</button>
-        <a class="button secondary" href={props.path}>Clear filters</a>
+        <button type="submit">{a.show}</button>
+        <a class="button secondary" href={props.path}>{a.clearFilters}</a>
       </div>
     </form>
   );
 }
 
 function WorkspaceApps({ ws, path }: { ws: NonNullable<ActivityPageProps["workspace"]>; path: string }) {
+  const a = useI18n().t.activity;
   return (
     <section aria-labelledby="ws-apps">
-      <h2 id="ws-apps">Apps connected in {ws.name}</h2>
-      {ws.apps.length === 0
-        ? <p class="muted">No member has an app connected to this workspace.</p>
-        : (
-          <ul class="apps">
-            {ws.apps.map((a) => (
-              <li key={`${a.userId} ${a.clientId}`} data-member-app={`${a.userId} ${a.clientId}`}>
-                <strong>{a.appName}</strong> <span class="muted">for {a.email}</span>
-                <form method="get" action={`${path}/disconnect`}>
-                  <input type="hidden" name="user_id" value={a.userId} />
-                  <input type="hidden" name="client_id" value={a.clientId} />
-                  <button type="submit" class="danger" aria-label={`Disconnect ${a.appName} for ${a.email}`}>
-                    Disconnect {a.appName}
-                  </button>
-                </form>
-              </li>
-            ))}
-          </ul>
-        )}
+      <h2 id="ws-apps">{a.appsIn(ws.name)}</h2>
+      {ws.apps.length === 0 ? <p class="muted">{a.noMemberApps}</p> : (
+        <ul class="apps">
+          {ws.apps.map((app) => (
+            <li key={`${app.userId} ${app.clientId}`} data-member-app={`${app.userId} ${app.clientId}`}>
+              <strong>{app.appName}</strong> <span class="muted">{a.forMember(app.email)}</span>
+              <form method="get" action={`${path}/disconnect`}>
+                <input type="hidden" name="user_id" value={app.userId} />
+                <input type="hidden" name="client_id" value={app.clientId} />
+                <button type="submit" class="danger" aria-label={a.disconnectFor(app.appName, app.email)}>
+                  {a.disconnect(app.appName)}
+                </button>
+              </form>
+            </li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }
 
 export function ActivityPage(props: ActivityPageProps) {
+  const { t, fmt } = useI18n();
+  const a = t.activity;
   const tools = new Map(props.tools);
-  const title = props.workspace ? `Activity in ${props.workspace.name}` : "Activity";
+  const title = props.workspace ? a.titleIn(props.workspace.name) : a.title;
   const q = activityQueryString(props.filter);
   return (
     <Layout title={title} wide>
       <AccountNav current="activity" />
       <h1>{title}</h1>
       <p class="muted">
-        {props.workspace
-          ? `Every tool call of every app and key in ${props.workspace.name}, newest first.`
-          : "Every tool call of your connected apps and API keys, newest first."} Signed in as{" "}
-        {props.account.email}.
+        {props.workspace ? a.introWorkspace(props.workspace.name) : a.introOwn}{" "}
+        {a.signedInAs(props.account.email)}
       </p>
-      {props.notice && <p class="notice" role="status">{props.notice}</p>}
+      {props.notice && <p class="notice" role="status">{textOf(t, props.notice)}</p>}
       {props.workspace && <WorkspaceApps ws={props.workspace} path={props.path} />}
       <Filters {...props} />
-      <h2>Calls</h2>
+      <h2>{a.calls}</h2>
       {props.rows.length === 0
-        ? <p data-no-activity>No calls match.</p>
+        ? <p data-no-activity>{a.noCalls}</p>
         : (
-          <ul class="apps" aria-label="Tool calls">
+          <ul class="apps" aria-label={a.callsLabel}>
             {props.rows.map((r) => <Item key={r.id} r={r} tools={tools} byPerson={!!props.workspace} />)}
           </ul>
         )}
       <p class="actions">
-        {props.filter.before && <a href={`${props.path}${q}`}>Newest</a>}
+        {props.filter.before && <a href={`${props.path}${q}`}>{a.newest}</a>}
         {props.next && (
           <a href={`${props.path}${activityQueryString(props.filter, props.next)}`} rel="next" data-older>
-            Older calls
+            {a.older}
           </a>
         )}
         <a
@@ -242,12 +264,10 @@ export function ActivityPage(props: ActivityPageProps) {
             activityQueryString(props.filter, props.filter.before ? cursorOf(props) : "")
           }`}
         >
-          Download as CSV (at most {ACTIVITY_CSV_MAX.toLocaleString("en")} rows)
+          {a.csv(fmt.number(ACTIVITY_CSV_MAX))}
         </a>
       </p>
-      <p class="muted">
-        {ACTIVITY_PAGE_SIZE} calls per page. Records are shown by id; the arguments' text is never kept.
-      </p>
+      <p class="muted">{a.perPage(ACTIVITY_PAGE_SIZE)}</p>
     </Layout>
   );
 }
@@ -258,24 +278,27 @@ function cursorOf(props: ActivityPageProps): string {
   return b ? `${b.at}~${b.id}` : "";
 }
 
+export interface DisconnectMemberAppProps {
+  csrf: string;
+  path: string;
+  workspaceName: string;
+  app: MemberApp;
+}
+
 /** The second step of an admin's Disconnect: which app, for whom, in which workspace; a POST does it. */
-export function DisconnectMemberAppPage(
-  props: { csrf: string; path: string; workspaceName: string; app: MemberApp },
-) {
+export function DisconnectMemberAppPage(props: DisconnectMemberAppProps) {
+  const a = useI18n().t.activity;
   const { app } = props;
-  return ConfirmPage({
-    title: `Disconnect ${app.appName}?`,
-    csrf: props.csrf,
-    action: `${props.path}/disconnect`,
-    hidden: { user_id: app.userId, client_id: app.clientId },
-    confirmLabel: `Disconnect ${app.appName}`,
-    cancelHref: props.path,
-    children: (
-      <p>
-        {app.appName} loses access to {props.workspaceName} for {app.email}{" "}
-        at once: its tokens stop working on their next use there, and it has to ask {app.email}{" "}
-        for approval again. Its access to other workspaces is not changed.
-      </p>
-    ),
-  });
+  return (
+    <ConfirmPage
+      title={a.disconnectTitle(app.appName)}
+      csrf={props.csrf}
+      action={`${props.path}/disconnect`}
+      hidden={{ user_id: app.userId, client_id: app.clientId }}
+      confirmLabel={a.disconnect(app.appName)}
+      cancelHref={props.path}
+    >
+      <p>{a.disconnectText(app.appName, props.workspaceName, app.email)}</p>
+    </ConfirmPage>
+  );
 }

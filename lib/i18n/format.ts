@@ -6,8 +6,8 @@
 import type { Locale } from "./locale.ts";
 
 export interface Formats {
-  /** a moment, to the minute, in UTC: "2026-11-28 09:30 UTC", "28.11.2026, 09:30 UTC" */
-  time(d: Date): string;
+  /** a moment, to the minute (or the second), in UTC: "2026-11-28 09:30 UTC", "28.11.2026, 09:30 UTC" */
+  time(d: Date, opts?: { seconds?: boolean }): string;
   /** a calendar day: a Date (its UTC day) or "YYYY-MM-DD" */
   date(d: Date | string): string;
   /** a number with the language's grouping: 10,000 · 10.000 · 10 000 */
@@ -21,7 +21,7 @@ function dayOf(d: Date | string): Date {
 function isoFormats(): Formats {
   const number = new Intl.NumberFormat("en");
   return {
-    time: (d) => `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`,
+    time: (d, opts) => `${d.toISOString().slice(0, opts?.seconds ? 19 : 16).replace("T", " ")} UTC`,
     date: (d) => dayOf(d).toISOString().slice(0, 10),
     number: (n) => number.format(n),
   };
@@ -29,10 +29,15 @@ function isoFormats(): Formats {
 
 function intlFormats(locale: Locale): Formats {
   const time = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
+  const second = new Intl.DateTimeFormat(locale, {
+    dateStyle: "medium",
+    timeStyle: "medium",
+    timeZone: "UTC",
+  });
   const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
   const number = new Intl.NumberFormat(locale);
   return {
-    time: (d) => `${time.format(d)} UTC`,
+    time: (d, opts) => `${(opts?.seconds ? second : time).format(d)} UTC`,
     date: (d) => date.format(dayOf(d)),
     number: (n) => number.format(n),
   };

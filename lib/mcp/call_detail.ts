@@ -3,8 +3,9 @@
 // when the message is built from the tool and the caller, never from the arguments), and whether it ran after
 // the person confirmed it.
 //
-// Exports: `CallDetail`, `recordsOf(args, value)`, `reasonOf(err, ruleRefusal)`, `MAX_RECORDS`, `REASON_MAX`,
-// `ToolOutcome` (how a call ended) and `outcomeOf(err)`.
+// Exports: `CallDetail`, `recordsOf(args, value)`, `reasonOf(err, ruleRefusal)`, `readReason(reason)` (a stored reason
+// read back, for the pages to put in words), `MAX_RECORDS`, `REASON_MAX`, `ToolOutcome` (how a call ended) and
+// `outcomeOf(err)`.
 import type { AppError } from "../errors.ts";
 import { isUuid } from "../errors.ts";
 
@@ -51,6 +52,53 @@ export function recordsOf(args: Record<string, unknown>, value?: unknown): strin
 export function reasonOf(err: AppError, ruleRefusal = false): string {
   const text = ruleRefusal ? `${err.code}: ${err.message}` : err.code;
   return text.length <= REASON_MAX ? text : text.slice(0, REASON_MAX);
+}
+
+/** A rule refusal of lib/mcp/permissions.ts `denial`, by its values: the pages say it in the reader's language. */
+export type ReasonRule =
+  | { rule: "needsUser"; tool: string }
+  | { rule: "needsInternalKey"; tool: string }
+  /** role null: "the key's role" (a key without a member's role) */
+  | { rule: "roleArea"; role: string | null; area: string }
+  | { rule: "moduleOff"; module: string };
+
+export interface StoredReason {
+  /** the code word (`access_denied`, `invalid_input` …), as stored */
+  code: string;
+  /** the rule, when the stored sentence is one of `denial`'s; null for a bare code or a sentence not known here */
+  rule: ReasonRule | null;
+}
+
+// `denial`'s sentences, word for word (tests/i18n/activity_pages.test.ts builds each with `denial` and reads it back).
+const RULES: ReadonlyArray<[RegExp, (m: RegExpExecArray) => ReasonRule]> = [
+  [
+    /^(\S+) acts as a person and needs an API key bound to a user$/,
+    (m) => ({ rule: "needsUser", tool: m[1] }),
+  ],
+  [
+    /^(\S+) acts as a person and is only available to the workspace assistant \(internal key\)$/,
+    (m) => ({ rule: "needsInternalKey", tool: m[1] }),
+  ],
+  [
+    /^the (\S+) role may not use (\S+) tools in this workspace$/,
+    (m) => ({ rule: "roleArea", role: m[1] === "key's" ? null : m[1], area: m[2] }),
+  ],
+  [/^the (\S+) module is disabled in this workspace$/, (m) => ({ rule: "moduleOff", module: m[1] })],
+];
+
+/**
+ * A stored reason (`code` or `code: sentence`, see reasonOf) read back: the code stays what it is in the trail and
+ * the CSV; the pages put it in words at display time, keyed by the code, and a known rule by its values.
+ */
+export function readReason(reason: string): StoredReason {
+  const i = reason.indexOf(": ");
+  if (i <= 0) return { code: reason, rule: null };
+  const sentence = reason.slice(i + 2);
+  for (const [re, rule] of RULES) {
+    const m = re.exec(sentence);
+    if (m) return { code: reason.slice(0, i), rule: rule(m) };
+  }
+  return { code: reason.slice(0, i), rule: null };
 }
 
 /** How a tools/call ended, for the audit trail (asked: the person is asked first; declined: they said no). */

@@ -14,6 +14,8 @@ const SAME_AS_ENGLISH = new Set([
   "common.nav.sessions",
   "account.sessions.methods.passkey",
   "security.passkeys.title",
+  "activity.tool", // de: Tool
+  "activity.confirmationLabel", // fr: Confirmation
 ]);
 
 function walk(path: string, en: Node, other: Node | undefined, lang: string, problems: string[]): void {
