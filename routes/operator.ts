@@ -1,14 +1,15 @@
 // /operator/…: the operators' pages (issue 23) — pending approval requests (approve, deny) and the trusted apps and
 // metadata-document prefixes (untrust, trust a prefix, remove one). Every page needs a signed-in account with the
 // operator flag; every change is a POST with CSRF, decided through lib/oauth/approvals.ts (which audits it), and
-// answered 303 back to its page.
+// answered 303 back to its page. The pages, notices and refusals speak the operator's language (lib/i18n/*/operator.ts).
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { isClientIdPrefix } from "../lib/config.ts";
 import { csrfToken, verifyCsrf } from "../lib/http/csrf.ts";
 import { createPageApp } from "../lib/http/pages.ts";
-import { render } from "../lib/http/render.ts";
+import { renderPage } from "../lib/http/render.ts";
 import type { AppEnv } from "../lib/http/types.ts";
+import type { Messages, Text } from "../lib/i18n/mod.ts";
 import {
   type Actor,
   decideRequest,
@@ -37,24 +38,17 @@ const ClientForm = z.object({ csrf: z.string().max(200), client_id: z.string().m
 const PrefixForm = z.object({ csrf: z.string().max(200), prefix: z.string().max(2000) });
 
 // Fixed texts chosen by a code in the query, so a crafted link cannot put words on the page.
-const REQUEST_NOTICES: Record<string, string> = {
-  approved:
-    "Approved. The app is now trusted for everyone on this server; every pending request for it was " +
-    "approved with this one.",
-  denied: "Denied. That person's request ended; the app stays untrusted.",
-};
-const CLIENT_NOTICES: Record<string, string> = {
-  untrusted: "Untrusted. Its grants that carried workspace ended; people have to ask for approval again.",
-  prefix_trusted: "Prefix trusted. Every metadata-document app under it may now use workspace tools.",
-  prefix_known: "That prefix was already trusted. Nothing changed.",
-  prefix_removed:
-    "Prefix removed. Apps under it that are not trusted otherwise lost their grants that carried " +
-    "workspace.",
-};
+const REQUEST_NOTICES = ["approved", "denied"] as const;
+const CLIENT_NOTICES = ["untrusted", "prefix_trusted", "prefix_known", "prefix_removed"] as const;
 
-export const BAD_PREFIX_REASON = "A prefix is an https URL with at least the host and a slash " +
-  "(https://claude.ai/oauth/), or for development a loopback http one (http://127.0.0.1:3000/); no ? or #, no " +
-  "spaces, at most 500 characters. Nothing was trusted.";
+/** The notice a `?done=` code names among `known`, as a catalogue text; undefined for any other value. */
+function noticeOf(
+  known: readonly (keyof Messages["operator"]["notices"])[],
+  done: string | undefined,
+): Text | undefined {
+  const code = known.find((k) => k === done);
+  return code ? (t) => t.operator.notices[code] : undefined;
+}
 
 export function createOperatorRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   const app = createPageApp(deps.log);
@@ -66,18 +60,18 @@ export function createOperatorRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const who = await requireAccount(deps.sql, c, issuer);
     if (who instanceof Response) return who;
     if (await isOperator(deps.sql, who.account.userId)) return who.account;
+    const email = who.account.email;
     return errorPage(
       c,
-      "Operators only",
-      `This page is for operators of this service, and ${who.account.email} is not one. Nothing was changed. ` +
-        "An operator can make an account one with deno task admin user operator --email ….",
+      (t) => t.operator.operatorsOnlyTitle,
+      (t) => t.operator.operatorsOnly(email),
       403,
       "not_operator",
     );
   }
 
   const actorOf = (account: SessionAccount): Actor => ({ via: "page", operatorId: account.userId });
-  const expired = (c: Context<AppEnv>) => formExpired(c, "Reload the page and try again.");
+  const expired = (c: Context<AppEnv>) => formExpired(c, (t) => t.common.reloadAndRetry);
 
   app.get("/operator", (c) => c.redirect(REQUESTS, 303));
 
@@ -85,16 +79,13 @@ export function createOperatorRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const account = await requireOperator(c);
     if (account instanceof Response) return account;
     const { requests, total } = await listPending(deps.sql);
-    return render(
-      c,
-      RequestsPage({
-        csrf: csrfToken(c, deps),
-        account,
-        requests,
-        total,
-        notice: REQUEST_NOTICES[c.req.query("done") ?? ""],
-      }),
-    );
+    return renderPage(c, RequestsPage, {
+      csrf: csrfToken(c, deps),
+      account,
+      requests,
+      total,
+      notice: noticeOf(REQUEST_NOTICES, c.req.query("done")),
+    });
   });
 
   for (const [path, approve] of [[`${REQUESTS}/approve`, true], [`${REQUESTS}/deny`, false]] as const) {
@@ -107,17 +98,18 @@ export function createOperatorRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       if (result.kind === "unknown") {
         return errorPage(
           c,
-          "No such request",
-          "There is no approval request with that id. Nothing changed.",
+          (t) => t.operator.noRequestTitle,
+          (t) => t.operator.noRequest,
           404,
           "not_found",
         );
       }
       if (result.kind === "already") {
+        const status = result.status;
         return errorPage(
           c,
-          "Already decided",
-          `This request was already ${result.status}. Nothing changed. Go back to the approval requests.`,
+          (t) => t.operator.alreadyDecidedTitle,
+          (t) => t.operator.alreadyDecided(status),
           409,
           "already_decided",
         );
@@ -138,13 +130,13 @@ export function createOperatorRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
       recentDecisions(deps.sql, RECENT_DECISIONS_SHOWN),
     ]);
     const props = { csrf: csrfToken(c, deps), account, clients, total, configPrefixes, prefixes, decisions };
-    return render(c, ClientsPage({ ...props, ...extra }), status);
+    return renderPage(c, ClientsPage, { ...props, ...extra }, status);
   }
 
   app.get(CLIENTS, async (c) => {
     const account = await requireOperator(c);
     if (account instanceof Response) return account;
-    return await clientsPage(c, account, { notice: CLIENT_NOTICES[c.req.query("done") ?? ""] });
+    return await clientsPage(c, account, { notice: noticeOf(CLIENT_NOTICES, c.req.query("done")) });
   });
 
   app.post(`${CLIENTS}/untrust`, async (c) => {
@@ -153,13 +145,7 @@ export function createOperatorRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const account = await requireOperator(c);
     if (account instanceof Response) return account;
     if (!(await setTrust(deps.sql, form.data.client_id, false, actorOf(account)))) {
-      return errorPage(
-        c,
-        "No such app",
-        "There is no app with that client id. Nothing changed.",
-        404,
-        "not_found",
-      );
+      return errorPage(c, (t) => t.operator.noAppTitle, (t) => t.operator.noApp, 404, "not_found");
     }
     return c.redirect(`${CLIENTS}?done=untrusted`, 303);
   });
@@ -172,7 +158,7 @@ export function createOperatorRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     const prefix = form.data.prefix.trim();
     if (!isClientIdPrefix(prefix)) {
       return await clientsPage(c, account, {
-        prefixError: { typed: form.data.prefix, reason: BAD_PREFIX_REASON },
+        prefixError: { typed: form.data.prefix, reason: (t) => t.operator.badPrefix },
       }, 400);
     }
     if (configPrefixes.includes(prefix)) return c.redirect(`${CLIENTS}?done=prefix_known`, 303);
@@ -191,13 +177,13 @@ export function createOperatorRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     if (configPrefixes.includes(form.data.prefix)) {
       return errorPage(
         c,
-        "Set in the configuration",
-        "That prefix is trusted by TRUSTED_CLIENT_ID_PREFIXES: remove it there and restart. Nothing changed.",
+        (t) => t.operator.inConfigTitle,
+        (t) => t.operator.inConfig,
         409,
         "conflict",
       );
     }
-    return errorPage(c, "No such prefix", "That prefix is not trusted. Nothing changed.", 404, "not_found");
+    return errorPage(c, (t) => t.operator.noPrefixTitle, (t) => t.operator.noPrefix, 404, "not_found");
   });
 
   return app;
