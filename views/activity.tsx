@@ -103,8 +103,16 @@ function Records({ records }: { records: string[] }) {
   );
 }
 
+/**
+ * Tool titles are the tools' own, in English (MCP data): on a German or French page they say so (`lang="en"`,
+ * WCAG 3.1.2), so a screen reader reads them as English.
+ */
+function toolLang(locale: string): { lang?: "en" } {
+  return locale === "en" ? {} : { lang: "en" };
+}
+
 function Item({ r, tools, byPerson }: { r: ActivityRow; tools: Map<string, string>; byPerson: boolean }) {
-  const { t, fmt } = useI18n();
+  const { t, fmt, locale } = useI18n();
   const a = t.activity;
   const by = r.clientId
     ? a.byApp(r.appName ?? r.clientId)
@@ -115,7 +123,7 @@ function Item({ r, tools, byPerson }: { r: ActivityRow; tools: Map<string, strin
   const confirmation = confirmationText(t, r);
   return (
     <li data-activity={r.id} data-tool={r.tool} data-outcome={r.outcome}>
-      <strong>{tools.get(r.tool) ?? r.tool}</strong>{" "}
+      <strong {...toolLang(locale)}>{tools.get(r.tool) ?? r.tool}</strong>{" "}
       <span class="badge" data-outcome-text>{outcomeText(t, r.outcome)}</span>
       <dl class="facts">
         <dt>{a.time}</dt>
@@ -158,7 +166,7 @@ function Item({ r, tools, byPerson }: { r: ActivityRow; tools: Map<string, strin
 }
 
 function Filters(props: ActivityPageProps) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const a = t.activity;
   const f = props.filter;
   const source = f.source ? ("app" in f.source ? `app:${f.source.app}` : `key:${f.source.key}`) : "";
@@ -175,7 +183,7 @@ function Filters(props: ActivityPageProps) {
       <select id="f-tool" name="tool">
         <option value="">{a.everyTool}</option>
         {props.tools.map(([name, title]) => (
-          <option key={name} value={name} selected={name === f.tool}>{title}</option>
+          <option key={name} value={name} selected={name === f.tool} {...toolLang(locale)}>{title}</option>
         ))}
       </select>
       <label for="f-outcome">{a.outcome}</label>

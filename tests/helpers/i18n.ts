@@ -33,12 +33,15 @@ const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"'
 
 /**
  * The text a reader sees or hears: element text plus the attributes read aloud or shown (title, aria-label,
- * placeholder, alt, value of buttons), without scripts, styles and code samples (<code>, <pre>: data, not words).
+ * placeholder, alt, value of buttons), without scripts, styles and code samples (<code>, <pre>: data, not words)
+ * and without the parts marked `lang="en"` (English on purpose, e.g. the tools' own titles).
  */
 export function visibleText(html: string): string {
   const attrs = [...html.matchAll(/\s(?:aria-label|title|placeholder|alt)="([^"]*)"/g)].map((m) => m[1]);
   const body = html
     .replace(/<(script|style|code|pre|title)\b[\s\S]*?<\/\1>/gi, " ")
+    // A part marked English on purpose (WCAG 3.1.2: data such as the tools' own titles) is not a word left over.
+    .replace(/<(?!html\b)(\w+)\b[^>]*\slang="en"[^>]*>[\s\S]*?<\/\1>/gi, " ")
     .replace(/<[^>]+>/g, " ");
   return [body, ...attrs].join(" ")
     .replace(/&(#?\w+);/g, (_, e: string) => ENTITIES[e] ?? " ")
