@@ -13,6 +13,7 @@ import type { Messages, Text } from "../lib/i18n/mod.ts";
 import { textOf } from "../lib/i18n/mod.ts";
 import { readReason, type ReasonRule } from "../lib/mcp/call_detail.ts";
 import { AccountNav } from "./account_nav.tsx";
+import { roleName } from "./account_text.tsx";
 import { ConfirmPage } from "./confirm.tsx";
 import { Layout } from "./layout.tsx";
 import { useI18n } from "./page_context.ts";
@@ -35,7 +36,7 @@ function ruleText(t: Messages, r: ReasonRule): string {
       return a.rules.needsInternalKey(r.tool);
     case "roleArea":
       return a.rules.roleArea(
-        r.role === null ? null : wordOf(a.roles, r.role) ?? r.role,
+        r.role === null ? null : roleName(t, r.role),
         wordOf(a.areas, r.area) ?? r.area,
       );
     case "moduleOff":

@@ -43,14 +43,6 @@ export const activity: ActivityMessages = {
       } darf in diesem Arbeitsbereich keine Tools des Bereichs „${area}“ verwenden`,
     moduleOff: (module: string) => `Das Modul „${module}“ ist in diesem Arbeitsbereich ausgeschaltet`,
   },
-  roles: {
-    owner: "Inhaber",
-    admin: "Admin",
-    manager: "Manager",
-    accounting: "Buchhaltung",
-    member: "Mitglied",
-    guest: "Gast",
-  },
   areas: {
     projects: "Projekte",
     tasks: "Aufgaben",

@@ -3,7 +3,7 @@
 // and rule refusal (lib/mcp/call_detail.ts readReason) are looked up here when a page is shown.
 import type { AuditOutcome } from "../../audit.ts";
 import type { Area } from "../../mcp/permissions.ts";
-import type { Module, Role } from "../../workspace/modules.ts";
+import type { Module } from "../../workspace/modules.ts";
 
 export const activity = {
   title: "Activity",
@@ -44,20 +44,11 @@ export const activity = {
     needsUser: (tool: string) => `${tool} acts as a person and needs an API key bound to a user`,
     needsInternalKey: (tool: string) =>
       `${tool} acts as a person and is only available to the workspace assistant (internal key)`,
-    /** `role` in words (roles below); null: the caller is a key without a member's role */
+    /** `role` in words (t.account.roles, views/account_text.tsx roleName); null: a key without a member's role */
     roleArea: (role: string | null, area: string) =>
       `the ${role ?? "key's"} role may not use ${area} tools in this workspace`,
     moduleOff: (module: string) => `the ${module} module is disabled in this workspace`,
   },
-  /** a member's role, as the rule sentences name it */
-  roles: {
-    owner: "owner",
-    admin: "admin",
-    manager: "manager",
-    accounting: "accounting",
-    member: "member",
-    guest: "guest",
-  } satisfies Record<Role, string>,
   /** a permission area or workspace module, as the rule sentences name it */
   areas: {
     projects: "projects",

@@ -45,14 +45,6 @@ export const activity: ActivityMessages = {
       } ne permet pas d'utiliser les outils « ${area} » dans cet espace de travail`,
     moduleOff: (module: string) => `Le module « ${module} » est désactivé dans cet espace de travail`,
   },
-  roles: {
-    owner: "propriétaire",
-    admin: "administrateur",
-    manager: "gestionnaire",
-    accounting: "comptabilité",
-    member: "membre",
-    guest: "invité",
-  },
   areas: {
     projects: "Projets",
     tasks: "Tâches",
