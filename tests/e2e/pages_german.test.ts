@@ -42,7 +42,7 @@ Deno.test({
         }
         await page.setViewportSize(VIEWPORTS.desktop);
       });
-      assert.equal(seen.length, 20, `pages seen: ${seen.join(", ")}`);
+      assert.equal(seen.length, 23, `pages seen: ${seen.join(", ")}`);
     } finally {
       await browser.close();
       await server.shutdown();

@@ -1,6 +1,7 @@
 // A walk through Portico's pages in German, as a person whose browser asks for German sees them (issue 30 point 4):
-// sign-in (empty, with a wrong password), forgotten password, the second factor, consent, every account page, the
-// sign-out question, the operator's pages and an error page. `visit(page, name)` runs on each page once it is
+// sign-in (empty, with a wrong password), forgotten password, the second factor, consent (and its toolset choice),
+// every account page, disconnecting an app, the operator's pages, an error page, the sign-out question and the
+// signed-out page. `visit(page, name)` runs on each page once it is
 // shown; tests/e2e/pages_german.test.ts checks it (axe, no English left, both sizes), `deno task screenshots` saves
 // it to docs/screenshots/de-*.png. Data is German too (names, workspace, app), so a leftover English word is
 // the page's, not the data's.
@@ -90,6 +91,9 @@ export async function germanTour(
     await page.locator("#code").press("Enter");
     await page.locator("button[name=decision][value=allow]").waitFor();
     await visit(page, "zustimmung");
+    // The toolset choice opened: the longest German words of the page.
+    await page.locator("details.limits > summary").click();
+    await visit(page, "zustimmung-werkzeuggruppen");
     await page.locator("button[name=decision][value=allow]").click();
     await page.waitForURL((u) => u.pathname === "/healthz");
 
@@ -97,6 +101,7 @@ export async function germanTour(
       const [path, name] of [
         ["/account", "konto"],
         ["/account/apps", "verbundene-apps"],
+        [`/account/apps/disconnect?client_id=${app.clientId}`, "app-trennen"],
         ["/account/keys", "api-schluessel"],
         ["/account/activity", "aktivitaet"],
         ["/account/security", "sicherheit"],
@@ -108,14 +113,18 @@ export async function germanTour(
         [`/account/workspaces/${ws.id}/activity`, "arbeitsbereich-aktivitaet"],
         ["/operator/requests", "betrieb-anfragen"],
         ["/operator/clients", "betrieb-apps"],
-        [`/oauth/logout?client_id=${app.clientId}`, "abmelden-frage"],
         ["/oauth/authorize?client_id=unbekannt&response_type=code", "fehlerseite"],
+        [`/oauth/logout?client_id=${app.clientId}`, "abmelden-frage"],
       ] as const
     ) {
       await page.goto(`${issuer}${path}`);
       await page.locator("h1").first().waitFor();
       await visit(page, name);
     }
+    // Yes, sign out: the signed-out page.
+    await page.locator("form[action='/oauth/logout/confirm'] button[type=submit]").first().click();
+    await page.waitForURL((u) => u.pathname === "/oauth/logout/done");
+    await visit(page, "abgemeldet");
   } finally {
     await context.close();
   }
