@@ -24,7 +24,8 @@ a { color: var(--link); }
 .brand { display: flex; align-items: center; gap: .5rem; font-weight: 600; margin-bottom: 1rem; color: var(--muted); }
 .brand img { height: 2rem; width: auto; max-width: 10rem; }
 label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
-input[type=email], input[type=password], input[type=text], input[type=date], select, textarea { width: 100%; padding: .6rem .7rem;
+input:not([type]), input[type=email], input[type=password], input[type=text], input[type=url], input[type=date], select,
+textarea { width: 100%; padding: .6rem .7rem;
   font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 8px; }
 select { appearance: none; padding-right: 2.2rem; cursor: pointer;
   background-image: url("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='12' height='8'%3E%3Cpath d='M1 1l5 5 5-5' fill='none' stroke='%235b636b' stroke-width='2'/%3E%3C/svg%3E");
@@ -67,10 +68,10 @@ pre code { font-size: .85rem; }
   border: 1px solid var(--line); border-radius: 8px; }
 details { margin: 0 0 .5rem; }
 summary { cursor: pointer; font-weight: 600; padding: .25rem 0; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .75rem; margin: .25rem 0 .75rem;
+dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .15rem .75rem; margin: .25rem 0 .75rem;
   font-size: .9rem; }
 dl.facts dt { color: var(--muted); }
-dl.facts dd { margin: 0; }
+dl.facts dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
 .badge { display: inline-block; font-size: .8rem; font-weight: 600; padding: 0 .4rem; border-radius: 6px;
   border: 1px solid var(--line); color: var(--muted); vertical-align: middle; }
 .whoami { display: flex; flex-wrap: wrap; align-items: baseline; gap: .25rem .75rem; }

@@ -96,6 +96,13 @@ export async function germanTour(
     await visit(page, "zustimmung-werkzeuggruppen");
     await page.locator("button[name=decision][value=allow]").click();
     await page.waitForURL((u) => u.pathname === "/healthz");
+    // What the app did since: two calls, one of them refused (rows as lib/audit.ts writes them).
+    await sql`
+      insert into audit_log (at, workspace_id, client_id, user_id, tool, outcome, duration_ms, request_id, reason)
+      values (now() - interval '5 minutes', ${ws.id}, ${app.clientId}, ${user.id}, 'list_tasks', 'ok', 12, 'tour-1',
+              null),
+             (now() - interval '2 minutes', ${ws.id}, ${app.clientId}, ${user.id}, 'create_invoice', 'denied', 3,
+              'tour-2', 'forbidden')`;
 
     for (
       const [path, name] of [
