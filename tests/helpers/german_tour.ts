@@ -102,7 +102,7 @@ export async function germanTour(
       values (now() - interval '5 minutes', ${ws.id}, ${app.clientId}, ${user.id}, 'list_tasks', 'ok', 12, 'tour-1',
               null),
              (now() - interval '2 minutes', ${ws.id}, ${app.clientId}, ${user.id}, 'create_invoice', 'denied', 3,
-              'tour-2', 'forbidden')`;
+              'tour-2', 'access_denied')`;
 
     for (
       const [path, name] of [
