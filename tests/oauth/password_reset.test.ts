@@ -2,8 +2,6 @@
 // address, a link that works once and for 30 minutes, sessions ended, the old password refused, limits that send
 // nothing more, CSRF, disabled accounts, and the dev mailbox of `deno task dev`.
 import assert from "node:assert/strict";
-import { Buffer } from "node:buffer";
-import { SMTPServer } from "smtp-server";
 import { createUser, setUserDisabled } from "../../lib/accounts.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { verifyPassword } from "../../lib/crypto.ts";
@@ -14,57 +12,14 @@ import { confirmTotp, currentStep, newTotpSecret, totpCode } from "../../lib/sec
 import { createApp } from "../../routes/mod.ts";
 import { TEST_RATE_LIMITS, TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase, type TestDb } from "../helpers/db.ts";
+import { type ReceivedMail, smtpServer } from "../helpers/smtp_server.ts";
 import { eventually } from "../helpers/wait.ts";
 import { Browser, field, ISSUER, PASSWORD } from "./helpers.ts";
 
 const NEW_PASSWORD = "a brand new password";
 const SENT_TEXT = "If an account exists for that address, we sent a link to choose a new password.";
 
-interface Received {
-  to: string[];
-  from: string;
-  body: string;
-}
-
-/** An SMTP server on a loopback port that keeps every message it is given. */
-async function smtpServer() {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Uint8Array[] = [];
-      stream.on("data", (c: Uint8Array) => chunks.push(c));
-      stream.on("end", () => {
-        const envelope = session.envelope;
-        received.push({
-          to: envelope.rcptTo.map((r) => r.address),
-          from: envelope.mailFrom ? envelope.mailFrom.address : "",
-          body: decodeQuotedPrintable(new TextDecoder().decode(Buffer.concat(chunks))),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.server.address() as { port: number }).port;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** Enough of RFC 2045 quoted-printable for our plain-text mail (soft breaks and =XX). */
-function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, "").replace(
-    /=([0-9A-F]{2})/g,
-    (_, h) => String.fromCharCode(parseInt(h, 16)),
-  );
-}
-
-function linkIn(mail: Received): string {
+function linkIn(mail: ReceivedMail): string {
   const m = mail.body.match(/http:\/\/localhost:8000\/signin\/reset\?token=([A-Za-z0-9_-]+)/);
   assert.ok(m, "the mail carries a reset link");
   return `/signin/reset?token=${m[1]}`;
