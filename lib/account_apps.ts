@@ -95,8 +95,3 @@ export async function listConnectedAppDetails(
     readOnly: r.readOnly,
   }));
 }
-
-/** A UTC minute for the pages not yet speaking the reader's language (views use `fmt.time`): `2026-05-01 14:03 UTC`. */
-export function pageTime(d: Date): string {
-  return `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}

@@ -14,11 +14,12 @@ import type { AppEnv } from "./types.ts";
 export function render(c: Context<AppEnv>, view: VNode, status = 200): Response {
   c.header("Cache-Control", "no-store");
   c.header("Content-Type", "text/html; charset=utf-8");
-  c.header("Content-Language", localeOf(c));
+  const locale = localeOf(c);
+  c.header("Content-Language", locale);
   const value = {
     branding: c.get("branding") ?? DEFAULT_BRANDING,
     requestId: c.get("requestId"),
-    i18n: i18nFor(localeOf(c)),
+    i18n: i18nFor(locale),
   };
   const page = h(PageContext.Provider, { value }, view);
   return c.body("<!doctype html>" + renderToString(page), status as 200);

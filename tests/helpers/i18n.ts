@@ -1,8 +1,12 @@
 // Checks for pages in another language: the visible text of an HTML answer, and the English words that must not
 // be in it (a text the translation missed). Used by tests/i18n/*_pages.test.ts and the German browser test.
 //
-// Exports: `visibleText(html)`, `englishLeft(html, allow?)`, `assertSpeaks(html, lang, allow?)`.
+// Exports: `visibleText(html)`, `englishLeft(html, allow?)`, `assertSpeaks(html, lang, allow?)`, `Speaking` (a
+// test browser that asks for one language).
 import assert from "node:assert/strict";
+import type { Hono } from "hono";
+import type { AppEnv } from "../../lib/http/types.ts";
+import { Browser } from "../oauth/helpers.ts";
 
 /** Words that English pages are full of and German and French pages never use. */
 const ENGLISH_WORDS = [
@@ -65,4 +69,16 @@ export function englishLeft(html: string, allow: string[] = []): string[] {
 export function assertSpeaks(html: string, lang: "de" | "fr", allow: string[] = []): void {
   assert.match(html, new RegExp(`<html lang="${lang}"`));
   assert.deepEqual(englishLeft(html, allow), [], `English words left on a ${lang} page`);
+}
+
+/** A cookie-keeping browser whose every request asks for `lang` (Accept-Language), unless a request says otherwise. */
+export class Speaking extends Browser {
+  constructor(app: Hono<AppEnv>, public lang: string, ip?: string) {
+    super(app, ip);
+  }
+  override request(path: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (!headers.has("accept-language")) headers.set("accept-language", this.lang);
+    return super.request(path, { ...init, headers });
+  }
 }

@@ -5,9 +5,8 @@
 import assert from "node:assert/strict";
 import { createApiKey } from "../../lib/api_keys.ts";
 import { addMember, createWorkspace } from "../../lib/workspace/workspaces.ts";
-import { assertSpeaks } from "../helpers/i18n.ts";
+import { assertSpeaks, Speaking } from "../helpers/i18n.ts";
 import {
-  Browser,
   type Ctx,
   exchange,
   field,
@@ -25,15 +24,13 @@ const AT = "2026-11-28T09:30:00Z";
 const LATER = "2026-12-03T17:05:00Z";
 
 /** A browser with its own User-Agent and language, signed in as `email`. */
-class LangBrowser extends Browser {
-  lang = "de";
+class LangBrowser extends Speaking {
   constructor(ctx: Ctx, readonly ua: string, ip: string) {
-    super(ctx.app, ip);
+    super(ctx.app, "de-DE,de;q=0.9,en;q=0.5", ip);
   }
   override request(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
     headers.set("user-agent", this.ua);
-    headers.set("accept-language", this.lang === "de" ? "de-DE,de;q=0.9,en;q=0.5" : "fr-FR,fr;q=0.9");
     return super.request(path, { ...init, headers });
   }
 }

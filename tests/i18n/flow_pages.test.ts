@@ -11,7 +11,7 @@ import { decideRequest } from "../../lib/oauth/approvals.ts";
 import { SIGN_IN_BRAKE } from "../../lib/oauth/sign_in.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
-import { assertSpeaks } from "../helpers/i18n.ts";
+import { assertSpeaks, Speaking } from "../helpers/i18n.ts";
 import {
   authorizeUrl,
   Browser,
@@ -38,18 +38,12 @@ await ctx.db.sql`update users set operator = true where id = ${ctx.other.id}`;
 const DATA = ["Dana", "Olly", "Atelier Nord", "Müller GmbH", "Research Assistant"];
 
 let ips = 0;
-/** A cookie-keeping browser that asks for `lang` on every request, from an address of its own. */
-class LangBrowser extends Browser {
-  constructor(app: Hono<AppEnv>, readonly lang: string) {
-    // A /24 of its own: the sign-in brake counts per network.
-    super(app, `198.18.${++ips}.7`);
+/** A browser asking for `lang`, from a /24 of its own: the sign-in brake counts per network. */
+const LangBrowser = class extends Speaking {
+  constructor(app: Hono<AppEnv>, lang: string) {
+    super(app, lang, `198.18.${++ips}.7`);
   }
-  override request(path: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (!headers.has("accept-language")) headers.set("accept-language", this.lang);
-    return super.request(path, { ...init, headers });
-  }
-}
+};
 
 /** Follows redirects inside the app; returns the page reached, or the redirect that leaves it. */
 async function follow(b: Browser, res: Response): Promise<Response> {

@@ -7,11 +7,9 @@
 // assertSpeaks and exact texts. The authorization request's ui_locales holds through /signin/verify. The reset
 // mail, through a real SMTP server, speaks the person's setting, else the language of the request.
 import assert from "node:assert/strict";
-import type { Hono } from "hono";
 import { createUser } from "../../lib/accounts.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
-import type { AppEnv } from "../../lib/http/types.ts";
 import { createLogger } from "../../lib/log.ts";
 import { createMailer } from "../../lib/mail.ts";
 import { useRecoveryCode } from "../../lib/security/recovery_codes.ts";
@@ -20,7 +18,7 @@ import { addMember, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_RATE_LIMITS, TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
-import { assertSpeaks, visibleText } from "../helpers/i18n.ts";
+import { assertSpeaks, Speaking, visibleText } from "../helpers/i18n.ts";
 import { smtpServer } from "../helpers/smtp_server.ts";
 import { SoftAuthenticator } from "../helpers/soft_authenticator.ts";
 import { eventually } from "../helpers/wait.ts";
@@ -40,18 +38,6 @@ import {
 
 type Lang = "de" | "fr";
 const LANGS: Lang[] = ["de", "fr"];
-
-/** A browser whose every request asks for `lang` (Accept-Language), unless a request says otherwise. */
-class Speaking extends Browser {
-  constructor(app: Hono<AppEnv>, readonly lang: string, ip?: string) {
-    super(app, ip);
-  }
-  override request(path: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (!headers.has("accept-language")) headers.set("accept-language", this.lang);
-    return super.request(path, { ...init, headers });
-  }
-}
 
 /** The page at `path`: its status is `status`; its HTML. */
 async function page(b: Browser, path: string, status = 200): Promise<string> {
