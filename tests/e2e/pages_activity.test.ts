@@ -12,8 +12,7 @@ import { createClient } from "../../lib/oauth/clients.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
 import {
-  assertNoAxeViolations,
-  assertNoSidewaysScroll,
+  assertPageCleanEverywhere,
   haveChromium,
   launchChromium,
   VIEWPORTS,
@@ -26,20 +25,6 @@ import { pkce } from "../oauth/helpers.ts";
 warnIfMissing("tests/e2e/pages_activity.test.ts");
 
 const PASSWORD = "test password 123"; // tests/helpers/mcp.ts buildFixture
-
-/** axe and the sideways-scroll check at both sizes, in light and dark. */
-async function check(page: Page, label: string) {
-  for (const colorScheme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const [name, viewport] of Object.entries(VIEWPORTS)) {
-      await page.setViewportSize(viewport);
-      await assertNoAxeViolations(page, `${label} (${name}, ${colorScheme})`);
-      await assertNoSidewaysScroll(page, `${label} (${name}, ${colorScheme})`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-  await page.setViewportSize(VIEWPORTS.desktop);
-}
 
 /** The listed calls, newest first: "tool outcome". */
 async function listed(page: Page): Promise<string[]> {
@@ -195,13 +180,13 @@ Deno.test({
               project,
             ),
           );
-          await check(page, "/account/activity");
+          await assertPageCleanEverywhere(page, "/account/activity");
           // From Connected apps, the app's Activity link leads to the same calls, filtered to the app
           await page.goto(`${issuer}/account/apps`);
           await page.getByRole("link", { name: "Activity of Agent Desk" }).click();
           await page.waitForURL((u) => u.pathname === "/account/activity" && u.searchParams.has("source"));
           assert.equal((await listed(page)).length, 3);
-          await check(page, "/account/activity filtered by app");
+          await assertPageCleanEverywhere(page, "/account/activity filtered by app");
         },
       );
 
@@ -230,11 +215,11 @@ Deno.test({
             await page.locator("li[data-activity] [data-person]").allTextContents(),
             [memberEmail, memberEmail, memberEmail],
           );
-          await check(page, "workspace activity");
+          await assertPageCleanEverywhere(page, "workspace activity");
           await page.getByRole("button", { name: `Disconnect Agent Desk for ${memberEmail}` }).click();
           await page.getByRole("heading", { name: "Disconnect Agent Desk?" }).waitFor();
           assert.ok((await page.locator("main p").first().textContent())!.includes(`for ${memberEmail}`));
-          await check(page, "disconnect confirmation");
+          await assertPageCleanEverywhere(page, "disconnect confirmation");
           assert.equal((await mcp(token, "list_projects", {})).status, 200, "nothing changed on the GET");
           await page.getByRole("button", { name: "Disconnect Agent Desk" }).click();
           await page.waitForURL((u) => u.pathname === path && u.searchParams.get("disconnected") === "1");

@@ -79,8 +79,12 @@ interface AxeViolation {
  * the pages allow no inline script, and axe is injected as one (page.addScriptTag({ content })).
  */
 export async function assertNoAxeViolations(page: Page, label: string): Promise<void> {
-  const { default: axe } = await import("axe-core");
-  await page.addScriptTag({ content: (axe as unknown as { source: string }).source });
+  // Once per document: a check at another size or colour scheme of the same page reuses the injected axe.
+  const injected = await page.evaluate(() => "axe" in globalThis);
+  if (!injected) {
+    const { default: axe } = await import("axe-core");
+    await page.addScriptTag({ content: (axe as unknown as { source: string }).source });
+  }
   const violations: Array<{ id: string; impact: string; help: string; targets: string[] }> = await page
     .evaluate(
       async (tags) => {
@@ -154,4 +158,58 @@ export async function signInWithPassword(
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** One way a page is looked at: a screen, and a colour scheme (none: the context's own). */
+export interface Look {
+  label: string;
+  viewport: { width: number; height: number };
+  colorScheme?: "light" | "dark";
+}
+
+/** Both screens, as the context is (light unless the context says otherwise). */
+export const SIZES: readonly Look[] = Object.entries(VIEWPORTS).map(([size, viewport]) => ({
+  label: `${size} ${viewport.width}×${viewport.height}`,
+  viewport,
+}));
+
+/** The four ways: both screens, light and dark. */
+export const LOOKS: readonly Look[] = SIZES.flatMap((size) =>
+  (["light", "dark"] as const).map((colorScheme) => ({
+    ...size,
+    label: `${size.label} ${colorScheme}`,
+    colorScheme,
+  }))
+);
+
+/**
+ * `assertPageClean` for the page as it stands, in each look in turn (the page re-lays itself out; it is not
+ * reloaded), then back to the size and colour scheme it had: one walk through a flow checks each page every way,
+ * instead of walking the flow once per screen. Labels name the look: "overview (phone 390×844 dark)".
+ */
+export async function assertPageCleanIn(page: Page, label: string, looks: readonly Look[]): Promise<void> {
+  const size = page.viewportSize();
+  const scheme = await page.evaluate(() =>
+    // deno-lint-ignore no-explicit-any
+    (globalThis as any).matchMedia("(prefers-color-scheme: dark)").matches
+      ? "dark" as const
+      : "light" as const
+  );
+  for (const look of looks) {
+    if (look.colorScheme) await page.emulateMedia({ colorScheme: look.colorScheme });
+    await page.setViewportSize(look.viewport);
+    await assertPageClean(page, `${label} (${look.label})`);
+  }
+  await page.emulateMedia({ colorScheme: scheme });
+  if (size) await page.setViewportSize(size);
+}
+
+/** `assertPageCleanIn` at both screens, light and dark. */
+export function assertPageCleanEverywhere(page: Page, label: string): Promise<void> {
+  return assertPageCleanIn(page, label, LOOKS);
+}
+
+/** `assertPageCleanIn` at both screens, in the context's colour scheme. */
+export function assertPageCleanAtBothSizes(page: Page, label: string): Promise<void> {
+  return assertPageCleanIn(page, label, SIZES);
 }
