@@ -9,10 +9,18 @@
 //   creator is gone for sure — same host, that pid no longer the same process — once they are STALE_AFTER_HOURS
 //   old. Never a database of a suite still running, here or on another host (two suites may share one server);
 // - .ci/run names its run (PORTICO_TEST_RUN, written into the comment) and reports what that run left behind.
+//
+// A fresh database on a server is a copy of a migrated template (`CREATE DATABASE … TEMPLATE`, about 0.3 s)
+// instead of a new database migrated from scratch (about 2.7 s of the server's CPU, for each of some 140 databases
+// a run makes). The template is named by a hash of every migration (`portico_tpl_<hash>`), built once by the
+// first test file that needs it (under an advisory lock, so parallel files wait for one build), kept between runs
+// as a cache, and closed to connections so copying it never fails for a session left on it. A template of other
+// migrations is dropped once it is STALE_AFTER_HOURS old. tests/db/ migrates empty databases itself.
 import postgres from "postgres";
 import { createDb, type Sql } from "../../lib/db/client.ts";
 import { startEmbedded } from "../../lib/db/embedded.ts";
-import { migrate } from "../../lib/db/migrate.ts";
+import { checksum, migrate } from "../../lib/db/migrate.ts";
+import { MIGRATIONS } from "../../migrations/mod.ts";
 import { HANG_MS } from "./wait.ts";
 
 export interface TestDb {
@@ -109,8 +117,72 @@ async function sweepStale(admin: postgres.Sql): Promise<void> {
   }
 }
 
+/** Every template starts with this (never TEST_DATABASE_PREFIX: a template is a cache, not a leak). */
+export const TEMPLATE_PREFIX = "portico_tpl_";
+
+/** The template for this checkout's migrations: their names and contents, hashed. */
+export const TEMPLATE_NAME = TEMPLATE_PREFIX +
+  checksum(MIGRATIONS.map((m) => `${m.name}\n${checksum(m.sql)}`).join("\n")).slice(0, 16);
+
+let templated: Promise<void> | undefined;
+
+/**
+ * Makes sure TEMPLATE_NAME exists, migrated and closed to connections (`allow_connections false` is also the mark
+ * of a finished build: a build that died halfway is dropped and made again). One build at a time on a server.
+ */
+async function ensureTemplate(admin: postgres.Sql): Promise<void> {
+  const ready = async () =>
+    (await admin<{ ok: boolean }[]>`
+      select not datallowconn as ok from pg_database where datname = ${TEMPLATE_NAME}`)[0]?.ok;
+  if (await ready()) return;
+  const lock = 7_301_000 + Number.parseInt(TEMPLATE_NAME.slice(TEMPLATE_PREFIX.length, 20), 16) % 1000;
+  await admin`select pg_advisory_lock(${lock})`;
+  try {
+    const state = await ready();
+    if (state) return;
+    if (state === false) await admin.unsafe(`drop database if exists ${TEMPLATE_NAME} with (force)`);
+    await admin.unsafe(`create database ${TEMPLATE_NAME}`); // a name made here from a hash, not input
+    const u = new URL(DATABASE_URL!);
+    u.pathname = `/${TEMPLATE_NAME}`;
+    const sql = createDb(u.toString(), {
+      max: 1,
+      connectTimeout: TEST_CONNECT_TIMEOUT_S,
+      statementTimeoutMs: TEST_STATEMENT_TIMEOUT_MS,
+    });
+    try {
+      await migrate(sql);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+    const note = JSON.stringify({ by: "portico tests template", at: new Date().toISOString() });
+    await admin.unsafe(`comment on database ${TEMPLATE_NAME} is '${note.replaceAll("'", "''")}'`);
+    await admin.unsafe(`alter database ${TEMPLATE_NAME} allow_connections false`);
+    // Templates of other migrations, once nobody can still be copying them.
+    const old = await admin<{ datname: string; note: string | null }[]>`
+      select datname, shobj_description(oid, 'pg_database') as note from pg_database
+       where datname like ${TEMPLATE_PREFIX.replaceAll("_", "\\_") + "%"} and datname <> ${TEMPLATE_NAME}`;
+    for (const row of old) {
+      let at = NaN;
+      try {
+        at = Date.parse(JSON.parse(row.note ?? "").at);
+      } catch {
+        continue;
+      }
+      if (!(Date.now() - at > STALE_AFTER_HOURS * 3600_000)) continue;
+      await admin.unsafe(`drop database if exists "${row.datname.replaceAll('"', '""')}"`).catch(() => {});
+    }
+  } finally {
+    await admin`select pg_advisory_unlock(${lock})`;
+  }
+}
+
 /** Creates an empty database (not migrated). */
-export async function emptyDatabase(): Promise<TestDb> {
+export function emptyDatabase(): Promise<TestDb> {
+  return newDatabase(false);
+}
+
+/** A new database on the server (a copy of the migrated template when `migrated`), or an embedded one. */
+async function newDatabase(migrated: boolean): Promise<TestDb> {
   if (DATABASE_URL) {
     const name = `${TEST_DATABASE_PREFIX}${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
     const admin = postgres(DATABASE_URL, {
@@ -148,7 +220,13 @@ export async function emptyDatabase(): Promise<TestDb> {
     };
     open.add(db); // from here on, whatever happens, the database is dropped
     try {
-      await admin.unsafe(`create database ${name}`); // name is generated here, not input
+      if (migrated) {
+        templated ??= ensureTemplate(admin);
+        await templated;
+        await admin.unsafe(`create database ${name} template ${TEMPLATE_NAME}`); // names made here, not input
+      } else {
+        await admin.unsafe(`create database ${name}`); // name is generated here, not input
+      }
       const creator: Creator = {
         by: "portico tests",
         host: hostname(),
@@ -193,7 +271,8 @@ export async function emptyDatabase(): Promise<TestDb> {
 
 /** A fresh database with every migration applied. */
 export async function freshDatabase(): Promise<TestDb> {
-  const db = await emptyDatabase();
+  if (DATABASE_URL) return await newDatabase(true);
+  const db = await newDatabase(false);
   try {
     await migrate(db.sql);
   } catch (err) {
