@@ -120,9 +120,13 @@ async function sweepStale(admin: postgres.Sql): Promise<void> {
 /** Every template starts with this (never TEST_DATABASE_PREFIX: a template is a cache, not a leak). */
 export const TEMPLATE_PREFIX = "portico_tpl_";
 
-/** The template for this checkout's migrations: their names and contents, hashed. */
-export const TEMPLATE_NAME = TEMPLATE_PREFIX +
-  checksum(MIGRATIONS.map((m) => `${m.name}\n${checksum(m.sql)}`).join("\n")).slice(0, 16);
+/** The template for this checkout's migrations: their names and contents, and the code that applies them, hashed. */
+export const TEMPLATE_NAME = TEMPLATE_PREFIX + checksum(
+  [
+    Deno.readTextFileSync(new URL("../../lib/db/migrate.ts", import.meta.url)),
+    ...MIGRATIONS.map((m) => `${m.name}\n${checksum(m.sql)}`),
+  ].join("\n"),
+).slice(0, 16);
 
 let templated: Promise<void> | undefined;
 
