@@ -1,7 +1,7 @@
 // Demo data for the first `deno task dev` on an empty embedded database: people, agents, a workspace, a key.
 import type { Db, Sql } from "./db/client.ts";
 import { withTx } from "./db/tx.ts";
-import { randomToken } from "./crypto.ts";
+import { randomToken, type ScryptParams } from "./crypto.ts";
 import { createAgent, createUser, subscribeAgent, unlockAgent } from "./accounts.ts";
 import { addMember, createCompany, createWorkspace } from "./workspace/workspaces.ts";
 import { MODULES } from "./workspace/modules.ts";
@@ -36,16 +36,18 @@ export async function isEmpty(sql: Sql): Promise<boolean> {
   return row.n === 0;
 }
 
-export async function seedDemo(sql: Sql): Promise<DemoResult> {
+/** `scrypt` is for tests only (a cheap cost for the demo people's passwords); a server always leaves it out. */
+export async function seedDemo(sql: Sql, opts: { scrypt?: ScryptParams } = {}): Promise<DemoResult> {
   const password = randomToken("", 12);
   const email = DEMO_EMAIL;
+  const hashing = { scrypt: opts.scrypt };
   return await withTx(sql, async (tx) => {
     const owner =
-      (await createUser(tx, { email, password, name: "Dana Demo", plan: "pro", credits: 500 })).id;
+      (await createUser(tx, { email, password, name: "Dana Demo", plan: "pro", credits: 500 }, hashing)).id;
     // On a laptop the person at the browser is also the operator: they approve apps in one click (issue 23).
     await tx`update users set operator = true where id = ${owner}`;
     const other = async (name: string, mail: string) =>
-      (await createUser(tx, { email: mail, password: randomToken(), name })).id;
+      (await createUser(tx, { email: mail, password: randomToken(), name }, hashing)).id;
     const admin = await other("Alex Admin", "alex@portico.local");
     const accounting = await other("Ada Accounting", "ada@portico.local");
     const member = await other("Milo Member", "milo@portico.local");

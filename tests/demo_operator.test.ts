@@ -5,11 +5,12 @@ import { makeDemoOperator, seedDemo } from "../lib/demo.ts";
 import { setOperator } from "../lib/oauth/approvals.ts";
 import { findDemoAccount } from "../lib/demo_account.ts";
 import { freshDatabase } from "./helpers/db.ts";
+import { TEST_SCRYPT } from "./helpers/app.ts";
 
 Deno.test("seedDemo makes the demo person, and only them, an operator; makeDemoOperator respects a revoke", async () => {
   const db = await freshDatabase();
   try {
-    await seedDemo(db.sql);
+    await seedDemo(db.sql, { scrypt: TEST_SCRYPT });
     const rows = await db.sql<{ email: string; operator: boolean }[]>`
       select email, operator from users order by email`;
     assert.deepEqual(rows.map((r) => [r.email, r.operator]), [

@@ -10,6 +10,7 @@ import { MODULES } from "../../lib/workspace/modules.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { haveChromium, launchChromium, warnIfMissing } from "../helpers/browser.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/account_keys.test.ts");
 
@@ -33,7 +34,9 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     const db = await freshDatabase();
-    const userId = (await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Kim Keys" })).id;
+    const userId = (await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Kim Keys" }, {
+      scrypt: TEST_SCRYPT,
+    })).id;
     const workspaceId = (await createWorkspace(db.sql, "Browser Studio", [...MODULES])).id;
     await createCompany(db.sql, workspaceId, "Browser Co");
     await addMember(db.sql, workspaceId, userId, "admin", null);

@@ -21,6 +21,7 @@ import { haveNpx, MCP_REMOTE_VERSION, prepareMcpRemote } from "../helpers/mcp_re
 import { loopbackCallback, MemoryProvider, recordingFetch } from "../helpers/oauth_host.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
 import { settles } from "../helpers/wait.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/approval_clients.test.ts");
 if (!haveNpx) {
@@ -64,8 +65,8 @@ Deno.test({
     const sql = db.sql;
 
     // The person: a plain member of one workspace with two companies. The operator: another account, flagged.
-    const personId = (await createUser(sql, PERSON)).id;
-    const operatorId = (await createUser(sql, OPERATOR)).id;
+    const personId = (await createUser(sql, PERSON, { scrypt: TEST_SCRYPT })).id;
+    const operatorId = (await createUser(sql, OPERATOR, { scrypt: TEST_SCRYPT })).id;
     await sql`update users set operator = true where id = ${operatorId}`;
     const workspace = (await createWorkspace(sql, "Harbour Studio", [...MODULES])).id;
     await createCompany(sql, workspace, "Harbour North");

@@ -8,6 +8,7 @@ import { createClient } from "../../lib/oauth/clients.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { assertNoAxeViolations, haveChromium, launchChromium, warnIfMissing } from "../helpers/browser.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/consent_website.test.ts");
 
@@ -46,7 +47,9 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     const db = await freshDatabase();
-    await createUser(db.sql, { email: "wendy@example.com", password: PASSWORD, name: "Wendy Website" });
+    await createUser(db.sql, { email: "wendy@example.com", password: PASSWORD, name: "Wendy Website" }, {
+      scrypt: TEST_SCRYPT,
+    });
     const redirectUri = "http://127.0.0.1:9/callback";
     const clientId = (await createClient(db.sql, {
       name: "Team Assistant for Portico",

@@ -20,6 +20,7 @@ import { haveChromium, launchChromium, warnIfMissing } from "../helpers/browser.
 import { freshDatabase } from "../helpers/db.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
 import { MemoryProvider } from "../helpers/oauth_host.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/mcp_oauth.test.ts");
 
@@ -49,7 +50,9 @@ Deno.test({
 
     // One person in two workspaces: owner of "Alpha" (listed first on consent, every module) and manager in
     // "Beta" (two modules). The apps are pointed at Beta, so what they see differs from the preselected choice.
-    const userId = (await createUser(sql, { email: EMAIL, password: PASSWORD, name: "Olive OAuth" })).id;
+    const userId = (await createUser(sql, { email: EMAIL, password: PASSWORD, name: "Olive OAuth" }, {
+      scrypt: TEST_SCRYPT,
+    })).id;
     const alpha = (await createWorkspace(sql, "Alpha Workspace", [...MODULES])).id;
     const alphaCo = (await createCompany(sql, alpha, "Alpha Co")).id;
     await addMember(sql, alpha, userId, "owner", null);

@@ -7,6 +7,7 @@ import { createAgent, createUser, unlockAgent } from "../../lib/accounts.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { haveChromium, launchChromium, warnIfMissing } from "../helpers/browser.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/oauth_flow.test.ts");
 
@@ -21,7 +22,9 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     const db = await freshDatabase();
-    const userId = (await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Eve E2E" })).id;
+    const userId = (await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Eve E2E" }, {
+      scrypt: TEST_SCRYPT,
+    })).id;
     const agentId = (await createAgent(db.sql, "Research Assistant")).id;
     await unlockAgent(db.sql, userId, agentId);
 

@@ -14,6 +14,7 @@ import {
   warnIfMissing,
 } from "../helpers/browser.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/pages_account_security.test.ts");
 
@@ -33,7 +34,7 @@ Deno.test({
       // the phone's screen: every button it presses is reachable there.
       await t.step("required change, refusal, overview, plain change", async () => {
         const email = "rita@example.com";
-        await createUser(db.sql, { email, password: OLD, name: "Rita" });
+        await createUser(db.sql, { email, password: OLD, name: "Rita" }, { scrypt: TEST_SCRYPT });
         // bypassCSP only so axe can be injected; the pages themselves load no script.
         const context = await browser.newContext({ viewport: VIEWPORTS.phone, bypassCSP: true });
         try {

@@ -15,7 +15,7 @@ import {
   VIEWPORTS,
   warnIfMissing,
 } from "../helpers/browser.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
+import { TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
 
@@ -49,14 +49,18 @@ Deno.test({
       // One walk, each page checked at both sizes in light and dark (assertPageCleanEverywhere).
       // An owner with an authenticator app, a passkey, events, and a member without a factor beside them.
       const email = "sana@example.com";
-      const user = await createUser(db.sql, { email, password: PASSWORD, name: "Sana" });
+      const user = await createUser(db.sql, { email, password: PASSWORD, name: "Sana" }, {
+        scrypt: TEST_SCRYPT,
+      });
       await addMember(db.sql, openWorkspace.id, user.id, "owner", null);
       const secret = newTotpSecret();
       const earlier = currentStep() - 10;
       await confirmTotp(db.sql, TEST_SECRET, user.id, secret, totpCode(secret, earlier), earlier * 30_000);
       await db.sql`insert into user_passkeys (user_id, credential_id, public_key, name)
                    values (${user.id}, 'cred-1', '\\x00', 'Passkey on Chromium (Linux)')`;
-      const walker = await createUser(db.sql, { email: "walt@example.com", password: PASSWORD });
+      const walker = await createUser(db.sql, { email: "walt@example.com", password: PASSWORD }, {
+        scrypt: TEST_SCRYPT,
+      });
       await addMember(db.sql, strictWorkspace.id, walker.id, "member", null);
 
       await t.step("the owner's pages", async () => {

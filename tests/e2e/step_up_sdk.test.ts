@@ -18,7 +18,7 @@ import { MODULES } from "../../lib/workspace/modules.ts";
 import { addMember, createCompany, createWorkspace } from "../../lib/workspace/workspaces.ts";
 import { haveChromium, launchChromium, warnIfMissing } from "../helpers/browser.ts";
 import { freshDatabase } from "../helpers/db.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
+import { TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { loopbackCallback, MemoryProvider } from "../helpers/oauth_host.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
 
@@ -114,7 +114,9 @@ Deno.test({
         "operator policy: a password sign-in is asked for a code at workspace consent",
         async () => {
           const email = "stella@example.com";
-          const user = await createUser(sql, { email, password: PASSWORD, name: "Stella Step" });
+          const user = await createUser(sql, { email, password: PASSWORD, name: "Stella Step" }, {
+            scrypt: TEST_SCRYPT,
+          });
           await addMember(sql, workspace, user.id, "manager", null);
           const context = await browser.newContext();
           try {
@@ -157,7 +159,9 @@ Deno.test({
         "workspace policy: a member without a factor sets one up inside the authorization",
         async () => {
           const email = "wanda@example.com";
-          const user = await createUser(sql, { email, password: PASSWORD, name: "Wanda Walk" });
+          const user = await createUser(sql, { email, password: PASSWORD, name: "Wanda Walk" }, {
+            scrypt: TEST_SCRYPT,
+          });
           await addMember(sql, workspace, user.id, "member", null);
           const context = await browser.newContext();
           try {

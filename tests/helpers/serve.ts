@@ -6,7 +6,7 @@ import type { Sql } from "../../lib/db/client.ts";
 import type { AppEnv } from "../../lib/http/types.ts";
 import { silentLogger } from "../../lib/log.ts";
 import { createApp } from "../../routes/mod.ts";
-import { TEST_SECRET } from "./app.ts";
+import { TEST_SCRYPT, TEST_SECRET } from "./app.ts";
 import type { RequestTarget } from "./mcp.ts";
 import { HANG_MS } from "./wait.ts";
 
@@ -167,7 +167,7 @@ export async function spawnServer(
 /**
  * The browser tests' server: a Portico app on a free loopback port whose ISSUER is that address. The app needs
  * its issuer (with the port) before it exists, so the listener starts first and answers 503 until the app is
- * built. `env` adds configuration (branding, trusted prefixes …).
+ * built. `env` adds configuration (branding, trusted prefixes …). Passwords cost TEST_SCRYPT, as everywhere in tests.
  */
 export function serveAtIssuer(
   sql: Sql,
@@ -185,6 +185,7 @@ export function serveAtIssuer(
     sql,
     log: silentLogger,
     secretKey: TEST_SECRET,
+    scrypt: TEST_SCRYPT,
   });
   handler = (req, info) => app.fetch(req, info);
   return { issuer, server, app };

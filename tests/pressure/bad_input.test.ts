@@ -8,7 +8,7 @@ import { silentLogger } from "../../lib/log.ts";
 import { registryFor } from "../../lib/mcp/registry.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TOOLS } from "../../tools/mod.ts";
-import { TEST_RATE_LIMITS, TEST_SECRET } from "../helpers/app.ts";
+import { TEST_RATE_LIMITS, TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { buildFixture, callOk, MCP_URL, mcpHeaders, postMcp } from "../helpers/mcp.ts";
 import {
@@ -578,7 +578,7 @@ Deno.test("OAuth endpoints and pages: malformed, wrongly typed, NUL, invalid UTF
   const { db, app, audit } = await setup();
   try {
     const email = "bad.input@example.com";
-    await createUser(db.sql, { email, password: PASSWORD, name: "Bea" });
+    await createUser(db.sql, { email, password: PASSWORD, name: "Bea" }, { scrypt: TEST_SCRYPT });
     const client = await registerPublic(app);
     const browser = new Browser(app);
     const { verifier, challenge } = pkce();

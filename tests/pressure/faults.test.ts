@@ -10,7 +10,7 @@ import type { KeyStore } from "../../lib/oauth/keys.ts";
 import { createOAuthApiRoutes } from "../../routes/oauth_api.ts";
 import { createClientDirectory } from "../../lib/oauth/client_directory.ts";
 import { Hono } from "hono";
-import { TEST_SECRET, testApp } from "../helpers/app.ts";
+import { TEST_SCRYPT, TEST_SECRET, testApp } from "../helpers/app.ts";
 import { DATABASE_URL, freshDatabase, TEST_CONNECT_TIMEOUT_S, type TestDb } from "../helpers/db.ts";
 import { type DbProxy, startDbProxy } from "../helpers/db_proxy.ts";
 import { eventually, settleCounter, settles, waitingOnLock } from "../helpers/wait.ts";
@@ -137,7 +137,7 @@ Deno.test({
     try {
       // Before the outage: a signed-in browser, a public client with a refresh token, an access token.
       const email = "faults@example.com";
-      await createUser(w.db.sql, { email, password: PASSWORD, name: "Fay" });
+      await createUser(w.db.sql, { email, password: PASSWORD, name: "Fay" }, { scrypt: TEST_SCRYPT });
       const browser = new Browser(app);
       const client = await registerPublic(app);
       const { verifier, challenge } = pkce();
@@ -277,7 +277,7 @@ Deno.test({
     const { app } = w;
     try {
       const email = "redirect@example.com";
-      await createUser(w.db.sql, { email, password: PASSWORD, name: "Ray" });
+      await createUser(w.db.sql, { email, password: PASSWORD, name: "Ray" }, { scrypt: TEST_SCRYPT });
       const browser = new Browser(app);
       const client = await registerPublic(app);
       const url = authorizeUrl({

@@ -12,7 +12,7 @@ import {
   type KeyStore,
 } from "../../lib/oauth/keys.ts";
 import { type AppDeps, createApp } from "../../routes/mod.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
+import { TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import {
   DATABASE_URL,
   freshDatabase,
@@ -97,7 +97,9 @@ Deno.test({
   ignore,
   async fn(t) {
     const db = await freshDatabase();
-    const user = await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Dana" });
+    const user = await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Dana" }, {
+      scrypt: TEST_SCRYPT,
+    });
     const env = {
       DATABASE_URL: db.url,
       SECRET_KEY: TEST_SECRET,
@@ -270,7 +272,7 @@ Deno.test({
     const clock = () => Date.now() + ahead;
     const nextRefresh = () => ahead += KEY_REFRESH_SECONDS * 1000 + 1;
     const db = await freshDatabase();
-    await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Dana" });
+    await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Dana" }, { scrypt: TEST_SCRYPT });
     const store = (sql: Sql) => createKeyStore(sql, TEST_SECRET, { now: clock });
     const a = instance(db.url, store);
     const b = instance(db.url, store);
@@ -338,7 +340,7 @@ Deno.test({
   ignore: ignore || Deno.env.get("PORTICO_SLOW_TESTS") !== "1",
   async fn() {
     const db = await freshDatabase();
-    await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Dana" });
+    await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Dana" }, { scrypt: TEST_SCRYPT });
     const env = { DATABASE_URL: db.url, SECRET_KEY: TEST_SECRET, ISSUER };
     const [A, B] = await Promise.all([spawnServer(env), spawnServer(env)]);
     try {

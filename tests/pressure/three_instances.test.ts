@@ -7,7 +7,7 @@
 // a revoked API key is refused by every instance on its next request. No sleeps: every step waits for answers.
 import assert from "node:assert/strict";
 import { createUser } from "../../lib/accounts.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
+import { TEST_SCRYPT, TEST_SECRET } from "../helpers/app.ts";
 import { DATABASE_URL, freshDatabase } from "../helpers/db.ts";
 import { sha256Hex } from "../../lib/crypto.ts";
 import { buildFixture, callOk, MCP_URL, mcpHeaders, rpc } from "../helpers/mcp.ts";
@@ -120,7 +120,7 @@ Deno.test({
   ignore,
   async fn(t) {
     const db = await freshDatabase();
-    await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Dana" });
+    await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Dana" }, { scrypt: TEST_SCRYPT });
     const f = await buildFixture(db.sql);
     const env = {
       DATABASE_URL: db.url,

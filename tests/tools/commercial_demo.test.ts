@@ -4,11 +4,12 @@ import assert from "node:assert/strict";
 import { seedDemo } from "../../lib/demo.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { callOk, mcpApp } from "../helpers/mcp.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 Deno.test("demo data: clients, an offer with a payment plan, invoices (tranche, recurring) and a credit note", async () => {
   const db = await freshDatabase();
   try {
-    const demo = await seedDemo(db.sql);
+    const demo = await seedDemo(db.sql, { scrypt: TEST_SCRYPT });
     const app = mcpApp(db.sql, "A");
     const clients = await callOk(app, demo.apiKey, "list_clients", { full: true });
     const helvetia = clients.items.find((c: { companyName: string }) =>

@@ -4,11 +4,12 @@ import assert from "node:assert/strict";
 import { seedDemo } from "../../lib/demo.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { callOk, callTool, mcpApp } from "../helpers/mcp.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 Deno.test("demo data: contacts, activities on every kind of record, AI activities with phases, linked documents", async () => {
   const db = await freshDatabase();
   try {
-    const demo = await seedDemo(db.sql);
+    const demo = await seedDemo(db.sql, { scrypt: TEST_SCRYPT });
     const app = mcpApp(db.sql, "A");
     const contacts = await callOk(app, demo.apiKey, "list_contacts", {
       sortField: "companyName",

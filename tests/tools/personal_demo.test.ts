@@ -3,11 +3,12 @@ import assert from "node:assert/strict";
 import { freshDatabase } from "../helpers/db.ts";
 import { callOk, mcpApp } from "../helpers/mcp.ts";
 import { seedDemo } from "../../lib/demo.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 Deno.test("demo data: recordings, time logs, categories, calendars, appointments, booking page", async () => {
   const db = await freshDatabase();
   try {
-    const demo = await seedDemo(db.sql);
+    const demo = await seedDemo(db.sql, { scrypt: TEST_SCRYPT });
     const app = mcpApp(db.sql, "A");
     const recordings = (await callOk(app, demo.apiKey, "list_recordings")).items;
     assert.equal(recordings.length, 3);

@@ -4,11 +4,12 @@ import { createApiKey } from "../../lib/api_keys.ts";
 import { seedDemo } from "../../lib/demo.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import { callOk, mcpApp } from "../helpers/mcp.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 Deno.test("demo data: projects with clients, one completed, visible through the demo key", async () => {
   const db = await freshDatabase();
   try {
-    const demo = await seedDemo(db.sql);
+    const demo = await seedDemo(db.sql, { scrypt: TEST_SCRYPT });
     for (const variant of ["A", "B"] as const) {
       const app = mcpApp(db.sql, variant);
       const all = await callOk(app, demo.apiKey, "list_projects");

@@ -4,11 +4,12 @@ import { freshDatabase } from "../helpers/db.ts";
 import { callOk, mcpApp } from "../helpers/mcp.ts";
 import { seedDemo } from "../../lib/demo.ts";
 import { todayUtc } from "../../lib/dates.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 Deno.test("demo data: a planned team with solid work, queues, focus tasks, subtasks and a late forecast", async () => {
   const db = await freshDatabase();
   try {
-    const demo = await seedDemo(db.sql);
+    const demo = await seedDemo(db.sql, { scrypt: TEST_SCRYPT });
     const app = mcpApp(db.sql, "A");
     const { owner, admin, member } = demo.ctx.users;
     const today = todayUtc();
