@@ -1,7 +1,9 @@
-// End to end, in Chromium at 1280×800 and 390×844: the authorization pages (sign-in, consent, account chooser,
-// error page) — Allow and Deny visible without scrolling on a phone with a long scope and workspace list,
+// End to end, in Chromium: the authorization pages (sign-in, consent, account chooser, error page) — Allow and
+// Deny visible without scrolling at 1280×800 and on a phone (390×844) with a long scope and workspace list,
 // "Not you? Use another account", focus on the email field, error code + request id + the redirect URI sent
-// beside the registered ones, operator branding on every page, and axe-core at zero WCAG 2.2 AA violations.
+// beside the registered ones, operator branding on every page, and axe-core at zero WCAG 2.2 AA violations and no
+// sideways scroll at both sizes. The flow is walked once, on the phone's screen; each page is checked at both sizes
+// by re-laying it out (assertPageCleanAtBothSizes, atEachSize).
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { createAgent, createUser, unlockAgent } from "../../lib/accounts.ts";
@@ -10,7 +12,7 @@ import { addMember, createCompany, createWorkspace } from "../../lib/workspace/w
 import { MODULES } from "../../lib/workspace/modules.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import {
-  assertNoAxeViolations,
+  assertPageCleanAtBothSizes,
   haveChromium,
   inViewport,
   launchChromium,
@@ -32,6 +34,21 @@ async function pkceChallenge(): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
   return btoa(String.fromCharCode(...new Uint8Array(digest))).replace(/\+/g, "-").replace(/\//g, "_")
     .replace(/=+$/, "");
+}
+
+/**
+ * A layout check at each screen, the page re-laid out (not reloaded) for each, then back to the phone's screen the
+ * walk runs on.
+ */
+async function atEachSize(
+  page: Page,
+  check: (size: string, viewport: { width: number; height: number }) => Promise<void>,
+): Promise<void> {
+  for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(viewport);
+    await check(size, viewport);
+  }
+  await page.setViewportSize(VIEWPORTS.phone);
 }
 
 /** Branding is on the page: the product name in the title and header, our logo loaded from our own server. */
@@ -60,7 +77,7 @@ async function assertBranded(page: Page, issuer: string): Promise<void> {
 
 Deno.test({
   name:
-    "Chromium pages (1280×800, 390×844): sign-in, consent, Not you?, chooser, error page — branded, axe clean",
+    "Chromium pages (walked at 390×844, checked at both sizes): sign-in, consent, Not you?, chooser, error page — branded, axe clean",
   ignore: !haveChromium,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -123,119 +140,132 @@ Deno.test({
         state,
         code_challenge: await pkceChallenge(),
         code_challenge_method: "S256",
-        // consent is remembered per person: each viewport's round must see the page again
+        // consent is remembered per person: the consent page whatever was allowed before
         prompt: "consent",
         ...extra,
       })}`;
 
     const browser = await launchChromium();
     try {
-      for (const [label, viewport] of Object.entries(VIEWPORTS)) {
-        await t.step(`${label} ${viewport.width}×${viewport.height}`, async () => {
-          // bypassCSP: axe is injected as an inline script, which the pages' CSP (rightly) refuses.
-          const context = await browser.newContext({ viewport, bypassCSP: true });
-          const page = await context.newPage();
-          try {
-            const state = `state-${label}`;
-            await page.goto(await authorizeUrl(state));
+      await t.step("sign-in, consent, Not you?, chooser, error page", async () => {
+        // bypassCSP: axe is injected as an inline script, which the pages' CSP (rightly) refuses.
+        const context = await browser.newContext({ viewport: VIEWPORTS.phone, bypassCSP: true });
+        const page = await context.newPage();
+        try {
+          const state = "state-phone";
+          await page.goto(await authorizeUrl(state));
 
-            // Sign-in: focus starts in the email field; branded; axe clean.
-            await page.getByRole("heading", { name: "Sign in" }).waitFor();
-            assert.equal(
-              // deno-lint-ignore no-explicit-any
-              await page.evaluate(() => (globalThis as any).document.activeElement?.id),
-              "email",
-            );
-            await assertBranded(page, issuer);
-            await assertNoAxeViolations(page, `sign-in ${label}`);
-            await page.keyboard.type("ada@example.com");
-            await page.getByLabel("Password").fill(PASSWORD);
-            await page.getByRole("button", { name: "Sign in" }).click();
+          // Sign-in: focus starts in the email field; branded; axe clean.
+          await page.getByRole("heading", { name: "Sign in" }).waitFor();
+          assert.equal(
+            // deno-lint-ignore no-explicit-any
+            await page.evaluate(() => (globalThis as any).document.activeElement?.id),
+            "email",
+          );
+          await assertBranded(page, issuer);
+          await assertPageCleanAtBothSizes(page, "sign-in");
+          await page.keyboard.type("ada@example.com");
+          await page.getByLabel("Password").fill(PASSWORD);
+          await page.getByRole("button", { name: "Sign in" }).click();
 
-            // Consent: long (14 scopes — offline_access is not one to approve — and 13 places), yet Allow and
-            // Deny are on screen without scrolling.
-            await page.getByRole("heading", { name: /Allow Operator App/ }).waitFor();
-            assert.equal(await page.locator("ul.scopes li").count(), 14);
-            assert.equal(await page.locator("fieldset.places input[type=radio]").count(), 13);
+          // Consent: long (14 scopes — offline_access is not one to approve — and 13 places), yet Allow and
+          // Deny are on screen without scrolling.
+          await page.getByRole("heading", { name: /Allow Operator App/ }).waitFor();
+          assert.equal(await page.locator("ul.scopes li").count(), 14);
+          assert.equal(await page.locator("fieldset.places input[type=radio]").count(), 13);
+          await atEachSize(page, async (size, viewport) => {
             const scrollHeight = await page.evaluate(() =>
               // deno-lint-ignore no-explicit-any
               (globalThis as any).document.documentElement.scrollHeight as number
             );
-            assert.ok(scrollHeight > viewport.height, `the page is longer than the screen (${scrollHeight})`);
-            assert.equal(await inViewport(page, "button[name=decision][value=allow]"), true, "Allow visible");
-            assert.equal(await inViewport(page, "button[name=decision][value=deny]"), true, "Deny visible");
-            await assertBranded(page, issuer);
-            await assertNoAxeViolations(page, `consent ${label}`);
+            assert.ok(
+              scrollHeight > viewport.height,
+              `${size}: the page is longer than the screen (${scrollHeight})`,
+            );
+            assert.equal(
+              await inViewport(page, "button[name=decision][value=allow]"),
+              true,
+              `${size}: Allow visible`,
+            );
+            assert.equal(
+              await inViewport(page, "button[name=decision][value=deny]"),
+              true,
+              `${size}: Deny visible`,
+            );
+          });
+          await assertBranded(page, issuer);
+          await assertPageCleanAtBothSizes(page, "consent");
 
-            // "Not you? Use another account": Ada is signed out; the same request's sign-in comes next.
-            await page.getByRole("button", { name: "Not you? Use another account" }).click();
-            await page.getByRole("heading", { name: "Sign in" }).waitFor();
-            assert.equal(new URL(page.url()).pathname, "/oauth/authorize/resume");
-            await page.getByText("to continue to Operator App").waitFor();
-            assert.equal(await page.locator("#email").inputValue(), "");
-            await page.getByLabel("Email").fill("bob@example.com");
-            await page.getByLabel("Password").fill(PASSWORD);
-            await page.getByRole("button", { name: "Sign in" }).click();
-            await page.getByRole("heading", { name: /Allow Operator App/ }).waitFor();
-            await page.getByText("Signed in as Bob Other (bob@example.com)").waitFor();
-            // Bob's two workspaces (one with a company: three places); Allow still on screen.
-            assert.equal(await page.locator("fieldset.places input[type=radio]").count(), 3);
-            assert.equal(await inViewport(page, "button[name=decision][value=allow]"), true);
-            const before = arrivals.length;
-            await page.getByRole("button", { name: "Allow" }).click();
-            await page.waitForURL((u) => u.href.startsWith(redirectUri));
-            assert.equal(arrivals.length, before + 1);
-            const back = arrivals[arrivals.length - 1];
-            assert.equal(back.searchParams.get("state"), state, "the same request went on");
-            assert.match(back.searchParams.get("code") ?? "", /.+/);
-            // Only Bob is signed in now: Ada's account left this browser.
-            const [{ count }] = await db.sql<{ count: number }[]>`
+          // "Not you? Use another account": Ada is signed out; the same request's sign-in comes next.
+          await page.getByRole("button", { name: "Not you? Use another account" }).click();
+          await page.getByRole("heading", { name: "Sign in" }).waitFor();
+          assert.equal(new URL(page.url()).pathname, "/oauth/authorize/resume");
+          await page.getByText("to continue to Operator App").waitFor();
+          assert.equal(await page.locator("#email").inputValue(), "");
+          await page.getByLabel("Email").fill("bob@example.com");
+          await page.getByLabel("Password").fill(PASSWORD);
+          await page.getByRole("button", { name: "Sign in" }).click();
+          await page.getByRole("heading", { name: /Allow Operator App/ }).waitFor();
+          await page.getByText("Signed in as Bob Other (bob@example.com)").waitFor();
+          // Bob's two workspaces (one with a company: three places); Allow still on screen.
+          assert.equal(await page.locator("fieldset.places input[type=radio]").count(), 3);
+          await atEachSize(page, async (size) => {
+            assert.equal(await inViewport(page, "button[name=decision][value=allow]"), true, size);
+          });
+          const before = arrivals.length;
+          await page.getByRole("button", { name: "Allow" }).click();
+          await page.waitForURL((u) => u.href.startsWith(redirectUri));
+          assert.equal(arrivals.length, before + 1);
+          const back = arrivals[arrivals.length - 1];
+          assert.equal(back.searchParams.get("state"), state, "the same request went on");
+          assert.match(back.searchParams.get("code") ?? "", /.+/);
+          // Only Bob is signed in now: Ada's account left this browser.
+          const [{ count }] = await db.sql<{ count: number }[]>`
               select count(*)::int as count from browser_session_accounts where user_id = ${ada.id}`;
-            assert.equal(count, 0);
+          assert.equal(count, 0);
 
-            // The account chooser (prompt=select_account), branded and axe clean.
-            await page.goto(await authorizeUrl(`${state}-2`, { prompt: "select_account" }));
-            await page.getByRole("heading", { name: "Choose an account" }).waitFor();
-            await assertBranded(page, issuer);
-            await assertNoAxeViolations(page, `chooser ${label}`);
+          // The account chooser (prompt=select_account), branded and axe clean.
+          await page.goto(await authorizeUrl(`${state}-2`, { prompt: "select_account" }));
+          await page.getByRole("heading", { name: "Choose an account" }).waitFor();
+          await assertBranded(page, issuer);
+          await assertPageCleanAtBothSizes(page, "chooser");
 
-            // An unregistered redirect URI: error page with code, request id, the address sent as text.
-            const sent = `https://evil.example/cb?x=<b>"bold"</b>&label=${label}`;
-            const res = await page.goto(
-              `${issuer}/oauth/authorize?${new URLSearchParams({
-                response_type: "code",
-                client_id: clientId,
-                redirect_uri: sent,
-                state: "s",
-                code_challenge: await pkceChallenge(),
-                code_challenge_method: "S256",
-              })}`,
-            );
-            assert.equal(res!.status(), 400);
-            await page.getByRole("heading", { name: "Invalid redirect" }).waitFor();
-            assert.equal(
-              await page.locator("[data-error-code] dd code").first().textContent(),
-              "invalid_redirect_uri",
-            );
-            assert.equal(
-              await page.locator("[data-request-id]").textContent(),
-              res!.headers()["x-request-id"],
-            );
-            assert.equal(await page.locator("[data-redirect-sent]").textContent(), sent);
-            assert.deepEqual(await page.locator("[data-redirect-registered]").allTextContents(), [
-              redirectUri,
-              "https://app.example/oauth/done",
-            ]);
-            assert.equal(await page.locator("b").count(), 0, "the address is text, not markup");
-            assert.equal(await page.locator("a").count(), 0, "and never a link");
-            assert.equal(page.url().startsWith(issuer), true, "no redirect");
-            await assertBranded(page, issuer);
-            await assertNoAxeViolations(page, `error page ${label}`);
-          } finally {
-            await context.close();
-          }
-        });
-      }
+          // An unregistered redirect URI: error page with code, request id, the address sent as text.
+          const sent = `https://evil.example/cb?x=<b>"bold"</b>&label=phone`;
+          const res = await page.goto(
+            `${issuer}/oauth/authorize?${new URLSearchParams({
+              response_type: "code",
+              client_id: clientId,
+              redirect_uri: sent,
+              state: "s",
+              code_challenge: await pkceChallenge(),
+              code_challenge_method: "S256",
+            })}`,
+          );
+          assert.equal(res!.status(), 400);
+          await page.getByRole("heading", { name: "Invalid redirect" }).waitFor();
+          assert.equal(
+            await page.locator("[data-error-code] dd code").first().textContent(),
+            "invalid_redirect_uri",
+          );
+          assert.equal(
+            await page.locator("[data-request-id]").textContent(),
+            res!.headers()["x-request-id"],
+          );
+          assert.equal(await page.locator("[data-redirect-sent]").textContent(), sent);
+          assert.deepEqual(await page.locator("[data-redirect-registered]").allTextContents(), [
+            redirectUri,
+            "https://app.example/oauth/done",
+          ]);
+          assert.equal(await page.locator("b").count(), 0, "the address is text, not markup");
+          assert.equal(await page.locator("a").count(), 0, "and never a link");
+          assert.equal(page.url().startsWith(issuer), true, "no redirect");
+          await assertBranded(page, issuer);
+          await assertPageCleanAtBothSizes(page, "error page");
+        } finally {
+          await context.close();
+        }
+      });
     } finally {
       await browser.close();
       await callback.shutdown();
