@@ -13,6 +13,7 @@ import { MODULES } from "../../lib/workspace/modules.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import {
   assertPageCleanAtBothSizes,
+  atEachSize,
   haveChromium,
   inViewport,
   launchChromium,
@@ -20,6 +21,7 @@ import {
   warnIfMissing,
 } from "../helpers/browser.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/pages_authorize.test.ts");
 
@@ -34,21 +36,6 @@ async function pkceChallenge(): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
   return btoa(String.fromCharCode(...new Uint8Array(digest))).replace(/\+/g, "-").replace(/\//g, "_")
     .replace(/=+$/, "");
-}
-
-/**
- * A layout check at each screen, the page re-laid out (not reloaded) for each, then back to the phone's screen the
- * walk runs on.
- */
-async function atEachSize(
-  page: Page,
-  check: (size: string, viewport: { width: number; height: number }) => Promise<void>,
-): Promise<void> {
-  for (const [size, viewport] of Object.entries(VIEWPORTS)) {
-    await page.setViewportSize(viewport);
-    await check(size, viewport);
-  }
-  await page.setViewportSize(VIEWPORTS.phone);
 }
 
 /** Branding is on the page: the product name in the title and header, our logo loaded from our own server. */
@@ -87,8 +74,16 @@ Deno.test({
     const logoPath = `${dir}/logo.svg`;
     await Deno.writeTextFile(logoPath, LOGO_SVG);
 
-    const ada = await createUser(db.sql, { email: "ada@example.com", password: PASSWORD, name: "Ada Pages" });
-    const bob = await createUser(db.sql, { email: "bob@example.com", password: PASSWORD, name: "Bob Other" });
+    const ada = await createUser(
+      db.sql,
+      { email: "ada@example.com", password: PASSWORD, name: "Ada Pages" },
+      { scrypt: TEST_SCRYPT },
+    );
+    const bob = await createUser(
+      db.sql,
+      { email: "bob@example.com", password: PASSWORD, name: "Bob Other" },
+      { scrypt: TEST_SCRYPT },
+    );
     // A long consent page: twelve workspaces, ten agents.
     for (let i = 1; i <= 12; i++) {
       const ws = (await createWorkspace(db.sql, `Workspace number ${i} with a longer name`, [...MODULES])).id;

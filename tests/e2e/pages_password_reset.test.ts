@@ -13,6 +13,7 @@ import {
   warnIfMissing,
 } from "../helpers/browser.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/pages_password_reset.test.ts");
 
@@ -24,7 +25,9 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     const db = await freshDatabase();
-    await createUser(db.sql, { email: "rita@example.com", password: "the first password" });
+    await createUser(db.sql, { email: "rita@example.com", password: "the first password" }, {
+      scrypt: TEST_SCRYPT,
+    });
     const { issuer, server } = serveAtIssuer(db.sql);
     const browser = await launchChromium();
     try {

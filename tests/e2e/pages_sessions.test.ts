@@ -16,6 +16,7 @@ import {
   warnIfMissing,
 } from "../helpers/browser.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/pages_sessions.test.ts");
 
@@ -38,7 +39,9 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     const db = await freshDatabase();
-    await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Sam Sessions" });
+    await createUser(db.sql, { email: EMAIL, password: PASSWORD, name: "Sam Sessions" }, {
+      scrypt: TEST_SCRYPT,
+    });
     const { issuer, server } = serveAtIssuer(db.sql);
 
     // The application's page after sign-out: records where the browser arrived.

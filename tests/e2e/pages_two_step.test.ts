@@ -19,6 +19,7 @@ import {
 } from "../helpers/browser.ts";
 import { freshDatabase, type TestDb } from "../helpers/db.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/pages_two_step.test.ts");
 
@@ -69,7 +70,7 @@ Deno.test({
     try {
       await t.step("set up, code, recovery code, brake", async () => {
         const email = "rita@example.com";
-        const user = await createUser(db.sql, { email, password: PASSWORD });
+        const user = await createUser(db.sql, { email, password: PASSWORD }, { scrypt: TEST_SCRYPT });
         // bypassCSP only so axe can be injected; the pages themselves load no script.
         const context = await browser.newContext({ viewport: VIEWPORTS.phone, bypassCSP: true });
         try {
@@ -155,7 +156,7 @@ Deno.test({
     try {
       await t.step("intro, set-up, codes, continue", async () => {
         const email = "max@example.com";
-        const user = await createUser(db.sql, { email, password: PASSWORD });
+        const user = await createUser(db.sql, { email, password: PASSWORD }, { scrypt: TEST_SCRYPT });
         await addMember(db.sql, ws.id, user.id, "member", null);
         const context = await browser.newContext({ viewport: VIEWPORTS.phone, bypassCSP: true });
         try {

@@ -4,7 +4,6 @@
 // violations and no sideways scroll at both sizes with the choice closed and open. The flow is walked once, on the
 // phone's screen; each page is checked at both sizes by re-laying it out (assertPageCleanAtBothSizes, atEachSize).
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
 import { createUser } from "../../lib/accounts.ts";
 import { TOOLSET_LABELS, TOOLSETS } from "../../lib/mcp/toolsets.ts";
 import { createClient } from "../../lib/oauth/clients.ts";
@@ -13,6 +12,7 @@ import { MODULES } from "../../lib/workspace/modules.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import {
   assertPageCleanAtBothSizes,
+  atEachSize,
   haveChromium,
   inViewport,
   launchChromium,
@@ -20,6 +20,7 @@ import {
   warnIfMissing,
 } from "../helpers/browser.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/toolset_choice.test.ts");
 
@@ -31,18 +32,6 @@ async function pkceChallenge(): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
   return btoa(String.fromCharCode(...new Uint8Array(digest))).replace(/\+/g, "-").replace(/\//g, "_")
     .replace(/=+$/, "");
-}
-
-/**
- * A layout check at each screen, the page re-laid out (not reloaded) for each, then back to the phone's screen the
- * walk runs on.
- */
-async function atEachSize(page: Page, check: (size: string) => Promise<void>): Promise<void> {
-  for (const [size, viewport] of Object.entries(VIEWPORTS)) {
-    await page.setViewportSize(viewport);
-    await check(size);
-  }
-  await page.setViewportSize(VIEWPORTS.phone);
 }
 
 Deno.test({
@@ -80,7 +69,9 @@ Deno.test({
       await t.step("consent, Connected apps, /account/keys", async () => {
         // A person who has allowed nothing yet: consent is remembered per person.
         const email = "phone@example.com";
-        const user = await createUser(db.sql, { email, password: PASSWORD, name: "Tess phone" });
+        const user = await createUser(db.sql, { email, password: PASSWORD, name: "Tess phone" }, {
+          scrypt: TEST_SCRYPT,
+        });
         await addMember(db.sql, workspaceId, user.id, "manager", null);
         const context = await browser.newContext({ viewport: VIEWPORTS.phone, bypassCSP: true });
         const page = await context.newPage();

@@ -213,3 +213,19 @@ export function assertPageCleanEverywhere(page: Page, label: string): Promise<vo
 export function assertPageCleanAtBothSizes(page: Page, label: string): Promise<void> {
   return assertPageCleanIn(page, label, SIZES);
 }
+
+/**
+ * A layout check at each screen (desktop, then phone), the page re-laid out, not reloaded, for each; then back to
+ * the size it had. For checks that differ by screen (what is in view without scrolling).
+ */
+export async function atEachSize(
+  page: Page,
+  check: (size: string, viewport: { width: number; height: number }) => Promise<void>,
+): Promise<void> {
+  const had = page.viewportSize();
+  for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(viewport);
+    await check(size, viewport);
+  }
+  if (had) await page.setViewportSize(had);
+}
