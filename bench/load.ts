@@ -10,7 +10,7 @@
 // Prints markdown tables (recorded in BENCHMARKS.md); asserts nothing.
 import { exportJWK, generateKeyPair } from "jose";
 import { createApiKey } from "../lib/api_keys.ts";
-import { randomToken, sha256Hex } from "../lib/crypto.ts";
+import { randomToken } from "../lib/crypto.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { silentLogger } from "../lib/log.ts";
 import { loadCaller } from "../lib/mcp/caller.ts";
@@ -24,6 +24,7 @@ import { TOOLS } from "../tools/mod.ts";
 import { buildFixture } from "../tests/helpers/mcp.ts";
 import { freshDatabase } from "../tests/helpers/db.ts";
 import type { ServerMode, ServerSpec } from "./load_server.ts";
+import { seedRefreshFamily } from "./refresh_seed.ts";
 
 export interface LoadOptions {
   /** measured requests per row */
@@ -471,18 +472,13 @@ export async function seed(sql: Sql, chains: number): Promise<Seed> {
   const refreshTokens: string[] = [];
   for (let i = 0; i < chains; i++) {
     // One grant (family) per chain, as if each worker were its own connected app installation.
-    const [grant] = await sql<{ id: string }[]>`
-      insert into oauth_grants (client_id, user_id, scopes)
-      values (${client.clientId}, ${f.users.owner}, ${["openid", "profile"]}) returning id`;
-    const token = randomToken("prt_");
-    await sql`
-      insert into oauth_refresh_tokens (token_hash, family_id, client_id, user_id, scopes, auth_time, expires_at)
-      values (${sha256Hex(token)}, ${grant.id}, ${client.clientId}, ${f.users.owner}, ${[
-      "openid",
-      "profile",
-    ]},
-              now(), now() + interval '30 days')`;
-    refreshTokens.push(token);
+    refreshTokens.push(
+      await seedRefreshFamily(sql, SECRET, {
+        clientId: client.clientId,
+        userId: f.users.owner,
+        scopes: ["openid", "profile"],
+      }),
+    );
   }
   await ensureSigningKey(sql, SECRET);
   // Bearer callers: the owner through an operator MCP client, one grant per key (as many distinct tokens).

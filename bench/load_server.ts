@@ -14,6 +14,7 @@ import { createLogger, type Logger, silentLogger } from "../lib/log.ts";
 import { loadCaller } from "../lib/mcp/caller.ts";
 import { toolSuccess } from "../lib/mcp/errors.ts";
 import { registryFor } from "../lib/mcp/registry.ts";
+import { mintRefreshToken, readRefreshToken } from "../lib/oauth/grants/refresh_format.ts";
 import { createKeyStore } from "../lib/oauth/keys.ts";
 import { createSigner } from "../lib/oauth/signer.ts";
 import { signAccessToken, signIdToken } from "../lib/oauth/tokens.ts";
@@ -188,23 +189,24 @@ async function bareHandler(spec: ServerSpec, sql: Sql): Promise<(req: Request) =
     if (!client || !safeEqual(sha256Hex(secret), client.secret_hash)) {
       return jsonResponse(401, '{"error":"invalid_client"}');
     }
-    const tokenHash = sha256Hex(form.get("refresh_token") ?? "");
-    const fresh = `prt_${crypto.randomUUID()}${crypto.randomUUID()}`;
-    const row = await sql.begin(async (tx) => {
-      const [r] = await tx<{ family_id: string; user_id: string; scopes: string[]; auth_time: string }[]>`
-        update oauth_refresh_tokens rt set rotated_at = now()
-        from oauth_grants g
-        where rt.token_hash = ${tokenHash} and rt.client_id = ${clientId} and g.id = rt.family_id
-          and rt.rotated_at is null and rt.revoked_at is null and g.revoked_at is null and rt.expires_at > now()
-        returning rt.family_id, rt.user_id, rt.scopes, rt.resource, rt.auth_time`;
-      if (!r) return undefined;
-      await tx`
-        insert into oauth_refresh_tokens (token_hash, family_id, client_id, user_id, scopes, resource, auth_time,
-                                          code_hash, expires_at)
-        values (${sha256Hex(fresh)}, ${r.family_id}, ${clientId}, ${r.user_id}, ${r.scopes}, ${null},
-                ${r.auth_time}, ${null}, now() + make_interval(secs => ${30 * 24 * 3600}))`;
-      return r;
-    });
+    // The rotation Portico does in its common case (lib/oauth/grants/refresh_token.ts): one update of the grant
+    // row, where the family's state lives (migration 00031), written only for a current token.
+    const presented = readRefreshToken(spec.secretKey, form.get("refresh_token") ?? "");
+    if (!presented) return jsonResponse(400, '{"error":"invalid_grant"}');
+    const tokenHash = sha256Hex(form.get("refresh_token")!);
+    const fresh = mintRefreshToken(spec.secretKey, presented.familyId, presented.generation + 1);
+    const [row] = await sql<{ family_id: string; user_id: string; scopes: string[]; auth_time: string }[]>`
+      update oauth_grants g
+         set refresh_generation = ${presented.generation + 1}, refresh_hashes = array[${
+      sha256Hex(fresh)
+    }::text],
+             refresh_rotated_hash = ${tokenHash}, refresh_rotated_at = now(), refresh_issued_at = now(),
+             refresh_expires_at = least(now() + make_interval(secs => ${30 * 24 * 3600}),
+                                        g.created_at + interval '90 days')
+       where g.id = ${presented.familyId} and g.client_id = ${clientId} and ${tokenHash}::text = any(g.refresh_hashes)
+         and g.refresh_generation = ${presented.generation} and g.revoked_at is null
+         and g.refresh_expires_at > now()
+      returning g.id as family_id, g.user_id, g.scopes, g.auth_time`;
     if (!row) return jsonResponse(400, '{"error":"invalid_grant"}');
     const authTime = new Date(row.auth_time);
     const accessToken = await signAccessToken(keys, {

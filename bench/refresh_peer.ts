@@ -8,7 +8,6 @@
 // deno run -A bench/refresh_peer.ts --phases [--requests=600] [--rounds=5]: where one refresh's time goes at one
 //   connection, in this process without HTTP (the refresh statement, the signatures, a commit, a round trip).
 import { cpuUsage } from "node:process";
-import { randomToken, sha256Hex } from "../lib/crypto.ts";
 import type { Sql } from "../lib/db/client.ts";
 import { createClient } from "../lib/oauth/clients.ts";
 import { createClientDirectory } from "../lib/oauth/client_directory.ts";
@@ -30,6 +29,7 @@ import {
   startServer,
   type Step,
 } from "./load.ts";
+import { seedRefreshFamily } from "./refresh_seed.ts";
 
 const SECRET = "bench-secret-key-0123456789abcdef0123456789";
 const PEERS = new URL("./peers/", import.meta.url).pathname;
@@ -139,15 +139,7 @@ export async function seedRefreshChains(
   const scopes = ["openid", "profile", "offline_access"];
   const tokens: string[] = [];
   for (let i = 0; i < chains; i++) {
-    const [grant] = await sql<{ id: string }[]>`
-      insert into oauth_grants (client_id, user_id, scopes)
-      values (${client.clientId}, ${userId}, ${scopes}) returning id`;
-    const token = randomToken("prt_");
-    await sql`
-      insert into oauth_refresh_tokens (token_hash, family_id, client_id, user_id, scopes, auth_time, expires_at)
-      values (${sha256Hex(token)}, ${grant.id}, ${client.clientId}, ${userId}, ${scopes}, now(),
-              now() + interval '30 days')`;
-    tokens.push(token);
+    tokens.push(await seedRefreshFamily(sql, secret, { clientId: client.clientId, userId, scopes }));
   }
   await ensureSigningKey(sql, secret);
   return { clientId: client.clientId, tokens };
@@ -199,6 +191,7 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
     await db.close();
     return;
   }
+  const cleanups: (() => Promise<void>)[] = [];
   try {
     const max = Math.max(...connections);
     const seeded = await seedPortico(db.sql, max);
@@ -220,15 +213,20 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
         return { ...s, chains: porticoChains };
       },
     };
-    const baseline: Impl | undefined = opts.baseline
+    // The baseline gets a database of its own, migrated and seeded by its own code: the two checkouts' schemas
+    // and token formats may differ (migration 00031 moved refresh tokens into the grant row).
+    const base = opts.baseline ? await baselineChains(opts.baseline, max) : undefined;
+    if (base) cleanups.push(() => base.db.close());
+    const baseline: Impl | undefined = base
       ? {
         ...portico,
         name: `Portico baseline (${opts.baseline})`,
+        clientId: base.clientId,
         async start() {
           const s = await startServer(
             {
               mode: "portico",
-              databaseUrl: db.url,
+              databaseUrl: base.db.url,
               pool: 10,
               secretKey: SECRET,
               logLevel,
@@ -238,8 +236,7 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
             "",
             opts.baseline,
           );
-          // The same chains: both servers rotate the same families, each continuing where the other stopped.
-          return { ...s, chains: porticoChains };
+          return { ...s, chains: base.tokens };
         },
       }
       : undefined;
@@ -307,7 +304,32 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
     }
     console.log(`\n${lines.join("\n")}\n\nrefresh/s per round (in round order):\n${perRound.join("\n")}\n`);
   } finally {
+    for (const cleanup of cleanups) await cleanup();
     await db.close();
+  }
+}
+
+/**
+ * A baseline checkout's own database and refresh chains, made by that checkout's code (its test database helper,
+ * its fixture and its `seedRefreshChains`), so its server finds the schema and tokens it expects.
+ */
+async function baselineChains(
+  dir: string,
+  chains: number,
+): Promise<{ db: { url: string; close(): Promise<void> }; clientId: string; tokens: string[] }> {
+  const root = new URL(`file://${dir.replace(/\/$/, "")}/`);
+  const load = (path: string) => import(new URL(path, root).href);
+  const { freshDatabase: baseDatabase } = await load("tests/helpers/db.ts");
+  const { buildFixture: baseFixture } = await load("tests/helpers/mcp.ts");
+  const { seedRefreshChains: baseSeed } = await load("bench/refresh_peer.ts");
+  const db = await baseDatabase();
+  try {
+    const f = await baseFixture(db.sql);
+    const seeded = await baseSeed(db.sql, f.users.owner, chains, SECRET);
+    return { db, clientId: seeded.clientId, tokens: seeded.tokens };
+  } catch (err) {
+    await db.close();
+    throw err;
   }
 }
 
@@ -336,6 +358,7 @@ export async function benchRefreshPhases(opts: { requests?: number; rounds?: num
       issuer: "http://127.0.0.1:8000",
       refreshGraceSeconds: 60,
       familyMaxDays: 90,
+      secretKey: SECRET,
       findClient: createClientDirectory(db.sql).find,
     };
     const hinted = { ...base, refreshHints: new RefreshHints() };

@@ -234,7 +234,7 @@ export async function connectedInWorkspace(
 /**
  * An owner or admin ends a member's app in one workspace: the member's live grants of that client there are
  * revoked (their access tokens are refused by /mcp on the next request: lib/mcp/bearer.ts asks whether the grant
- * is live), so are their refresh tokens, and the consent that remembered this workspace is forgotten so the app
+ * is live), so are their refresh tokens (their state is the grant row's), and the consent that remembered this workspace is forgotten so the app
  * must ask again. Other workspaces' grants of the same app stay. Returns the grants revoked; null when `adminId`
  * is no owner or admin of the workspace.
  */
@@ -253,15 +253,9 @@ export async function disconnectMemberApp(
        where workspace_id = ${workspaceId} and user_id = ${memberId} and client_id = ${clientId}
          and revoked_at is null
       returning id`;
-    const ids = grants.map((g) => g.id);
-    if (ids.length > 0) {
-      await tx`
-        update oauth_refresh_tokens set revoked_at = now()
-         where family_id = any(${ids}::uuid[]) and revoked_at is null`;
-    }
     await tx`
       delete from oauth_consents
        where user_id = ${memberId} and client_id = ${clientId} and workspace_id = ${workspaceId}`;
-    return ids.length;
+    return grants.length;
   });
 }

@@ -1,5 +1,6 @@
-// Random secrets, SHA-256 hashes for stored secrets, scrypt password hashes, and constant-time comparison.
-import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+// Random secrets, SHA-256 hashes for stored secrets, keys derived from SECRET_KEY, scrypt password hashes, and
+// constant-time comparison.
+import { createHash, hkdfSync, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 
 /** A high-entropy secret: prefix + 32 random bytes in base64url (256 bits). */
 export function randomToken(prefix = "", bytes = 32): string {
@@ -9,6 +10,23 @@ export function randomToken(prefix = "", bytes = 32): string {
 /** SHA-256 hex: how every secret (keys, codes, tokens, sessions) is stored. */
 export function sha256Hex(value: string): string {
   return createHash("sha256").update(value).digest("hex");
+}
+
+const purposeKeys = new Map<string, Buffer>();
+
+/**
+ * A 256-bit key for one use of SECRET_KEY: HKDF-SHA256(SECRET_KEY, empty salt, info `portico:<purpose>`), the
+ * derivation `lib/secret_box.ts` uses for its AES keys. Never the raw secret, never another purpose's key; derived
+ * once per secret and purpose.
+ */
+export function purposeKey(secret: string, purpose: string): Buffer {
+  const id = `${purpose}\0${secret}`;
+  let key = purposeKeys.get(id);
+  if (!key) {
+    key = Buffer.from(hkdfSync("sha256", secret, new Uint8Array(0), `portico:${purpose}`, 32));
+    purposeKeys.set(id, key);
+  }
+  return key;
 }
 
 export function safeEqual(a: string, b: string): boolean {

@@ -25,6 +25,7 @@ import m00027 from "./00027_sign_in_security.sql" with { type: "text" };
 import m00028 from "./00028_activity.sql" with { type: "text" };
 import m00029 from "./00029_shared_limits.sql" with { type: "text" };
 import m00030 from "./00030_person_locale.sql" with { type: "text" };
+import m00031 from "./00031_refresh_in_place.sql" with { type: "text" };
 
 export interface Migration {
   name: string;
@@ -58,4 +59,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: "00028_activity.sql", sql: m00028 },
   { name: "00029_shared_limits.sql", sql: m00029 },
   { name: "00030_person_locale.sql", sql: m00030 },
+  { name: "00031_refresh_in_place.sql", sql: m00031 },
 ];

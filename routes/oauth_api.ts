@@ -212,6 +212,7 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     issuer,
     refreshGraceSeconds: deps.config.refreshReuseGraceSeconds,
     familyMaxDays: deps.config.refreshFamilyMaxDays,
+    secretKey: deps.secretKey,
     findClient: deps.clients.find,
     refreshHints: new RefreshHints(),
   };

@@ -380,7 +380,7 @@ Deno.test({
     assert.ok(inTool.some((s) => s.name === "SELECT projects"), JSON.stringify(inTool.map((s) => s.name)));
     const inRefresh = sqlSpans.filter((s) => s.traceId === refresh.traceId);
     assert.ok(
-      inRefresh.some((s) => s.name === "WITH oauth_grants,oauth_refresh_tokens,oauth_clients"),
+      inRefresh.some((s) => s.name === "WITH oauth_grants,oauth_clients"),
       JSON.stringify(inRefresh.map((s) => s.name)),
     );
     for (const s of sqlSpans) {

@@ -5,7 +5,8 @@
 // arguments, the caller's credential and scope, the text the person was shown, an expiry and a random nonce.
 // Nothing is stored until the state is used; then its nonce goes into mcp_spent_request_states, once.
 import { Buffer } from "node:buffer";
-import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { purposeKey } from "../crypto.ts";
 import type { Db } from "../db/client.ts";
 import type { Caller } from "./caller.ts";
 import { callerClaims } from "./exports.ts";
@@ -47,16 +48,9 @@ export type StateCheck =
   | { ok: true; claims: StateClaims }
   | { ok: false; reason: "malformed" | "expired" | "mismatch" };
 
-const keys = new Map<string, Buffer>();
-
 /** HKDF-SHA256(SECRET_KEY, info "portico:mcp-confirmation"): never the raw secret, never another purpose's key. */
 function stateKey(secret: string): Buffer {
-  let key = keys.get(secret);
-  if (!key) {
-    key = Buffer.from(hkdfSync("sha256", secret, new Uint8Array(0), "portico:mcp-confirmation", 32));
-    keys.set(secret, key);
-  }
-  return key;
+  return purposeKey(secret, "mcp-confirmation");
 }
 
 function mac(secret: string, signed: string): Buffer {

@@ -4,7 +4,8 @@
 // signed with HMAC-SHA256 under a key derived from SECRET_KEY for this purpose only. Nothing is stored; the
 // download (routes/exports.ts) re-loads the caller from the key or grant id and re-runs the query.
 import { Buffer } from "node:buffer";
-import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { purposeKey } from "../crypto.ts";
 import type { Caller } from "./caller.ts";
 
 /** How long a download link works. Short: the URL sits in a model's context, where it may be copied anywhere. */
@@ -55,16 +56,9 @@ const VERSION = "e1";
 const MAX_TOKEN_CHARS = 16_384;
 const B64URL = /^[A-Za-z0-9_-]+$/;
 
-const keys = new Map<string, Buffer>();
-
 /** HKDF-SHA256(SECRET_KEY, info "portico:export-link"): never the raw secret, never a key of another purpose. */
 function linkKey(secret: string): Buffer {
-  let key = keys.get(secret);
-  if (!key) {
-    key = Buffer.from(hkdfSync("sha256", secret, new Uint8Array(0), "portico:export-link", 32));
-    keys.set(secret, key);
-  }
-  return key;
+  return purposeKey(secret, "export-link");
 }
 
 function mac(secret: string, signed: string): Buffer {

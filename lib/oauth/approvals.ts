@@ -311,18 +311,15 @@ export async function untrustPrefix(
   return await withTx(db, async (tx) => {
     const rows = await tx`delete from oauth_trusted_prefixes where prefix = ${prefix} returning prefix`;
     if (rows.length === 0) return false;
+    // Ending a grant ends its refresh tokens too: their state is the grant row's.
     await tx`
-      with ended as (
-        update oauth_grants g set revoked_at = now()
-          from oauth_clients c
-         where c.client_id = g.client_id and starts_with(c.client_id, ${prefix}) and c.self_registered
-           and not c.trusted and 'workspace' = any(g.scopes) and g.revoked_at is null
-           and not exists (select 1 from oauth_trusted_prefixes p where starts_with(c.client_id, p.prefix))
-           and not exists (select 1 from unnest(${stillTrusted as string[]}::text[]) k
-                            where starts_with(c.client_id, k))
-        returning g.id)
-      update oauth_refresh_tokens set revoked_at = now()
-       where family_id in (select id from ended) and revoked_at is null`;
+      update oauth_grants g set revoked_at = now()
+        from oauth_clients c
+       where c.client_id = g.client_id and starts_with(c.client_id, ${prefix}) and c.self_registered
+         and not c.trusted and 'workspace' = any(g.scopes) and g.revoked_at is null
+         and not exists (select 1 from oauth_trusted_prefixes p where starts_with(c.client_id, p.prefix))
+         and not exists (select 1 from unnest(${stillTrusted as string[]}::text[]) k
+                          where starts_with(c.client_id, k))`;
     await recordDecision(tx, actor, "untrust_prefix", { subject: prefix });
     return true;
   });

@@ -243,15 +243,12 @@ export async function setClientTrusted(db: Db, clientId: string, trusted: boolea
     update oauth_clients set trusted = ${trusted} where client_id = ${clientId} returning client_id`;
   if (rows.length === 0) return false;
   if (!trusted) {
+    // Their refresh tokens end with them: a family's state is its grant row's.
     await db`
-      with ended as (
-        update oauth_grants g set revoked_at = now()
-          from oauth_clients c
-         where g.client_id = ${clientId} and c.client_id = g.client_id and c.self_registered
-           and 'workspace' = any(g.scopes) and g.revoked_at is null
-        returning g.id)
-      update oauth_refresh_tokens set revoked_at = now()
-       where family_id in (select id from ended) and revoked_at is null`;
+      update oauth_grants g set revoked_at = now()
+        from oauth_clients c
+       where g.client_id = ${clientId} and c.client_id = g.client_id and c.self_registered
+         and 'workspace' = any(g.scopes) and g.revoked_at is null`;
   }
   return true;
 }

@@ -157,11 +157,9 @@ export async function disconnectApp(sql: Sql, userId: string, clientId: string):
   return await withTx(sql, async (tx) => {
     const deleted = await tx`
       delete from oauth_consents where user_id = ${userId} and client_id = ${clientId} returning client_id`;
+    // Refresh tokens included: a family's state is its grant row's.
     await tx`
       update oauth_grants set revoked_at = now()
-      where user_id = ${userId} and client_id = ${clientId} and revoked_at is null`;
-    await tx`
-      update oauth_refresh_tokens set revoked_at = now()
       where user_id = ${userId} and client_id = ${clientId} and revoked_at is null`;
     return deleted.length > 0;
   });

@@ -28,6 +28,7 @@ export interface SweepResult {
   codes: number;
   sessions: number;
   grants: number;
+  /** legacy refresh-token rows (oauth_refresh_legacy) */
   refresh_tokens: number;
   rate_limits: number;
   rate_buckets: number;
@@ -56,24 +57,28 @@ function batch(db: Db, table: Table, limit: number, opts: SweepOptions) {
     case "grants":
       // Over: revoked, past the family's absolute end, or with no refresh token that can still be used and
       // none issued in the last day (so no access token of it is alive). A day of slack in each case. Its
-      // refresh tokens go with it (cascade).
+      // refresh state is its own row; legacy refresh tokens (migration 00031) count until the family moved into
+      // the row, and go with the grant (cascade).
       return db`delete from oauth_grants where ctid = any(array(
         select g.ctid from oauth_grants g
          where g.revoked_at < now() - interval '1 day'
             or g.created_at < now() - make_interval(days => ${opts.familyMaxDays}) - interval '1 day'
             or (g.created_at < now() - interval '1 day'
+                and not coalesce(g.refresh_issued_at > now() - interval '1 day', false)
+                and not (cardinality(g.refresh_hashes) > 0
+                         and coalesce(g.refresh_expires_at > now() - interval '1 day', false))
                 and not exists (
-                  select 1 from oauth_refresh_tokens rt
-                   where rt.family_id = g.id
+                  select 1 from oauth_refresh_legacy rt
+                   where rt.family_id = g.id and g.refresh_generation = 0
                      and (rt.created_at > now() - interval '1 day'
                           or (rt.revoked_at is null and rt.rotated_at is null
                               and rt.expires_at > now() - interval '1 day'))))
          limit ${limit} for update skip locked))`;
     case "refresh_tokens":
-      // Rotated and superseded tokens of a live family stay until their own expiry (presenting one still
-      // revokes the family); a day after it they could not be used anyway.
-      return db`delete from oauth_refresh_tokens where ctid = any(array(
-        select ctid from oauth_refresh_tokens where expires_at < now() - interval '1 day'
+      // Legacy rows (migration 00031; never written now): a rotated or superseded one still revokes its family
+      // when presented until its own expiry; a day after it, it could not be used anyway.
+      return db`delete from oauth_refresh_legacy where ctid = any(array(
+        select ctid from oauth_refresh_legacy where expires_at < now() - interval '1 day'
          limit ${limit} for update skip locked))`;
     case "rate_limits":
       // The sign-in brake reads a sliding day; older windows count for nothing.

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import { sha256Hex } from "../../lib/crypto.ts";
 import { testApp } from "../helpers/app.ts";
+import { familyState } from "../helpers/refresh_family.ts";
 import {
   Browser,
   type Ctx,
@@ -60,18 +61,11 @@ Deno.test(`${PARALLEL} parallel exchanges of one code and ${PARALLEL} parallel r
       const bodies = await Promise.all(all.map((r) => r.json()));
       assert.deepEqual(all.map((r) => r.status), Array(PARALLEL).fill(200), JSON.stringify(bodies[0]));
       assert.equal(new Set(bodies.map((b) => b.refresh_token)).size, PARALLEL);
-      const [grant] = await ctx.db.sql<{ revoked: boolean; heads: number }[]>`
-        select g.revoked_at is not null as revoked,
-               (select count(*)::int from oauth_refresh_tokens rt where rt.family_id = g.id
-                   and rt.rotated_at is null and rt.revoked_at is null) as heads
-          from oauth_grants g where g.id = ${decodeJwt(first.access_token).grant_id as string}`;
-      assert.deepEqual(grant, { revoked: false, heads: PARALLEL });
-      assert.equal(
-        (await ctx.db.sql`select 1 from oauth_refresh_tokens where token_hash = ${
-          sha256Hex(bodies[0].refresh_token)
-        }`).length,
-        1,
-      );
+      // One rotation and PARALLEL - 1 siblings: the family's current tokens are exactly the answers' ones.
+      const family = await familyState(ctx.db.sql, decodeJwt(first.access_token).grant_id as string);
+      assert.equal(family.revoked, false);
+      assert.deepEqual(family.current, bodies.map((b) => sha256Hex(b.refresh_token)).sort());
+      assert.equal(family.current.length, PARALLEL);
       // Without the window: one success, the others are reuse.
       const second = await freshTokens(noGrace, client);
       await expectOneSuccess(await refreshAll(noGrace, second.refresh_token));

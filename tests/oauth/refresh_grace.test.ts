@@ -7,6 +7,7 @@ import { sha256Hex } from "../../lib/crypto.ts";
 import { createDb, type Sql } from "../../lib/db/client.ts";
 import { testApp } from "../helpers/app.ts";
 import { TEST_CONNECT_TIMEOUT_S, TEST_STATEMENT_TIMEOUT_MS } from "../helpers/db.ts";
+import { familyState, tokenStanding } from "../helpers/refresh_family.ts";
 import {
   Browser,
   type Ctx,
@@ -21,23 +22,15 @@ import {
 
 const PARALLEL = 30;
 
-interface Member {
-  token_hash: string;
-  parent: string | null;
-  rotated: boolean;
-  revoked: boolean;
-}
+/** The family's state (its grant row): revoked, generation, current token hashes, the one rotated last. */
+const family = familyState;
 
-/** The grant's state and its refresh tokens, oldest first; `parent` is the parent's token hash. */
-async function family(sql: Sql, grantId: string): Promise<{ revoked: boolean; tokens: Member[] }> {
-  const [g] = await sql<{ revoked: boolean }[]>`
-    select revoked_at is not null as revoked from oauth_grants where id = ${grantId}`;
-  const tokens = await sql<Member[]>`
-    select rt.token_hash, p.token_hash as parent, rt.rotated_at is not null as rotated,
-           rt.revoked_at is not null as revoked
-      from oauth_refresh_tokens rt left join oauth_refresh_tokens p on p.id = rt.parent_id
-     where rt.family_id = ${grantId} order by rt.created_at, rt.id`;
-  return { revoked: g.revoked, tokens: [...tokens] };
+/** Moves the rotation of the token rotated last `seconds` into the past (time passes). */
+async function ageRotation(sql: Sql, rotated: string, seconds: number): Promise<void> {
+  const [row] = await sql<{ id: string }[]>`
+    update oauth_grants set refresh_rotated_at = refresh_rotated_at - make_interval(secs => ${seconds})
+     where refresh_rotated_hash = ${sha256Hex(rotated)} returning id`;
+  assert.ok(row, "the token is the one its family rotated last");
 }
 
 // deno-lint-ignore no-explicit-any
@@ -111,23 +104,13 @@ Deno.test("refresh grace window", async (t) => {
         assert.equal(new Set(successors).size, PARALLEL);
         // Every access token is the grant's and works.
         for (const b of out.ok) assert.equal(decodeJwt(b.access_token).grant_id, grantId);
-        const fam = await family(sql, grantId);
-        assert.equal(fam.revoked, false);
-        assert.deepEqual(fam.tokens[0], {
-          token_hash: sha256Hex(first.refresh_token),
-          parent: null,
-          rotated: true,
+        // The first token rotated; its 30 successors (one rotation, 29 siblings) are the current tokens.
+        assert.deepEqual(await family(sql, grantId), {
           revoked: false,
+          generation: 2,
+          current: successors.sort(),
+          rotated: sha256Hex(first.refresh_token),
         });
-        assert.deepEqual(
-          fam.tokens.slice(1).sort((a, b) => a.token_hash.localeCompare(b.token_hash)),
-          successors.sort().map((h) => ({
-            token_hash: h,
-            parent: sha256Hex(first.refresh_token),
-            rotated: false,
-            revoked: false,
-          })),
-        );
         assert.equal(await userinfoStatus(ctx, out.ok[7].access_token), 200);
       },
     );
@@ -142,18 +125,11 @@ Deno.test("refresh grace window", async (t) => {
         assert.equal(out.ok.length, 1, `statuses: ${out.statuses}`);
         assert.deepEqual(out.statuses.filter((s) => s === 400).length, PARALLEL - 1);
         assert.deepEqual(new Set(out.refused.map((r) => r.split(":")[1])), new Set(["invalid_grant"]));
-        const fam = await family(sql, grantId);
-        assert.deepEqual(fam, {
+        assert.deepEqual(await family(sql, grantId), {
           revoked: true,
-          tokens: [
-            { token_hash: sha256Hex(first.refresh_token), parent: null, rotated: true, revoked: true },
-            {
-              token_hash: sha256Hex(out.ok[0].refresh_token),
-              parent: sha256Hex(first.refresh_token),
-              rotated: false,
-              revoked: true,
-            },
-          ],
+          generation: 2,
+          current: [sha256Hex(out.ok[0].refresh_token)],
+          rotated: sha256Hex(first.refresh_token),
         });
       },
     );
@@ -169,9 +145,12 @@ Deno.test("refresh grace window", async (t) => {
         const out = await burst(racing, pub, first.refresh_token);
         assert.deepEqual(out.statuses, Array(PARALLEL).fill(400));
         assert.deepEqual(new Set(out.refused.map((r) => r.split(":")[1])), new Set(["invalid_grant"]));
-        const fam = await family(sql, grantId);
-        assert.equal(fam.revoked, true);
-        assert.deepEqual(fam.tokens.map((m) => m.revoked), [true, true, true]);
+        assert.deepEqual(await family(sql, grantId), {
+          revoked: true,
+          generation: 3,
+          current: [sha256Hex(thirdBody.refresh_token)],
+          rotated: sha256Hex(second.refresh_token),
+        });
         assert.equal((await refresh(ctx, pub, thirdBody.refresh_token)).status, 400);
         assert.equal(await userinfoStatus(ctx, thirdBody.access_token), 401);
       },
@@ -191,20 +170,23 @@ Deno.test("refresh grace window", async (t) => {
         const next = await refresh(ctx, pub, winner.refresh_token);
         assert.equal(next.status, 200);
         const nextBody = await next.json();
-        let fam = await family(sql, grantId);
-        assert.equal(fam.revoked, false);
-        assert.deepEqual(fam.tokens.map((m) => [m.rotated, m.revoked]), [
-          [true, false], // first
-          [true, false], // the winner's, used
-          [false, true], // the retry's sibling, superseded when the winner's was used
-          [false, false], // the current one
-        ]);
+        assert.deepEqual(
+          await Promise.all(
+            [first, winner, loser, nextBody].map((b) => tokenStanding(sql, b.refresh_token)),
+          ),
+          [
+            { standing: "older", familyRevoked: false }, // first
+            { standing: "rotated", familyRevoked: false }, // the winner's, used
+            { standing: "superseded", familyRevoked: false }, // the retry's sibling, superseded by that use
+            { standing: "current", familyRevoked: false }, // the current one
+          ],
+        );
+        assert.deepEqual((await family(sql, grantId)).current, [sha256Hex(nextBody.refresh_token)]);
         // The superseded sibling presented afterwards: two branches were used, so the family ends.
         const stale = await refresh(ctx, pub, loser.refresh_token);
         assert.equal(stale.status, 400);
         assert.equal((await stale.json()).error, "invalid_grant");
-        fam = await family(sql, grantId);
-        assert.equal(fam.revoked, true);
+        assert.equal((await family(sql, grantId)).revoked, true);
         assert.equal((await refresh(ctx, pub, nextBody.refresh_token)).status, 400);
         assert.equal(await userinfoStatus(ctx, nextBody.access_token), 401);
       },
@@ -214,23 +196,15 @@ Deno.test("refresh grace window", async (t) => {
       const conf = await registerConfidential(ctx.app);
       const { first, grantId } = await start(ctx, conf);
       const winner = await (await refresh(ctx, conf, first.refresh_token)).json();
-      await sql`update oauth_refresh_tokens set rotated_at = rotated_at - interval '61 seconds'
-        where token_hash = ${sha256Hex(first.refresh_token)}`;
+      await ageRotation(sql, first.refresh_token, 61);
       const late = await refresh(ctx, conf, first.refresh_token);
       assert.equal(late.status, 400);
       assert.equal((await late.json()).error, "invalid_grant");
-      const fam = await family(sql, grantId);
-      assert.deepEqual(fam, {
+      assert.deepEqual(await family(sql, grantId), {
         revoked: true,
-        tokens: [
-          { token_hash: sha256Hex(first.refresh_token), parent: null, rotated: true, revoked: true },
-          {
-            token_hash: sha256Hex(winner.refresh_token),
-            parent: sha256Hex(first.refresh_token),
-            rotated: false,
-            revoked: true,
-          },
-        ],
+        generation: 2,
+        current: [sha256Hex(winner.refresh_token)],
+        rotated: sha256Hex(first.refresh_token),
       });
       assert.equal((await refresh(ctx, conf, winner.refresh_token)).status, 400);
       assert.equal(await userinfoStatus(ctx, winner.access_token), 401);
@@ -242,11 +216,9 @@ Deno.test("refresh grace window", async (t) => {
       await (await refresh(short, pub, first.refresh_token)).body?.cancel();
       // 20 s in: well inside (29 s assumed the retry came within a second of this update; a loaded host need
       // not); 31 s in (past 30, short of the default 60): reuse
-      await sql`update oauth_refresh_tokens set rotated_at = rotated_at - interval '20 seconds'
-        where token_hash = ${sha256Hex(first.refresh_token)}`;
+      await ageRotation(sql, first.refresh_token, 20);
       assert.equal((await refresh(short, pub, first.refresh_token)).status, 200);
-      await sql`update oauth_refresh_tokens set rotated_at = rotated_at - interval '11 seconds'
-        where token_hash = ${sha256Hex(first.refresh_token)}`;
+      await ageRotation(sql, first.refresh_token, 11);
       assert.equal((await refresh(short, pub, first.refresh_token)).status, 400);
       assert.equal((await family(sql, grantId)).revoked, true);
     });

@@ -85,6 +85,7 @@ Deno.test("refresh hints", async (t) => {
       issuer: ISSUER,
       refreshGraceSeconds: 60,
       familyMaxDays: 90,
+      secretKey: TEST_SECRET,
       findClient: createClientDirectory(ctx.db.sql).find,
       refreshHints: hints,
     };

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import postgres from "postgres";
 import { decodeJwt } from "jose";
 import { sha256Hex } from "../../lib/crypto.ts";
-import type { Sql } from "../../lib/db/client.ts";
 import { testApp } from "../helpers/app.ts";
+import { familyState, tokenStanding } from "../helpers/refresh_family.ts";
 import { waitingOnLock } from "../helpers/wait.ts";
 import {
   Browser,
@@ -62,13 +62,6 @@ function refresh(
   return token(app, fields, headers);
 }
 
-async function tokenState(sql: Sql, refreshToken: string) {
-  const [row] = await sql<{ rotated: boolean; revoked: boolean }[]>`
-    select rotated_at is not null as rotated, revoked_at is not null as revoked
-      from oauth_refresh_tokens where token_hash = ${sha256Hex(refreshToken)}`;
-  return row;
-}
-
 Deno.test("refresh round trips", async (t) => {
   const ctx = await setup();
   let queries: string[] = [];
@@ -101,9 +94,9 @@ Deno.test("refresh round trips", async (t) => {
           const body = await res.json();
           assert.ok(body.refresh_token && body.access_token && body.id_token);
           assert.equal(queries.length, 1, queries.join("\n---\n"));
-          assert.deepEqual(await tokenState(ctx.db.sql, second.refresh_token), {
-            rotated: true,
-            revoked: false,
+          assert.deepEqual(await tokenStanding(ctx.db.sql, second.refresh_token), {
+            standing: "rotated",
+            familyRevoked: false,
           });
           // A retry of the token just rotated (a lost response): a sibling successor, also one statement.
           queries = [];
@@ -116,9 +109,9 @@ Deno.test("refresh round trips", async (t) => {
           queries = [];
           assert.equal((await refresh(app, client, sibling.refresh_token, { basic: useBasic })).status, 200);
           assert.equal(queries.length, 1, queries.join("\n---\n"));
-          assert.deepEqual(await tokenState(ctx.db.sql, body.refresh_token), {
-            rotated: false,
-            revoked: true,
+          assert.deepEqual(await tokenStanding(ctx.db.sql, body.refresh_token), {
+            standing: "superseded",
+            familyRevoked: false,
           });
         }
       },
@@ -144,9 +137,9 @@ Deno.test("refresh round trips", async (t) => {
           }, headers);
           assert.equal(res.status, 401);
           assert.equal((await res.json()).error, "invalid_client");
-          assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), {
-            rotated: false,
-            revoked: false,
+          assert.deepEqual(await tokenStanding(ctx.db.sql, first.refresh_token), {
+            standing: "current",
+            familyRevoked: false,
           });
         }
         // A public client presenting a secret, and another client's token.
@@ -156,9 +149,9 @@ Deno.test("refresh round trips", async (t) => {
         const withSecret = await refresh(app, { ...pub, client_secret: "pcs_x" }, first.refresh_token);
         assert.equal(withSecret.status, 401);
         assert.equal((await withSecret.json()).error, "invalid_client");
-        assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), {
-          rotated: false,
-          revoked: false,
+        assert.deepEqual(await tokenStanding(ctx.db.sql, first.refresh_token), {
+          standing: "current",
+          familyRevoked: false,
         });
         assert.equal((await refresh(app, conf, first.refresh_token)).status, 200);
       },
@@ -183,9 +176,9 @@ Deno.test("refresh round trips", async (t) => {
           const limit = queries.filter((q) => q.includes("insert into rate_buckets"));
           assert.equal(limit.length, 1, queries.join("\n---\n"));
           assert.equal(queries.length - limit.length, 1, queries.join("\n---\n"));
-          assert.deepEqual(await tokenState(ctx.db.sql, first.refresh_token), {
-            rotated: false,
-            revoked: false,
+          assert.deepEqual(await tokenStanding(ctx.db.sql, first.refresh_token), {
+            standing: "current",
+            familyRevoked: false,
           });
         }
         assert.equal(
@@ -206,14 +199,15 @@ Deno.test("refresh round trips", async (t) => {
         const successor = (await r1.json()).refresh_token;
         // Another process uses the successor: it holds the family (the grant row) while the retry of the first
         // token arrives. The retry read the family before that change committed, when a sibling was still due.
+        // The change is what a rotation of the successor writes (lib/oauth/grants/refresh_family.ts).
         const other = postgres(ctx.db.url, { max: 1, onnotice: () => {} });
         const { promise: holding, resolve: held } = Promise.withResolvers<void>();
         const { promise: release, resolve: letGo } = Promise.withResolvers<void>();
         const tx = other.begin(async (tx) => {
-          await tx`update oauth_grants set revoked_at = null where id = ${grantId}`;
-          await tx`update oauth_refresh_tokens set rotated_at = now() where token_hash = ${
-            sha256Hex(successor)
-          }`;
+          await tx`update oauth_grants
+                      set refresh_generation = refresh_generation + 1, refresh_hashes = array['next'],
+                          refresh_rotated_hash = ${sha256Hex(successor)}, refresh_rotated_at = now()
+                    where id = ${grantId}`;
           held();
           await release;
         });
@@ -223,18 +217,19 @@ Deno.test("refresh round trips", async (t) => {
           // Wait until the retry's statement is blocked on the grant row, then commit the other change. (This
           // gave up after 500 × 10 ms and let go anyway: on a loaded host the retry then read the committed
           // state, and the interleaving under test never happened.)
-          await waitingOnLock(ctx.db.sql, "the retry waits on the grant row", 1, "%oauth_refresh_tokens%");
+          await waitingOnLock(ctx.db.sql, "the retry waits on the grant row", 1, "%refresh_hashes%");
           letGo();
           await tx;
           const res = await retry;
           assert.equal(res.status, 400);
           assert.equal((await res.json()).error, "invalid_grant");
-          const [g] = await ctx.db.sql<{ revoked: boolean }[]>`
-            select revoked_at is not null as revoked from oauth_grants where id = ${grantId}`;
-          assert.equal(g.revoked, true);
-          const [n] = await ctx.db.sql<{ n: number }[]>`
-            select count(*)::int as n from oauth_refresh_tokens where family_id = ${grantId} and revoked_at is null`;
-          assert.equal(n.n, 0);
+          // The family is revoked, every token with it (a family's tokens are its grant row's state).
+          assert.deepEqual(await familyState(ctx.db.sql, grantId), {
+            revoked: true,
+            generation: 3,
+            current: ["next"],
+            rotated: sha256Hex(successor),
+          });
         } finally {
           letGo();
           await tx.catch(() => {});

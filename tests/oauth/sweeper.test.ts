@@ -27,7 +27,7 @@ const TABLES = [
   "browser_sessions",
   "browser_session_accounts",
   "oauth_grants",
-  "oauth_refresh_tokens",
+  "oauth_refresh_legacy",
   "rate_limits",
   "rate_buckets",
   "oauth_clients",
@@ -68,11 +68,11 @@ Deno.test("refresh family cap: REFRESH_FAMILY_MAX_DAYS bounds every token of the
   try {
     const pub = await registerPublic(ctx.app);
     const conf = await registerConfidential(ctx.app);
+    // A current token's expiry is its family's (the grant row's, migration 00031).
     const days = async (refreshToken: string) => {
       const [row] = await ctx.db.sql<{ d: number }[]>`
-        select round(extract(epoch from rt.expires_at - g.created_at) / 86400)::int as d
-          from oauth_refresh_tokens rt join oauth_grants g on g.id = rt.family_id
-         where rt.token_hash = ${sha256Hex(refreshToken)}`;
+        select round(extract(epoch from refresh_expires_at - created_at) / 86400)::int as d
+          from oauth_grants where ${sha256Hex(refreshToken)}::text = any(refresh_hashes)`;
       return row.d;
     };
     // 7 d (public) and 30 d (confidential) per token, but never past 5 d from the code exchange.
@@ -87,8 +87,8 @@ Deno.test("refresh family cap: REFRESH_FAMILY_MAX_DAYS bounds every token of the
     assert.equal(rotated.status, 200);
     const next = await rotated.json();
     const [left] = await ctx.db.sql<{ h: number }[]>`
-      select round(extract(epoch from expires_at - now()) / 3600)::int as h
-        from oauth_refresh_tokens where token_hash = ${sha256Hex(next.refresh_token)}`;
+      select round(extract(epoch from refresh_expires_at - now()) / 3600)::int as h
+        from oauth_grants where ${sha256Hex(next.refresh_token)}::text = any(refresh_hashes)`;
     assert.equal(left.h, 48);
     // Past the cap: invalid_grant. The family is over, not stolen: nothing is revoked.
     await ctx.db
@@ -167,11 +167,10 @@ Deno.test("sweeper: tables stay flat across create → expire → sweep cycles; 
       await sql`update oauth_grants set created_at = now() - interval '2 days',
                                         revoked_at = revoked_at - interval '2 days'
                  where client_id <> all(${protectedClients})`;
-      await sql`update oauth_refresh_tokens set created_at = now() - interval '9 days',
-                                                expires_at = now() - interval '2 days'
+      // Their refresh tokens were issued 9 days ago and expired 2 days ago (a family's state is its grant row).
+      await sql`update oauth_grants set refresh_issued_at = now() - interval '9 days',
+                                        refresh_expires_at = now() - interval '2 days'
                  where client_id <> all(${protectedClients})`;
-      // The live family's rotated tokens are kept until their own expiry (reuse detection); let that pass too.
-      await sql`update oauth_refresh_tokens set expires_at = now() - interval '2 days' where rotated_at is not null`;
       await sql`update rate_limits set window_start = window_start - interval '3 days'`;
       await sql`update rate_buckets set tat = now() - interval '1 second'`;
       assert.ok((await counts(sql)).oauth_spent_tickets > baseline.oauth_spent_tickets);
@@ -182,9 +181,10 @@ Deno.test("sweeper: tables stay flat across create → expire → sweep cycles; 
       deletedPerCycle.push(await sweep(sql, opts));
       assert.deepEqual(await counts(sql), baseline, `cycle ${cycle}`);
     }
-    // Each cycle deleted the same: 2 clients, 2 grants (rotated, revoked), 3 codes, 3 refresh tokens (the
-    // rotated family's two went with their grant, so only the live family's rotated one is left over) …
+    // Each cycle deleted the same: 2 clients, 2 grants (rotated, revoked), 3 codes; no refresh-token rows (a
+    // rotation leaves none: a family's tokens are its grant row's state; only legacy rows are swept) …
     assert.deepEqual(deletedPerCycle[1], deletedPerCycle[2]);
+    assert.equal(deletedPerCycle[1].refresh_tokens, 0);
     assert.equal(deletedPerCycle[1].clients, 2);
     assert.equal(deletedPerCycle[1].grants, 2);
     assert.equal(deletedPerCycle[1].codes, 3);

@@ -57,7 +57,7 @@ const TABLES = [
   "users",
   "oauth_clients",
   "oauth_codes",
-  "oauth_refresh_tokens",
+  "oauth_refresh_legacy",
   "oauth_consents",
   "oauth_grants",
   "signing_keys",

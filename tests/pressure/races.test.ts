@@ -2,10 +2,11 @@
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import { sha256Hex } from "../../lib/crypto.ts";
-import { createDb, type Sql } from "../../lib/db/client.ts";
+import { createDb } from "../../lib/db/client.ts";
 import { testApp } from "../helpers/app.ts";
 import { DATABASE_URL, TEST_CONNECT_TIMEOUT_S, TEST_STATEMENT_TIMEOUT_MS } from "../helpers/db.ts";
 import { buildFixture, callOk, callTool, type ToolCall } from "../helpers/mcp.ts";
+import { familyState, tokenStanding } from "../helpers/refresh_family.ts";
 import { asApp, type HttpTarget, serveApp, type ServedApp } from "../helpers/serve.ts";
 import {
   Browser,
@@ -68,21 +69,6 @@ async function userinfo(http: HttpTarget, accessToken: string): Promise<{ status
   return { status: res.status, error: body.error };
 }
 
-interface FamilyRow {
-  token_hash: string;
-  rotated: boolean;
-  revoked: boolean;
-}
-
-async function family(sql: Sql, grantId: string): Promise<{ grantRevoked: boolean; tokens: FamilyRow[] }> {
-  const [g] = await sql<{ revoked: boolean }[]>`
-    select revoked_at is not null as revoked from oauth_grants where id = ${grantId}`;
-  const tokens = await sql<FamilyRow[]>`
-    select token_hash, rotated_at is not null as rotated, revoked_at is not null as revoked
-      from oauth_refresh_tokens where family_id = ${grantId} order by created_at`;
-  return { grantRevoked: g.revoked, tokens: [...tokens] };
-}
-
 Deno.test({
   name:
     `races: ${PARALLEL} concurrent HTTP requests on one instance (codes, refresh, numbering, tranche, queue)`,
@@ -116,10 +102,11 @@ Deno.test({
               sha256Hex(code)
             }`;
             assert.equal(grants.length, 1, "one grant per code");
-            const fam = await family(sql, grants[0].id);
-            assert.deepEqual(fam, {
-              grantRevoked: true,
-              tokens: [{ token_hash: sha256Hex(won.refresh_token), rotated: false, revoked: true }],
+            assert.deepEqual(await familyState(sql, grants[0].id), {
+              revoked: true,
+              generation: 1,
+              current: [sha256Hex(won.refresh_token)],
+              rotated: null,
             });
             assert.deepEqual(await userinfo(http, won.access_token), { status: 401, error: "invalid_token" });
             const refresh = await token(app, {
@@ -153,17 +140,12 @@ Deno.test({
             for (const r of responses) assert.equal(r.headers.get("cache-control"), "no-store");
             const successors = new Set(bodies.map((b) => sha256Hex(b.refresh_token)));
             assert.equal(successors.size, PARALLEL);
-            const fam = await family(sql, grantId);
-            assert.equal(fam.grantRevoked, false);
-            assert.deepEqual(fam.tokens[0], {
-              token_hash: sha256Hex(first.refresh_token),
-              rotated: true,
+            assert.deepEqual(await familyState(sql, grantId), {
               revoked: false,
+              generation: 2,
+              current: [...successors].sort(),
+              rotated: sha256Hex(first.refresh_token),
             });
-            assert.deepEqual(
-              fam.tokens.slice(1).map((t) => ({ ...t, token_hash: successors.has(t.token_hash) })),
-              Array(PARALLEL).fill({ token_hash: true, rotated: false, revoked: false }),
-            );
             // The first successor used wins; its 29 siblings are revoked, and presenting one of them afterwards
             // is reuse: the whole family ends.
             const [won, lost] = [bodies[round], bodies[(round + 1) % PARALLEL]];
@@ -174,9 +156,16 @@ Deno.test({
             });
             assert.equal(next.status, 200);
             await next.body?.cancel();
-            const after = await family(sql, grantId);
-            assert.equal(after.tokens.filter((t) => !t.rotated && !t.revoked).length, 1);
-            assert.equal(after.tokens.filter((t) => t.revoked).length, PARALLEL - 1);
+            // One current token (the winner's successor); the winner rotated; its 29 siblings superseded.
+            const after = await familyState(sql, grantId);
+            assert.equal(after.current.length, 1);
+            assert.equal(after.rotated, sha256Hex(won.refresh_token));
+            assert.equal(after.current.some((h) => successors.has(h)), false);
+            const others = bodies.filter((b) => b !== won);
+            assert.deepEqual(
+              await Promise.all(others.map((b) => tokenStanding(sql, b.refresh_token))),
+              Array(PARALLEL - 1).fill({ standing: "superseded", familyRevoked: false }),
+            );
             const stale = await token(app, {
               grant_type: "refresh_token",
               refresh_token: lost.refresh_token,
@@ -184,7 +173,7 @@ Deno.test({
             });
             assert.equal(stale.status, 400);
             assert.equal((await stale.json()).error, "invalid_grant");
-            assert.equal((await family(sql, grantId)).grantRevoked, true);
+            assert.equal((await familyState(sql, grantId)).revoked, true);
             assert.deepEqual(await userinfo(http, won.access_token), { status: 401, error: "invalid_token" });
           }
         },

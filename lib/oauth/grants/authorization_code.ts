@@ -8,9 +8,9 @@ import { OAuthError } from "../errors.ts";
 import { isValidVerifier, verifierMatches } from "../pkce.ts";
 import type { AuthzRequest } from "../authorize.ts";
 import { NO_TOOL_LIMITS, type Place, type ToolLimits } from "../workspace_choice.ts";
+import { mintRefreshToken } from "./refresh_format.ts";
 import {
   checkedResource,
-  insertRefreshToken,
   refreshTtl,
   revokeLater,
   type TokenDeps,
@@ -122,27 +122,25 @@ export async function exchangeCode(
       returning toolsets, read_only as "readOnly"`;
       if (consumed.length === 0) return { ok: false };
       const limits = consumed[0];
-      const [grant] = await tx<{ id: string }[]>`
-      insert into oauth_grants (client_id, user_id, code_hash, scopes, resource, workspace_id, company_id,
-                                toolsets, read_only)
-      values (${client.clientId}, ${row.userId}, ${codeHash}, ${row.scopes}, ${resource}, ${row.workspaceId},
-              ${row.companyId}, ${limits.toolsets}, ${limits.readOnly})
-      returning id`;
-      const refreshToken = ttl === undefined ? undefined : await insertRefreshToken(tx, {
-        familyId: grant.id,
-        parentId: null,
-        client,
-        userId: row.userId,
-        scopes: row.scopes,
-        resource,
-        authTime,
-        amr: row.amr,
-        codeHash,
-        ttl,
-        familyMaxDays: deps.familyMaxDays,
-      });
+      // The family's first refresh token is written into its grant row (migration 00031): generation 1, its
+      // hash the one current one, a lifetime of its own never past the family's cap. The token names the grant,
+      // so the grant's id is chosen here.
+      const grantId = crypto.randomUUID();
+      const refreshToken = ttl === undefined ? undefined : mintRefreshToken(deps.secretKey, grantId, 1);
+      const refreshing = refreshToken !== undefined;
+      await tx`
+      insert into oauth_grants (id, client_id, user_id, code_hash, scopes, resource, workspace_id, company_id,
+                                toolsets, read_only, auth_time, amr, refresh_generation, refresh_hashes,
+                                refresh_issued_at, refresh_expires_at)
+      values (${grantId}, ${client.clientId}, ${row.userId}, ${codeHash}, ${row.scopes}, ${resource},
+              ${row.workspaceId}, ${row.companyId}, ${limits.toolsets}, ${limits.readOnly}, ${authTime},
+              ${row.amr}, ${refreshing ? 1 : 0}, ${refreshing ? [sha256Hex(refreshToken)] : []}::text[],
+              case when ${refreshing}::boolean then now() end,
+              case when ${refreshing}::boolean
+                   then least(now() + make_interval(secs => ${ttl ?? 0}),
+                              now() + make_interval(days => ${deps.familyMaxDays})) end)`;
       await touchClient(tx, client.clientId);
-      return { ok: true, grantId: grant.id, refreshToken };
+      return { ok: true, grantId, refreshToken };
     });
   if (!outcome.ok) {
     // Consumed before (or by a concurrent request that won): a replay means the code leaked, so what it produced

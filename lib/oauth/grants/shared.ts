@@ -1,9 +1,7 @@
 // What every grant of the token endpoint shares: its dependencies and parameters, the token response and its
-// signing, refresh-token issuance, client checks, and revoking a grant's family.
+// signing, refresh-token lifetimes, client checks, and revoking a grant's family.
 import { z } from "zod";
 import type { Db, Sql } from "../../db/client.ts";
-import { withTx } from "../../db/tx.ts";
-import { randomToken, sha256Hex } from "../../crypto.ts";
 import type { Client, ClientCredentials, ClientFinder } from "../clients.ts";
 import type { KeyStore } from "../keys.ts";
 import { parseResource } from "../resource.ts";
@@ -30,6 +28,8 @@ export interface TokenDeps {
   refreshGraceSeconds: number;
   /** REFRESH_FAMILY_MAX_DAYS: the absolute life of a refresh token family, counted from the code exchange */
   familyMaxDays: number;
+  /** SECRET_KEY: refresh tokens carry a tag under a key derived from it (./refresh_format.ts) */
+  secretKey: string;
   /** finds clients for authentication (the client directory: registered ones and metadata documents) */
   findClient: ClientFinder;
   /** this instance's notes on the refresh tokens it issued, to sign a refresh's tokens during its statement */
@@ -77,62 +77,19 @@ export function refreshTtl(client: Client): number | undefined {
 }
 
 /**
- * Adds a refresh token to a family: a full lifetime of its own, but never past the family's absolute end.
- * With `onlyIfGraceFor` it is a sibling for a retry of that (rotated) parent, inserted only while the parent is
- * within the grace window and none of its successors has been used — the check and the insert are one statement.
- * Returns the token, or undefined when that condition did not hold.
+ * Revokes a grant: its refresh tokens (their state is the grant row's, migration 00031; a legacy row counts
+ * only while its grant is live) and its access tokens (UserInfo, introspection and /mcp read the grant) end.
  */
-export async function insertRefreshToken(
-  db: Db,
-  input: {
-    familyId: string;
-    parentId: string | null;
-    client: Client;
-    userId: string;
-    scopes: string[];
-    resource: string | null;
-    authTime: Date;
-    amr: string[];
-    codeHash: string | null;
-    ttl: number;
-    familyMaxDays: number;
-    onlyIfGraceFor?: { graceSeconds: number };
-  },
-): Promise<string | undefined> {
-  const token = randomToken("prt_");
-  const grace = input.onlyIfGraceFor
-    ? db`and exists (
-        select 1 from oauth_refresh_tokens p
-         where p.id = ${input.parentId} and p.revoked_at is null
-           and p.rotated_at > clock_timestamp() - make_interval(secs => ${input.onlyIfGraceFor.graceSeconds})
-           and not exists (select 1 from oauth_refresh_tokens c where c.parent_id = p.id and c.rotated_at is not null))`
-    : db``;
-  const rows = await db`
-    insert into oauth_refresh_tokens (token_hash, family_id, parent_id, client_id, user_id, scopes, resource,
-                                      auth_time, amr, code_hash, expires_at)
-    select ${sha256Hex(token)}, g.id, ${input.parentId}, ${input.client.clientId}, ${input.userId},
-           ${input.scopes}, ${input.resource}, ${input.authTime}, ${input.amr}, ${input.codeHash},
-           least(now() + make_interval(secs => ${input.ttl}),
-                 g.created_at + make_interval(days => ${input.familyMaxDays}))
-      from oauth_grants g
-     where g.id = ${input.familyId} ${grace}
-    returning id`;
-  return rows.length === 1 ? token : undefined;
-}
-
-/** Revokes a grant and every refresh token of its family. */
 export async function revokeGrant(db: Db, grantId: string): Promise<void> {
   await db`update oauth_grants set revoked_at = now() where id = ${grantId} and revoked_at is null`;
-  await db`update oauth_refresh_tokens set revoked_at = now() where family_id = ${grantId} and revoked_at is null`;
 }
 
 /**
- * Revokes grants found by a failed exchange or refresh, in transactions of their own. Inside the failed one
- * they could deadlock: an UPDATE that waited for a concurrent winner keeps the row lock it took to re-check the
- * row, and revoking needs the grant row and then every token row — the opposite order of another loser.
+ * Revokes grants found by a failed exchange or refresh, each in a statement of its own after the failed
+ * request's transaction: inside it, the revocation would wait on row locks that transaction's statements took.
  */
 export async function revokeLater(sql: Sql, grantIds: string[] | undefined): Promise<void> {
-  for (const id of grantIds ?? []) await withTx(sql, (tx) => revokeGrant(tx, id));
+  for (const id of grantIds ?? []) await revokeGrant(sql, id);
 }
 
 /** Notes that the client obtained tokens, at most once an hour (the sweeper keeps clients in use). */

@@ -11,6 +11,7 @@ import { refreshGrant } from "../../../lib/oauth/grants/refresh_token.ts";
 import type { TokenDeps } from "../../../lib/oauth/grants/shared.ts";
 import { createKeyStore } from "../../../lib/oauth/keys.ts";
 import { TEST_SECRET, testApp } from "../../helpers/app.ts";
+import { tokenStanding } from "../../helpers/refresh_family.ts";
 import { waitingOnLock } from "../../helpers/wait.ts";
 import {
   Browser,
@@ -49,8 +50,9 @@ Deno.test("refresh_token grant", async (t) => {
         assert.notEqual(second.refresh_token, first.refresh_token);
         assert.ok(second.id_token, "openid grant gets an ID token on refresh too");
         // reuse of the rotated token, once the grace window (60 s by default) is over: docs/oauth.md
-        await ctx.db.sql`update oauth_refresh_tokens set rotated_at = rotated_at - interval '61 seconds'
-        where token_hash = ${sha256Hex(first.refresh_token)}`;
+        await ctx.db
+          .sql`update oauth_grants set refresh_rotated_at = refresh_rotated_at - interval '61 seconds'
+        where refresh_rotated_hash = ${sha256Hex(first.refresh_token)}`;
         const reuse = await token(app, {
           grant_type: "refresh_token",
           refresh_token: first.refresh_token,
@@ -97,16 +99,18 @@ Deno.test("refresh_token grant", async (t) => {
         const a = await (await exchange(ctx, pub, pc.code, pc.verifier)).json();
         const cc = await getCode(ctx, browser, conf);
         const b = await (await exchange(ctx, conf, cc.code, cc.verifier)).json();
+        // A current token's lifetime: its family's (the grant row's) expiry, from its issue.
         const days = async (t: string) => {
           const [row] = await ctx.db.sql<{ d: number }[]>`
-          select round(extract(epoch from expires_at - created_at) / 86400)::int as d
-          from oauth_refresh_tokens where token_hash = ${sha256Hex(t)}`;
+          select round(extract(epoch from refresh_expires_at - refresh_issued_at) / 86400)::int as d
+          from oauth_grants where ${sha256Hex(t)}::text = any(refresh_hashes)`;
           return row.d;
         };
         assert.equal(await days(a.refresh_token), 7);
         assert.equal(await days(b.refresh_token), 30);
-        await ctx.db.sql`update oauth_refresh_tokens set created_at = now() - interval '3 days',
-        expires_at = expires_at - interval '3 days' where token_hash = ${sha256Hex(a.refresh_token)}`;
+        await ctx.db.sql`update oauth_grants set refresh_issued_at = now() - interval '3 days',
+        refresh_expires_at = refresh_expires_at - interval '3 days'
+        where ${sha256Hex(a.refresh_token)}::text = any(refresh_hashes)`;
         const rotated = await (await token(app, {
           grant_type: "refresh_token",
           refresh_token: a.refresh_token,
@@ -146,12 +150,7 @@ Deno.test("refresh_token grant: validation before rotation, audience bound at fi
   const ctx = await setup({ REFRESH_REUSE_GRACE_SECONDS: "0" });
   const app = ctx.app;
   const browser = new Browser(app);
-  const rotated = async (refreshToken: string) => {
-    const [row] = await ctx.db.sql<{ rotated: boolean; revoked: boolean }[]>`
-      select rotated_at is not null as rotated, revoked_at is not null as revoked
-        from oauth_refresh_tokens where token_hash = ${sha256Hex(refreshToken)}`;
-    return row;
-  };
+  const rotated = (refreshToken: string) => tokenStanding(ctx.db.sql, refreshToken);
   const refresh = (client: { client_id: string }, refreshToken: string, extra: Record<string, string> = {}) =>
     refreshWith(app, client, refreshToken, extra);
   try {
@@ -169,7 +168,7 @@ Deno.test("refresh_token grant: validation before rotation, audience bound at fi
           400,
           "invalid_scope",
         );
-        assert.deepEqual(await rotated(first.refresh_token), { rotated: false, revoked: false });
+        assert.deepEqual(await rotated(first.refresh_token), { standing: "current", familyRevoked: false });
         await expectError(
           await refresh(pub, first.refresh_token, { resource: "https://other.example.com/mcp" }),
           400,
@@ -180,7 +179,7 @@ Deno.test("refresh_token grant: validation before rotation, audience bound at fi
           400,
           "invalid_target",
         );
-        assert.deepEqual(await rotated(first.refresh_token), { rotated: false, revoked: false });
+        assert.deepEqual(await rotated(first.refresh_token), { standing: "current", familyRevoked: false });
         // The retry is a normal rotation, not reuse: 200, and the family lives on.
         const retry = await refresh(pub, first.refresh_token, { scope: "openid" });
         assert.equal(retry.status, 200);
@@ -203,7 +202,7 @@ Deno.test("refresh_token grant: validation before rotation, audience bound at fi
           "invalid_target",
         );
         assert.match(moved.error_description, /http:\/\/localhost:8000/);
-        assert.deepEqual(await rotated(first.refresh_token), { rotated: false, revoked: false });
+        assert.deepEqual(await rotated(first.refresh_token), { standing: "current", familyRevoked: false });
         const same = await refresh(pub, first.refresh_token, { resource: "http://localhost:8000" });
         assert.equal(same.status, 200);
         const body = await same.json();
@@ -258,9 +257,11 @@ Deno.test("refresh_token grant: the successor keeps the granted scope, on every 
   // deno-lint-ignore no-explicit-any
   const countedApp = testApp(counted as any);
   const GRANTED = ["openid", "profile"];
+  // A refresh token's scope is its family's (the grant row's): the token must be a current one of a family that
+  // holds the scope.
   const storedScopes = async (refreshToken: string) => {
     const [row] = await ctx.db.sql<{ scopes: string[] }[]>`
-      select scopes from oauth_refresh_tokens where token_hash = ${sha256Hex(refreshToken)}`;
+      select scopes from oauth_grants where ${sha256Hex(refreshToken)}::text = any(refresh_hashes)`;
     return row.scopes;
   };
   const refresh = (
@@ -306,7 +307,7 @@ Deno.test("refresh_token grant: the successor keeps the granted scope, on every 
     try {
       await holding;
       const pending = request();
-      await waitingOnLock(ctx.db.sql, "the refresh waits on the grant row", 1, "%oauth_refresh_tokens%");
+      await waitingOnLock(ctx.db.sql, "the refresh waits on the grant row", 1, "%refresh_hashes%");
       letGo();
       await tx;
       return await pending;
@@ -387,6 +388,7 @@ Deno.test("refresh_token grant: the successor keeps the granted scope, on every 
         issuer: ISSUER,
         refreshGraceSeconds: 60,
         familyMaxDays: 90,
+        secretKey: TEST_SECRET,
         findClient: createClientDirectory(ctx.db.sql).find,
         refreshHints: hints,
       };
