@@ -12,6 +12,7 @@ import { addMember, createCompany, createWorkspace } from "../../lib/workspace/w
 import { MODULES } from "../../lib/workspace/modules.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import {
+  assertDecisionInView,
   assertPageCleanAtBothSizes,
   atEachSize,
   haveChromium,
@@ -177,16 +178,7 @@ Deno.test({
               scrollHeight > viewport.height,
               `${size}: the page is longer than the screen (${scrollHeight})`,
             );
-            assert.equal(
-              await inViewport(page, "button[name=decision][value=allow]"),
-              true,
-              `${size}: Allow visible`,
-            );
-            assert.equal(
-              await inViewport(page, "button[name=decision][value=deny]"),
-              true,
-              `${size}: Deny visible`,
-            );
+            await assertDecisionInView(page, size);
           });
           await assertBranded(page, issuer);
           await assertPageCleanAtBothSizes(page, "consent");

@@ -11,6 +11,7 @@ import { addMember, createCompany, createWorkspace } from "../../lib/workspace/w
 import { MODULES } from "../../lib/workspace/modules.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import {
+  assertDecisionInView,
   assertPageCleanAtBothSizes,
   atEachSize,
   haveChromium,
@@ -96,16 +97,7 @@ Deno.test({
           const box = (name: string) => page.getByRole("checkbox", { name, exact: true });
           assert.equal(await box(TOOLSET_LABELS.tasks).isVisible(), false, "collapsed");
           await atEachSize(page, async (size) => {
-            assert.equal(
-              await inViewport(page, "button[name=decision][value=allow]"),
-              true,
-              `${size}: Allow visible`,
-            );
-            assert.equal(
-              await inViewport(page, "button[name=decision][value=deny]"),
-              true,
-              `${size}: Deny visible`,
-            );
+            await assertDecisionInView(page, size);
           });
           await assertPageCleanAtBothSizes(page, "consent");
 

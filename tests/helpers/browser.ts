@@ -1,4 +1,5 @@
 // Headless Debian Chromium for the e2e tests: whether it is installed, and one way to launch it.
+import assert from "node:assert/strict";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { HANG_MS } from "./wait.ts";
 
@@ -228,4 +229,16 @@ export async function atEachSize(
     await check(size, viewport);
   }
   if (had) await page.setViewportSize(had);
+}
+
+/** Consent's Allow and Deny are on screen without scrolling (`size` names the screen in the message). */
+export async function assertDecisionInView(page: Page, size: string): Promise<void> {
+  for (const value of ["allow", "deny"]) {
+    const label = value === "allow" ? "Allow" : "Deny";
+    assert.equal(
+      await inViewport(page, `button[name=decision][value=${value}]`),
+      true,
+      `${size}: ${label} visible`,
+    );
+  }
 }

@@ -5,6 +5,7 @@ import { createAgent, createUser } from "../../lib/accounts.ts";
 import { randomToken } from "../../lib/crypto.ts";
 import type { AppEnv } from "../../lib/http/types.ts";
 import { s256 } from "../../lib/oauth/pkce.ts";
+import { decodeJwt } from "jose";
 import { freshDatabase, type TestDb } from "../helpers/db.ts";
 import { TEST_SCRYPT, testApp } from "../helpers/app.ts";
 
@@ -272,4 +273,14 @@ export async function refreshWith(
     client_id: client.client_id,
     ...extra,
   });
+}
+
+/** A code obtained in the browser and exchanged: the first token response, and the grant its tokens name. */
+// deno-lint-ignore no-explicit-any
+export async function startGrant(ctx: Ctx, client: Registered): Promise<{ first: any; grantId: string }> {
+  const { code, verifier } = await getCode(ctx, new Browser(ctx.app), client);
+  const res = await exchange(ctx, client, code, verifier);
+  assert.equal(res.status, 200);
+  const first = await res.json();
+  return { first, grantId: decodeJwt(first.access_token).grant_id as string };
 }

@@ -9,14 +9,12 @@ import { testApp } from "../helpers/app.ts";
 import { TEST_CONNECT_TIMEOUT_S, TEST_STATEMENT_TIMEOUT_MS } from "../helpers/db.ts";
 import { familyState, tokenStanding } from "../helpers/refresh_family.ts";
 import {
-  Browser,
   type Ctx,
-  exchange,
-  getCode,
   registerConfidential,
   type Registered,
   registerPublic,
   setup,
+  startGrant,
   token,
 } from "./helpers.ts";
 
@@ -35,14 +33,6 @@ async function ageRotation(sql: Sql, rotated: string, seconds: number): Promise<
 
 // deno-lint-ignore no-explicit-any
 type Tokens = any;
-
-async function start(ctx: Ctx, client: Registered): Promise<{ first: Tokens; grantId: string }> {
-  const { code, verifier } = await getCode(ctx, new Browser(ctx.app), client);
-  const res = await exchange(ctx, client, code, verifier);
-  assert.equal(res.status, 200);
-  const first = await res.json();
-  return { first, grantId: decodeJwt(first.access_token).grant_id as string };
-}
 
 function refresh(ctx: Ctx, client: Registered, refreshToken: string) {
   return token(ctx.app, {
@@ -97,7 +87,7 @@ Deno.test("refresh grace window", async (t) => {
         PARALLEL - 1
       } siblings, family live`,
       async () => {
-        const { first, grantId } = await start(ctx, pub);
+        const { first, grantId } = await startGrant(ctx, pub);
         const out = await burst(racing, pub, first.refresh_token);
         assert.deepEqual(out.statuses, Array(PARALLEL).fill(200));
         const successors = out.ok.map((b) => sha256Hex(b.refresh_token));
@@ -120,7 +110,7 @@ Deno.test("refresh grace window", async (t) => {
         PARALLEL - 1
       } × 400 invalid_grant, family revoked`,
       async () => {
-        const { first, grantId } = await start(ctx, pub);
+        const { first, grantId } = await startGrant(ctx, pub);
         const out = await burst(noGrace, pub, first.refresh_token);
         assert.equal(out.ok.length, 1, `statuses: ${out.statuses}`);
         assert.deepEqual(out.statuses.filter((s) => s === 400).length, PARALLEL - 1);
@@ -137,7 +127,7 @@ Deno.test("refresh grace window", async (t) => {
     await t.step(
       `${PARALLEL} simultaneous presentations of a token whose successor was used: ${PARALLEL} × 400, family revoked`,
       async () => {
-        const { first, grantId } = await start(ctx, pub);
+        const { first, grantId } = await startGrant(ctx, pub);
         const second = await (await refresh(ctx, pub, first.refresh_token)).json();
         const third = await refresh(ctx, pub, second.refresh_token);
         assert.equal(third.status, 200);
@@ -159,7 +149,7 @@ Deno.test("refresh grace window", async (t) => {
     await t.step(
       "a retry within the window: the winner's tokens survive; the first successor used wins; the other one, presented later, revokes the family",
       async () => {
-        const { first, grantId } = await start(ctx, pub);
+        const { first, grantId } = await startGrant(ctx, pub);
         const winner = await (await refresh(ctx, pub, first.refresh_token)).json();
         const retry = await refresh(ctx, pub, first.refresh_token); // e.g. the answer above was lost
         assert.equal(retry.status, 200);
@@ -194,7 +184,7 @@ Deno.test("refresh grace window", async (t) => {
 
     await t.step("reuse after the window revokes everything, the winner's tokens included", async () => {
       const conf = await registerConfidential(ctx.app);
-      const { first, grantId } = await start(ctx, conf);
+      const { first, grantId } = await startGrant(ctx, conf);
       const winner = await (await refresh(ctx, conf, first.refresh_token)).json();
       await ageRotation(sql, first.refresh_token, 61);
       const late = await refresh(ctx, conf, first.refresh_token);
@@ -212,7 +202,7 @@ Deno.test("refresh grace window", async (t) => {
 
     await t.step("the window is the configured one: 30 s, a retry 31 s later is reuse", async () => {
       const short = { ...ctx, app: testApp(sql, { REFRESH_REUSE_GRACE_SECONDS: "30" }) };
-      const { first, grantId } = await start(ctx, pub);
+      const { first, grantId } = await startGrant(ctx, pub);
       await (await refresh(short, pub, first.refresh_token)).body?.cancel();
       // 20 s in: well inside (29 s assumed the retry came within a second of this update; a loaded host need
       // not); 31 s in (past 30, short of the default 60): reuse
@@ -225,7 +215,7 @@ Deno.test("refresh grace window", async (t) => {
 
     await t.step("another client presenting the token: invalid_grant, nothing revoked", async () => {
       const other = await registerPublic(ctx.app, { client_name: "Other" });
-      const { first, grantId } = await start(ctx, pub);
+      const { first, grantId } = await startGrant(ctx, pub);
       const winner = await (await refresh(ctx, pub, first.refresh_token)).json();
       const res = await refresh(ctx, other, first.refresh_token);
       assert.equal(res.status, 400);

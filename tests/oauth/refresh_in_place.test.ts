@@ -18,15 +18,13 @@ import { createKeyStore } from "../../lib/oauth/keys.ts";
 import { TEST_SECRET, testApp } from "../helpers/app.ts";
 import { familyState, tokenStanding } from "../helpers/refresh_family.ts";
 import {
-  Browser,
   type Ctx,
-  exchange,
   expectError,
-  getCode,
   ISSUER,
   type Registered,
   registerPublic,
   setup,
+  startGrant,
   token,
 } from "./helpers.ts";
 
@@ -34,14 +32,6 @@ const OTHER_SECRET = "another-secret-key-0123456789abcdef012345678";
 
 // deno-lint-ignore no-explicit-any
 type Tokens = any;
-
-async function start(ctx: Ctx, client: Registered): Promise<{ first: Tokens; grantId: string }> {
-  const { code, verifier } = await getCode(ctx, new Browser(ctx.app), client);
-  const res = await exchange(ctx, client, code, verifier);
-  assert.equal(res.status, 200);
-  const first = await res.json();
-  return { first, grantId: decodeJwt(first.access_token).grant_id as string };
-}
 
 function refresh(app: Ctx["app"], client: Registered, refreshToken: string) {
   return token(app, {
@@ -104,7 +94,7 @@ Deno.test("refresh in place: a chain of refreshes is one grant row and no token 
   };
   try {
     const client = await registerPublic(ctx.app);
-    const { first, grantId } = await start(ctx, client);
+    const { first, grantId } = await startGrant(ctx, client);
     // Warm the app (its signing key) with one refresh, then count from there.
     let previous = first.refresh_token;
     let latest = (await refreshed(app, client, previous)).refresh_token;
@@ -168,7 +158,7 @@ Deno.test("refresh in place: what the tag decides", async (t) => {
     await t.step(
       "a forged tag naming a live family and an older generation: invalid_grant, nothing revoked",
       async () => {
-        const { first, grantId } = await start(ctx, pub);
+        const { first, grantId } = await startGrant(ctx, pub);
         const second = await refreshed(app, pub, first.refresh_token);
         const third = await refreshed(app, pub, second.refresh_token);
         const stateBefore = await familyState(sql, grantId);
@@ -196,8 +186,8 @@ Deno.test("refresh in place: what the tag decides", async (t) => {
     await t.step(
       "a family id that names no grant, or another family's: invalid_grant, nothing changes",
       async () => {
-        const a = await start(ctx, pub);
-        const b = await start(ctx, pub);
+        const a = await startGrant(ctx, pub);
+        const b = await startGrant(ctx, pub);
         await expectError(
           await refresh(app, pub, mintRefreshToken(TEST_SECRET, crypto.randomUUID(), 1)),
           400,
@@ -225,7 +215,7 @@ Deno.test("refresh in place: what the tag decides", async (t) => {
     );
 
     await t.step("an older generation whose tag verifies is reuse: the whole family is revoked", async () => {
-      const { first, grantId } = await start(ctx, pub);
+      const { first, grantId } = await startGrant(ctx, pub);
       const second = await refreshed(app, pub, first.refresh_token);
       const third = await refreshed(app, pub, second.refresh_token);
       // A generation-1 token of this family that this server's key signed (its hash was never stored): the tag
@@ -242,7 +232,7 @@ Deno.test("refresh in place: what the tag decides", async (t) => {
     await t.step(
       `at most ${FAMILY_CURRENT_MAX} current tokens: a retry past them is refused, nothing else changes`,
       async () => {
-        const { first, grantId } = await start(ctx, pub);
+        const { first, grantId } = await startGrant(ctx, pub);
         const winner = await refreshed(app, pub, first.refresh_token);
         const siblings: string[] = [];
         for (let i = 1; i < FAMILY_CURRENT_MAX; i++) {
@@ -270,7 +260,7 @@ Deno.test("refresh in place: what the tag decides", async (t) => {
     await t.step(
       "after a SECRET_KEY change a current token still refreshes, by its hash; only hashes judge it",
       async () => {
-        const { first, grantId } = await start(ctx, pub);
+        const { first, grantId } = await startGrant(ctx, pub);
         const second = await refreshed(app, pub, first.refresh_token);
         const third = await refreshed(app, pub, second.refresh_token);
         const deps: TokenDeps = {
