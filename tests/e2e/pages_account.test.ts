@@ -1,7 +1,8 @@
-// End to end, in Chromium at 1280×800 and 390×844: the account pages — Connected apps telling re-registered
-// clients apart (client id, last use, scopes, who registered it), Disconnect and Revoke behind confirmation
-// pages that work without JavaScript, an owner's keys listed once, the copy button (under the pages' real CSP)
-// and client configurations on /account/keys, a PNG logo — and axe-core at zero WCAG 2.2 AA violations.
+// End to end, in Chromium: the account pages — Connected apps telling re-registered clients apart (client id, last
+// use, scopes, who registered it), Disconnect and Revoke behind confirmation pages that work without JavaScript,
+// an owner's keys listed once, the copy button (under the pages' real CSP) and client configurations on
+// /account/keys, a PNG logo — and axe-core at zero WCAG 2.2 AA violations. The owner's flow is walked once, on the
+// phone's screen (390×844), and each of its pages is checked at 1280×800 and 390×844 (assertPageCleanAtBothSizes).
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { createUser } from "../../lib/accounts.ts";
@@ -10,7 +11,7 @@ import { addMember, createCompany, createWorkspace } from "../../lib/workspace/w
 import { MODULES } from "../../lib/workspace/modules.ts";
 import { freshDatabase } from "../helpers/db.ts";
 import {
-  assertNoAxeViolations,
+  assertPageCleanAtBothSizes,
   haveChromium,
   launchChromium,
   VIEWPORTS,
@@ -39,7 +40,8 @@ async function signIn(page: Page, issuer: string, path: string, email: string): 
 
 Deno.test({
   name:
-    "Chromium account pages (1280×800, 390×844): connected apps, confirmations, keys once, copy, configs, axe",
+    "Chromium account pages (one walk, checked at 1280×800 and 390×844): connected apps, confirmations, keys once, " +
+    "copy, configs, axe",
   ignore: !haveChromium,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -91,138 +93,135 @@ Deno.test({
 
     const browser: Browser = await launchChromium();
     try {
-      for (const [label, viewport] of Object.entries(VIEWPORTS)) {
-        await t.step(`${label} ${viewport.width}×${viewport.height}`, async () => {
-          await db.sql`delete from oauth_consents`;
-          await db.sql`delete from oauth_clients`;
-          await db.sql`update api_keys set revoked_at = now() where revoked_at is null`;
-          const { older, newer } = await connectTwice();
-          const context = await browser.newContext({ viewport, bypassCSP: true });
-          const page = await context.newPage();
-          try {
-            await signIn(page, issuer, "/account/apps", "owner@example.com");
-            assert.equal(await page.locator("header.brand span").textContent(), "Studio Login");
-            const logo = await page.request.get(
-              `${issuer}${await page.locator("header.brand img").getAttribute("src")}`,
-            );
-            assert.equal(logo.headers()["content-type"], "image/png");
-            assert.deepEqual(new Uint8Array(await logo.body()), PNG);
+      // One walk, on the phone's screen; each page is checked at both sizes (assertPageCleanAtBothSizes).
+      await t.step("connected apps, disconnect, keys, revoke", async () => {
+        const { older, newer } = await connectTwice();
+        const context = await browser.newContext({ viewport: VIEWPORTS.phone, bypassCSP: true });
+        const page = await context.newPage();
+        try {
+          await signIn(page, issuer, "/account/apps", "owner@example.com");
+          assert.equal(await page.locator("header.brand span").textContent(), "Studio Login");
+          const logo = await page.request.get(
+            `${issuer}${await page.locator("header.brand img").getAttribute("src")}`,
+          );
+          assert.equal(logo.headers()["content-type"], "image/png");
+          assert.deepEqual(new Uint8Array(await logo.body()), PNG);
 
-            // Two rows named Claude, told apart.
-            const rows = page.locator("ul.apps > li");
-            assert.equal(await rows.count(), 2);
-            const newerRow = page.locator(`li[data-client-id="${newer}"]`);
-            const olderRow = page.locator(`li[data-client-id="${older}"]`);
-            assert.equal(
-              await newerRow.locator("dl code").textContent(),
-              `${newer.slice(0, 10)}…${newer.slice(-4)}`,
-            );
-            assert.equal(
-              await olderRow.locator("dl code").textContent(),
-              `${older.slice(0, 10)}…${older.slice(-4)}`,
-            );
-            assert.equal(await newerRow.locator("[data-last-used]").textContent(), "2026-03-05 09:30 UTC");
-            assert.equal(await olderRow.locator("[data-last-used]").textContent(), "never");
-            assert.equal(
-              await newerRow.locator("[data-registered-by]").getAttribute("data-registered-by"),
-              "operator",
-            );
-            assert.equal(
-              await olderRow.locator("[data-registered-by]").getAttribute("data-registered-by"),
-              "itself",
-            );
-            assert.deepEqual(
-              await newerRow.locator("li[data-scope]").evaluateAll((els) =>
-                els.map((e) => (e as unknown as { dataset: { scope: string } }).dataset.scope)
-              ),
-              ["openid", "workspace"],
-            );
-            // Nothing to choose on this page: the workspace was chosen on consent and is shown under "Acts in".
-            assert.equal(
-              await newerRow.locator('li[data-scope="workspace"]').textContent(),
-              "Use your workspace tools as you: read and change projects, tasks, clients, invoices and more " +
-                "in the workspace you chose when you allowed it",
-            );
-            await newerRow.getByText("Studio, only North Company").waitFor();
-            await assertNoAxeViolations(page, `connected apps ${label}`);
+          // Two rows named Claude, told apart.
+          const rows = page.locator("ul.apps > li");
+          assert.equal(await rows.count(), 2);
+          const newerRow = page.locator(`li[data-client-id="${newer}"]`);
+          const olderRow = page.locator(`li[data-client-id="${older}"]`);
+          assert.equal(
+            await newerRow.locator("dl code").textContent(),
+            `${newer.slice(0, 10)}…${newer.slice(-4)}`,
+          );
+          assert.equal(
+            await olderRow.locator("dl code").textContent(),
+            `${older.slice(0, 10)}…${older.slice(-4)}`,
+          );
+          assert.equal(await newerRow.locator("[data-last-used]").textContent(), "2026-03-05 09:30 UTC");
+          assert.equal(await olderRow.locator("[data-last-used]").textContent(), "never");
+          assert.equal(
+            await newerRow.locator("[data-registered-by]").getAttribute("data-registered-by"),
+            "operator",
+          );
+          assert.equal(
+            await olderRow.locator("[data-registered-by]").getAttribute("data-registered-by"),
+            "itself",
+          );
+          assert.deepEqual(
+            await newerRow.locator("li[data-scope]").evaluateAll((els) =>
+              els.map((e) => (e as unknown as { dataset: { scope: string } }).dataset.scope)
+            ),
+            ["openid", "workspace"],
+          );
+          // Nothing to choose on this page: the workspace was chosen on consent and is shown under "Acts in".
+          assert.equal(
+            await newerRow.locator('li[data-scope="workspace"]').textContent(),
+            "Use your workspace tools as you: read and change projects, tasks, clients, invoices and more " +
+              "in the workspace you chose when you allowed it",
+          );
+          await newerRow.getByText("Studio, only North Company").waitFor();
+          await assertPageCleanAtBothSizes(page, "connected apps");
 
-            // Disconnect: a confirmation page first; the app stays connected until it is confirmed.
-            await olderRow.getByRole("button", { name: "Disconnect Claude" }).click();
-            await page.getByRole("heading", { name: "Disconnect Claude?" }).waitFor();
-            assert.equal(new URL(page.url()).pathname, "/account/apps/disconnect");
-            const [stillThere] = await db.sql`select 1 from oauth_consents where client_id = ${older}`;
-            assert.ok(stillThere, "nothing happens on the GET");
-            await assertNoAxeViolations(page, `disconnect confirmation ${label}`);
-            await page.getByRole("link", { name: "Cancel" }).click();
-            await page.getByRole("heading", { name: "Connected apps" }).waitFor();
-            await olderRow.getByRole("button", { name: "Disconnect Claude" }).click();
-            await page.getByRole("button", { name: "Disconnect Claude" }).click();
-            await page.getByRole("status").filter({ hasText: "The application was disconnected." }).waitFor();
-            assert.equal(await rows.count(), 1);
-            assert.equal(
-              await page.locator(`li[data-client-id="${newer}"]`).count(),
-              1,
-              "the other one stays",
-            );
+          // Disconnect: a confirmation page first; the app stays connected until it is confirmed.
+          await olderRow.getByRole("button", { name: "Disconnect Claude" }).click();
+          await page.getByRole("heading", { name: "Disconnect Claude?" }).waitFor();
+          assert.equal(new URL(page.url()).pathname, "/account/apps/disconnect");
+          const [stillThere] = await db.sql`select 1 from oauth_consents where client_id = ${older}`;
+          assert.ok(stillThere, "nothing happens on the GET");
+          await assertPageCleanAtBothSizes(page, "disconnect confirmation");
+          await page.getByRole("link", { name: "Cancel" }).click();
+          await page.getByRole("heading", { name: "Connected apps" }).waitFor();
+          await olderRow.getByRole("button", { name: "Disconnect Claude" }).click();
+          await page.getByRole("button", { name: "Disconnect Claude" }).click();
+          await page.getByRole("status").filter({ hasText: "The application was disconnected." }).waitFor();
+          assert.equal(await rows.count(), 1);
+          assert.equal(
+            await page.locator(`li[data-client-id="${newer}"]`).count(),
+            1,
+            "the other one stays",
+          );
 
-            // Keys: the owner creates a key; it is listed once (not under "your keys" and "every key" both).
-            await page.goto(`${issuer}/account/keys`);
-            await page.getByLabel("Key name").fill(`Laptop ${label}`);
-            await page.getByLabel("Limit to a company (optional)").selectOption({ label: "South Company" });
-            await page.getByRole("button", { name: "Create key" }).click();
-            await page.locator("#new-key").waitFor();
-            const key = (await page.locator("#new-key").textContent())!.trim();
-            assert.match(key, /^pak_/);
-            const [{ id: keyId }] = await db.sql<{ id: string }[]>`
-              select id from api_keys where name = ${`Laptop ${label}`}`;
-            assert.equal(await page.locator(`li[data-key-id="${keyId}"]`).count(), 1, "listed once");
-            assert.equal(await page.getByRole("heading", { name: "Every key of Studio" }).count(), 1);
-            assert.equal(await page.getByRole("heading", { name: "Your keys" }).count(), 0);
-            // Which configurations keep the key out of their files, and the one that cannot.
-            assert.equal(
-              (await page.locator("[data-configs-note]").textContent())!.replace(/\s+/g, " ").trim(),
-              "Cursor, Claude Code and curl read the key from PORTICO_KEY (export PORTICO_KEY=…) and VS Code " +
-                "asks for it, so their files hold no secret. The mcp-remote configuration holds the key itself, " +
-                "in its env: Claude Desktop does not pass your shell's variables on, so keep that file to yourself.",
-            );
-            assert.equal(
-              await page.locator('[data-config="mcp-remote"] p.muted').first().textContent(),
-              "the client's MCP servers file; put the key in env (the file then holds it: keep it private)",
-            );
-            // Ready configurations with this server's real /mcp address.
-            for (const id of ["cursor", "vscode", "claude-code", "mcp-remote", "curl"]) {
-              const text = await page.locator(`[data-config="${id}"] pre code`).textContent();
-              assert.ok(text!.includes(`${issuer}/mcp`), id);
-              assert.ok(!text!.includes(key), `${id} holds no key`);
-            }
-            // The styled company choice is a real select, with our arrow and no native look.
-            assert.equal(
-              await page.locator("select[name=company_id]").evaluate((el) =>
-                // deno-lint-ignore no-explicit-any
-                (globalThis as any).getComputedStyle(el).appearance
-              ),
-              "none",
-            );
-            await assertNoAxeViolations(page, `keys with a new key ${label}`);
-
-            // Revoke: a confirmation page first.
-            await page.reload();
-            await page.getByRole("button", { name: `Revoke Laptop ${label}` }).click();
-            await page.getByRole("heading", { name: `Revoke Laptop ${label}?` }).waitFor();
-            const [live] = await db.sql`select 1 from api_keys where id = ${keyId} and revoked_at is null`;
-            assert.ok(live, "nothing happens on the GET");
-            await assertNoAxeViolations(page, `revoke confirmation ${label}`);
-            await page.getByRole("button", { name: `Revoke Laptop ${label}` }).click();
-            await page.getByRole("status").filter({ hasText: "revoked" }).waitFor();
-            const [gone] = await db
-              .sql`select 1 from api_keys where id = ${keyId} and revoked_at is not null`;
-            assert.ok(gone);
-            await assertNoAxeViolations(page, `keys ${label}`);
-          } finally {
-            await context.close();
+          // Keys: the owner creates a key; it is listed once (not under "your keys" and "every key" both).
+          await page.goto(`${issuer}/account/keys`);
+          const keyName = "Laptop";
+          await page.getByLabel("Key name").fill(keyName);
+          await page.getByLabel("Limit to a company (optional)").selectOption({ label: "South Company" });
+          await page.getByRole("button", { name: "Create key" }).click();
+          await page.locator("#new-key").waitFor();
+          const key = (await page.locator("#new-key").textContent())!.trim();
+          assert.match(key, /^pak_/);
+          const [{ id: keyId }] = await db.sql<{ id: string }[]>`
+            select id from api_keys where name = ${keyName}`;
+          assert.equal(await page.locator(`li[data-key-id="${keyId}"]`).count(), 1, "listed once");
+          assert.equal(await page.getByRole("heading", { name: "Every key of Studio" }).count(), 1);
+          assert.equal(await page.getByRole("heading", { name: "Your keys" }).count(), 0);
+          // Which configurations keep the key out of their files, and the one that cannot.
+          assert.equal(
+            (await page.locator("[data-configs-note]").textContent())!.replace(/\s+/g, " ").trim(),
+            "Cursor, Claude Code and curl read the key from PORTICO_KEY (export PORTICO_KEY=…) and VS Code " +
+              "asks for it, so their files hold no secret. The mcp-remote configuration holds the key itself, " +
+              "in its env: Claude Desktop does not pass your shell's variables on, so keep that file to yourself.",
+          );
+          assert.equal(
+            await page.locator('[data-config="mcp-remote"] p.muted').first().textContent(),
+            "the client's MCP servers file; put the key in env (the file then holds it: keep it private)",
+          );
+          // Ready configurations with this server's real /mcp address.
+          for (const id of ["cursor", "vscode", "claude-code", "mcp-remote", "curl"]) {
+            const text = await page.locator(`[data-config="${id}"] pre code`).textContent();
+            assert.ok(text!.includes(`${issuer}/mcp`), id);
+            assert.ok(!text!.includes(key), `${id} holds no key`);
           }
-        });
-      }
+          // The styled company choice is a real select, with our arrow and no native look.
+          assert.equal(
+            await page.locator("select[name=company_id]").evaluate((el) =>
+              // deno-lint-ignore no-explicit-any
+              (globalThis as any).getComputedStyle(el).appearance
+            ),
+            "none",
+          );
+          await assertPageCleanAtBothSizes(page, "keys with a new key");
+
+          // Revoke: a confirmation page first.
+          await page.reload();
+          await page.getByRole("button", { name: `Revoke ${keyName}` }).click();
+          await page.getByRole("heading", { name: `Revoke ${keyName}?` }).waitFor();
+          const [live] = await db.sql`select 1 from api_keys where id = ${keyId} and revoked_at is null`;
+          assert.ok(live, "nothing happens on the GET");
+          await assertPageCleanAtBothSizes(page, "revoke confirmation");
+          await page.getByRole("button", { name: `Revoke ${keyName}` }).click();
+          await page.getByRole("status").filter({ hasText: "revoked" }).waitFor();
+          const [gone] = await db
+            .sql`select 1 from api_keys where id = ${keyId} and revoked_at is not null`;
+          assert.ok(gone);
+          await assertPageCleanAtBothSizes(page, "keys");
+        } finally {
+          await context.close();
+        }
+      });
 
       await t.step(
         "copy button: works under the pages' real CSP; without JavaScript the key is plain text",

@@ -1,7 +1,8 @@
-// End to end, in Chromium at 1280×800 and 390×844: the person's side of an approval request. A self-registered
-// app asks for `workspace`; the person signs in, asks with a note, waits; once approved the waiting page goes on
-// by itself (its script) to consent. Without JavaScript, "Check again" shows a denial and its way back to the
-// app. An operator sees "Approve … and continue". axe-core at zero WCAG 2.2 AA violations on every page.
+// End to end, in Chromium: the person's side of an approval request. A self-registered app asks for `workspace`;
+// the person signs in, asks with a note, waits; once approved the waiting page goes on by itself (its script) to
+// consent — one walk, on the phone's screen (390×844), the ask and waiting pages checked at 1280×800 and 390×844.
+// Without JavaScript, "Check again" shows a denial and its way back to the app. An operator sees "Approve … and
+// continue". axe-core at zero WCAG 2.2 AA violations on every page.
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { decideRequest } from "../../lib/oauth/approvals.ts";
@@ -10,6 +11,7 @@ import { s256 } from "../../lib/oauth/pkce.ts";
 import {
   assertNoAxeViolations,
   assertNoSidewaysScroll,
+  assertPageCleanAtBothSizes,
   haveChromium,
   launchChromium,
   VIEWPORTS,
@@ -25,7 +27,9 @@ const PASSWORD = "approval pages 123";
 const REDIRECT = "http://127.0.0.1:9/callback";
 
 Deno.test({
-  name: "Chromium approval pages (1280×800, 390×844): ask, wait, continue by itself, denied without JS, axe",
+  name:
+    "Chromium approval pages (one walk, checked at 1280×800 and 390×844): ask, wait, continue by itself, " +
+    "denied without JS, axe",
   ignore: !haveChromium,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -67,39 +71,34 @@ Deno.test({
 
     const browser: Browser = await launchChromium();
     try {
-      for (const [label, viewport] of Object.entries(VIEWPORTS)) {
-        await t.step(`${label}: ask, wait, approved elsewhere → consent by itself`, async () => {
-          const clientId = await app(`Notes App ${label}`);
-          const context = await browser.newContext({ viewport, bypassCSP: true });
-          const page = await context.newPage();
-          try {
-            await openAndSignIn(page, clientId, "pia@example.com");
-            await page.getByRole("heading", { name: `Notes App ${label} needs an operator's approval` })
-              .waitFor();
-            await assertNoAxeViolations(page, `ask page ${label}`);
-            await assertNoSidewaysScroll(page, `ask page ${label}`);
-            await page.getByLabel("Note to the operators (optional)").fill("For the weekly report");
-            await page.getByRole("button", { name: "Ask for approval" }).click();
-            await page.getByRole("heading", { name: "Waiting for an operator" }).waitFor();
-            await assertNoAxeViolations(page, `waiting page ${label}`);
-            await assertNoSidewaysScroll(page, `waiting page ${label}`);
-            const request = await requestOf(clientId);
-            assert.equal(request.note, "For the weekly report");
+      // One walk, on the phone's screen; the ask and waiting pages are checked at both sizes.
+      await t.step("ask, wait, approved elsewhere → consent by itself", async () => {
+        const clientId = await app("Notes App");
+        const context = await browser.newContext({ viewport: VIEWPORTS.phone, bypassCSP: true });
+        const page = await context.newPage();
+        try {
+          await openAndSignIn(page, clientId, "pia@example.com");
+          await page.getByRole("heading", { name: "Notes App needs an operator's approval" }).waitFor();
+          await assertPageCleanAtBothSizes(page, "ask page");
+          await page.getByLabel("Note to the operators (optional)").fill("For the weekly report");
+          await page.getByRole("button", { name: "Ask for approval" }).click();
+          await page.getByRole("heading", { name: "Waiting for an operator" }).waitFor();
+          await assertPageCleanAtBothSizes(page, "waiting page");
+          const request = await requestOf(clientId);
+          assert.equal(request.note, "For the weekly report");
 
-            const decided = await decideRequest(db.sql, request.id, true, {
-              via: "page",
-              operatorId: operator.id,
-            });
-            assert.equal(decided.kind, "decided");
-            // No click: the page's script notices and goes on to the consent page.
-            await page.getByRole("heading", { name: `Allow Notes App ${label} to use your account?` })
-              .waitFor();
-            assert.equal(await page.getByLabel(/Harbour Studio/).first().isChecked(), true);
-          } finally {
-            await context.close();
-          }
-        });
-      }
+          const decided = await decideRequest(db.sql, request.id, true, {
+            via: "page",
+            operatorId: operator.id,
+          });
+          assert.equal(decided.kind, "decided");
+          // No click: the page's script notices and goes on to the consent page.
+          await page.getByRole("heading", { name: "Allow Notes App to use your account?" }).waitFor();
+          assert.equal(await page.getByLabel(/Harbour Studio/).first().isChecked(), true);
+        } finally {
+          await context.close();
+        }
+      });
 
       await t.step(
         "without JavaScript: Check again shows the denial and the way back to the app",

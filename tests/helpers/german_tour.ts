@@ -1,10 +1,10 @@
 // A walk through Portico's pages in German, as a person whose browser asks for German sees them (issue 30 point 4):
 // sign-in (empty, with a wrong password), forgotten password, the second factor, consent (and its toolset choice),
 // every account page, disconnecting an app, the operator's pages, an error page, the sign-out question and the
-// signed-out page. `visit(page, name)` runs on each page once it is
-// shown; tests/e2e/pages_german.test.ts checks it (axe, no English left, both sizes), `deno task screenshots` saves
-// it to docs/screenshots/de-*.png. Data is German too (names, workspace, app), so a leftover English word is
-// the page's, not the data's.
+// signed-out page, in one walk at `viewport` (default 1280×800). `visit(page, name)` runs on each page once it is
+// shown; tests/e2e/pages_german.test.ts walks on the phone's screen and checks each page (axe, no English left,
+// at both sizes by re-laying it out), `deno task screenshots` saves it to docs/screenshots/de-*.png. Data is
+// German too (names, workspace, app), so a leftover English word is the page's, not the data's.
 //
 // Export: `germanTour(browser, sql, issuer, visit, viewport?)`, `GERMAN_DATA` (the data words).
 import type { Browser, Page } from "playwright-core";
