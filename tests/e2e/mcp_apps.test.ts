@@ -35,7 +35,11 @@ warnIfMissing("tests/e2e/mcp_apps.test.ts");
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
-const SHOTS = new URL("../../docs/screenshots/", import.meta.url);
+/**
+ * Screenshots go to docs/screenshots/ with UPDATE_SNAPSHOTS=1 only: the images change with the date and the demo
+ * data, so an ordinary run must not rewrite committed files; it takes them in a temporary folder, then removes it.
+ */
+const UPDATE_SHOTS = Deno.env.get("UPDATE_SNAPSHOTS") === "1";
 
 Deno.test({
   name: "Chromium MCP Apps host (AppBridge): plan, offer and week views with a key and a Bearer token",
@@ -44,10 +48,12 @@ Deno.test({
   sanitizeResources: false,
   async fn(t) {
     const db = await freshDatabase();
-    const demo = await seedDemo(db.sql);
+    const demo = await seedDemo(db.sql, { scrypt: TEST_SCRYPT });
     const { workspaceId, users } = demo.ctx;
     const manager =
-      (await createUser(db.sql, { email: "mia@example.com", password: "manager pw 123", name: "Mia" }))
+      (await createUser(db.sql, { email: "mia@example.com", password: "manager pw 123", name: "Mia" }, {
+        scrypt: TEST_SCRYPT,
+      }))
         .id;
     await addMember(db.sql, workspaceId, manager, "manager", null);
     const managerKey =
@@ -137,7 +143,9 @@ Deno.test({
         select id from offers where workspace_id = ${workspaceId} and title = 'Website relaunch'`)[0].id;
 
       await t.step("axe-core finds nothing and screenshots at two sizes, light and dark", async () => {
-        await Deno.mkdir(SHOTS, { recursive: true });
+        const shots = UPDATE_SHOTS
+          ? new URL("../../docs/screenshots/", import.meta.url)
+          : new URL(`file://${await Deno.makeTempDir({ prefix: "portico-apps-shots-" })}/`);
         const lastWeek = {
           startDate: new Date(Date.parse(today) - 6 * 86_400_000).toISOString().slice(0, 10),
           endDate: today,
@@ -148,25 +156,31 @@ Deno.test({
           offer: ["get_offer", await tool(demo.apiKey, "get_offer", { offerId }), { offerId }],
           week: ["list_time_logs", await tool(demo.apiKey, "list_time_logs", lastWeek), lastWeek],
         };
-        for (const [view, [toolName, result, a]] of Object.entries(results)) {
-          for (const theme of ["light", "dark"] as const) {
-            // The theme is the host's: one page each. The size is the viewport's: the same page, re-laid out.
-            const { page, frame } = await show(demo.apiKey, view, toolName, a, result, {
-              theme,
-              size: "desktop",
-            });
-            try {
-              assert.equal(await frame.locator(`[data-view=${view}]`).getAttribute("data-theme"), theme);
-              for (const size of ["desktop", "phone"] as const) {
-                await page.setViewportSize(VIEWPORTS[size]);
-                await laidOut(page, frame, VIEWPORTS[size].width);
-                await assertNoAxeViolations(frame as unknown as Page, `${view} view (${theme}, ${size})`);
-                await screenshotFrame(page, new URL(`apps-${view}-${size}-${theme}.png`, SHOTS).pathname);
+        try {
+          for (const [view, [toolName, result, a]] of Object.entries(results)) {
+            for (const theme of ["light", "dark"] as const) {
+              // The theme is the host's: one page each. The size is the viewport's: the same page, re-laid out.
+              const { page, frame } = await show(demo.apiKey, view, toolName, a, result, {
+                theme,
+                size: "desktop",
+              });
+              try {
+                assert.equal(await frame.locator(`[data-view=${view}]`).getAttribute("data-theme"), theme);
+                for (const size of ["desktop", "phone"] as const) {
+                  await page.setViewportSize(VIEWPORTS[size]);
+                  await laidOut(page, frame, VIEWPORTS[size].width);
+                  await assertNoAxeViolations(frame as unknown as Page, `${view} view (${theme}, ${size})`);
+                  const path = new URL(`apps-${view}-${size}-${theme}.png`, shots).pathname;
+                  await screenshotFrame(page, path);
+                  assert.ok((await Deno.stat(path)).size > 10_000, `${path}: not a blank image`);
+                }
+              } finally {
+                await page.close();
               }
-            } finally {
-              await page.close();
             }
           }
+        } finally {
+          if (!UPDATE_SHOTS) await Deno.remove(shots, { recursive: true });
         }
       });
       await t.step(

@@ -18,6 +18,7 @@ import {
   warnIfMissing,
 } from "../helpers/browser.ts";
 import { serveAtIssuer } from "../helpers/serve.ts";
+import { TEST_SCRYPT } from "../helpers/app.ts";
 
 warnIfMissing("tests/e2e/pages_account.test.ts");
 
@@ -53,8 +54,12 @@ Deno.test({
       email: "owner@example.com",
       password: PASSWORD,
       name: "Olga Owner",
-    });
-    const member = await createUser(db.sql, { email: "member@example.com", password: PASSWORD, name: "Max" });
+    }, { scrypt: TEST_SCRYPT });
+    const member = await createUser(
+      db.sql,
+      { email: "member@example.com", password: PASSWORD, name: "Max" },
+      { scrypt: TEST_SCRYPT },
+    );
     const ws = (await createWorkspace(db.sql, "Studio", [...MODULES])).id;
     const company = (await createCompany(db.sql, ws, "North Company")).id;
     await createCompany(db.sql, ws, "South Company");

@@ -14,7 +14,7 @@ import type { Sql } from "../../lib/db/client.ts";
 import { createClient } from "../../lib/oauth/clients.ts";
 import { confirmTotp, currentStep, newTotpSecret, totpCode } from "../../lib/security/totp.ts";
 import { addMember, createWorkspace } from "../../lib/workspace/workspaces.ts";
-import { TEST_SECRET } from "./app.ts";
+import { TEST_SCRYPT, TEST_SECRET } from "./app.ts";
 import { pkce } from "../oauth/helpers.ts";
 
 const PASSWORD = "ein ausreichend langes Passwort";
@@ -33,7 +33,9 @@ export async function germanTour(
 ): Promise<void> {
   round++;
   const email = `sana${round}.${Date.now()}@beispiel.de`;
-  const user = await createUser(sql, { email, password: PASSWORD, name: "Sana Berger" });
+  const user = await createUser(sql, { email, password: PASSWORD, name: "Sana Berger" }, {
+    scrypt: TEST_SCRYPT,
+  });
   await sql`update users set operator = true where id = ${user.id}`;
   const ws = await createWorkspace(sql, `Atelier Nord ${round}`, ["projects"]);
   await addMember(sql, ws.id, user.id, "owner", null);
