@@ -99,19 +99,17 @@ Deno.test({
           assert.deepEqual((await amrOf(db, user.id)).at(-1), ["pwd", "otp", "mfa"]);
 
           // A recovery code works once.
-          await signOut(page, issuer);
-          await signInWithPassword(page, issuer, email, PASSWORD);
-          await page.waitForURL((u) => u.pathname === "/signin/verify");
-          await page.getByText("Use a recovery code").click();
-          await page.getByLabel("Recovery code").fill(codes[0]);
-          await page.getByRole("button", { name: "Use recovery code" }).click();
+          const signInWithRecoveryCode = async (code: string) => {
+            await signOut(page, issuer);
+            await signInWithPassword(page, issuer, email, PASSWORD);
+            await page.waitForURL((u) => u.pathname === "/signin/verify");
+            await page.getByText("Use a recovery code").click();
+            await page.getByLabel("Recovery code").fill(code);
+            await page.getByRole("button", { name: "Use recovery code" }).click();
+          };
+          await signInWithRecoveryCode(codes[0]);
           await page.waitForURL((u) => u.pathname === "/account/apps");
-          await signOut(page, issuer);
-          await signInWithPassword(page, issuer, email, PASSWORD);
-          await page.waitForURL((u) => u.pathname === "/signin/verify");
-          await page.getByText("Use a recovery code").click();
-          await page.getByLabel("Recovery code").fill(codes[0]);
-          await page.getByRole("button", { name: "Use recovery code" }).click();
+          await signInWithRecoveryCode(codes[0]);
           await page.getByRole("alert").filter({ hasText: "That recovery code is not right" }).waitFor();
           await assertPageCleanAtBothSizes(page, "recovery code refused");
 
