@@ -217,9 +217,14 @@ export function clientColumns(db: Db) {
             client_uri, logo_uri, contacts, self_registered, trusted, created_at, post_logout_redirect_uris`;
 }
 
+/** Whether `clientId` is spelled as a registered client's id (`pcl_…`); anything else is no registered client. */
+export function isRegisteredClientId(clientId: string): boolean {
+  return /^pcl_[A-Za-z0-9_-]{1,100}$/.test(clientId);
+}
+
 /** A registered client's row (ids `pcl_…`); undefined for anything else. */
 export async function registeredClientRow(db: Db, clientId: string): Promise<ClientRow | undefined> {
-  if (!/^pcl_[A-Za-z0-9_-]{1,100}$/.test(clientId)) return undefined;
+  if (!isRegisteredClientId(clientId)) return undefined;
   const [row] = await db<ClientRow[]>`
     select ${clientColumns(db)} from oauth_clients where client_id = ${clientId}`;
   return row;

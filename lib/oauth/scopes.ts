@@ -15,6 +15,9 @@ export const DEFAULT_REGISTERED_SCOPES = ["openid", "profile", "agent.purchase"]
  */
 export const SCOPES_SUPPORTED = ["openid", "profile", "workspace", "offline_access"];
 
+/** RFC 6749 §3.3: a scope token is printable ASCII other than space, `"` and `\\`. */
+export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
 export function splitScope(scope: string | undefined): string[] {
   return [...new Set((scope ?? "").split(" ").filter((s) => s.length > 0))];
 }

@@ -1,6 +1,7 @@
 // Refresh in one SQL round trip (issue 17.2): client authentication, the token's checks, rotation (or a sibling
 // within the grace window), superseding and the successor are one statement; a refused request changes nothing;
 // a change to the family that commits while the statement waits sends it to the locked path, never past it.
+import { REFRESH_STATEMENT_MARK } from "../../lib/oauth/grants/refresh_batch.ts";
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { decodeJwt } from "jose";
@@ -217,7 +218,12 @@ Deno.test("refresh round trips", async (t) => {
           // Wait until the retry's statement is blocked on the grant row, then commit the other change. (This
           // gave up after 500 × 10 ms and let go anyway: on a loaded host the retry then read the committed
           // state, and the interleaving under test never happened.)
-          await waitingOnLock(ctx.db.sql, "the retry waits on the grant row", 1, "%refresh_hashes%");
+          await waitingOnLock(
+            ctx.db.sql,
+            "the retry waits on the grant row",
+            1,
+            `%${REFRESH_STATEMENT_MARK}%`,
+          );
           letGo();
           await tx;
           const res = await retry;

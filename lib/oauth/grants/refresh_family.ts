@@ -48,10 +48,13 @@ export interface FamilyRow {
   version: string;
 }
 
-/** The columns of `FamilyRow`, from `oauth_grants g join users u on u.id = g.user_id`. */
+/**
+ * The columns of `FamilyRow`, from `oauth_grants g join users u on u.id = g.user_id`; `tokenHash` is the presented
+ * token's hash, a value or a column of the statement (./refresh_batch.ts).
+ */
 export function familyColumns(
   db: Db,
-  input: { tokenHash: string; graceSeconds: number; familyMaxDays: number },
+  input: { tokenHash: string | Fragment; graceSeconds: number; familyMaxDays: number },
 ): Fragment {
   return db`
     g.id as "familyId", g.client_id as "clientId", g.user_id as "userId", to_json(g.scopes) as scopes,
@@ -100,15 +103,16 @@ export function standing(
  * The grant row's new refresh state with a successor of generation `generation` whose hash is `freshHash`:
  * when `rotate` holds, the presented token (`tokenHash`) is rotated and the successor is the family's only
  * current token (its siblings are superseded); otherwise the successor joins the current tokens (a sibling). The
- * successor gets a lifetime of its own, `ttlSeconds`, never past the family's cap. For `update oauth_grants g`.
+ * successor gets a lifetime of its own, `ttlSeconds`, never past the family's cap. For `update oauth_grants g`;
+ * each input is a value or a column of the statement (./refresh_batch.ts).
  */
 export function successorState(
   db: Db,
   input: {
     rotate: Fragment;
-    tokenHash: string;
-    freshHash: string;
-    generation: number;
+    tokenHash: string | Fragment;
+    freshHash: string | Fragment;
+    generation: number | Fragment;
     ttlSeconds: Fragment;
     familyMaxDays: number;
   },

@@ -1,6 +1,6 @@
 // grant_type=refresh_token (docs/oauth.md "Refresh retries and parallel refreshes", "Refresh tokens: storage and
-// format"): every rule of a refresh in one place — the one statement that checks and rotates in the common case,
-// the signing that overlaps it, and where the checks that name a refusal, the locked path taken after a
+// format"): every rule of a refresh in one place — the statement that checks and rotates in the common case (sent
+// with the instance's other refreshes under load, ./refresh_batch.ts), the signing that overlaps it, and where the checks that name a refusal, the locked path taken after a
 // concurrent change (./refresh_family.ts) and the tokens of the old format (./refresh_legacy.ts) live.
 //
 // A family's refresh state is its grant row (migration 00031): the current tokens' generation and hashes, the
@@ -8,7 +8,8 @@
 // generation (./refresh_format.ts), so no token has a row of its own.
 //
 // The rules, and where each is stated (a change to one is a change to every place named):
-// - who may refresh: the token's own client, authenticated, holding the refresh_token grant (statement `ok`;
+// - who may refresh: the token's own client, authenticated, holding the refresh_token grant (statement `ok`, in
+//   ./refresh_batch.ts;
 //   `authenticateClient` and `requireRefreshGrant` name the refusal);
 // - which tokens: a current one of a live, unexpired family within its cap, of an enabled person; the token
 //   rotated last only as a retry within the grace window (statement `f`/`ok`; `standing` and `checkPresented`;
@@ -18,32 +19,18 @@
 //   is the family's), a lifetime of its own, never past the cap (`successorState`, used by all three paths).
 // tests/oauth/grants/refresh_token.test.ts pins each path for the successor's scope.
 import { sha256Hex } from "../../crypto.ts";
-import {
-  authenticateClient,
-  type Client,
-  clientColumns,
-  type ClientCredentials,
-  type ClientRow,
-} from "../clients.ts";
+import { authenticateClient, type Client, type ClientCredentials, isRegisteredClientId } from "../clients.ts";
 import { OAuthError } from "../errors.ts";
-import { splitScope } from "../scopes.ts";
+import { SCOPE_TOKEN, splitScope } from "../scopes.ts";
 import { countRefresh, OTEL_ON } from "../../telemetry/otel.ts";
 import type { RefreshHint } from "./refresh_hints.ts";
-import { mintRefreshToken, type PresentedRefreshToken, readRefreshToken } from "./refresh_format.ts";
-import {
-  checkPresented,
-  FAMILY_CURRENT_MAX,
-  familyColumns,
-  type FamilyRow,
-  lockedRotation,
-  successorState,
-} from "./refresh_family.ts";
+import { mintRefreshToken, readRefreshToken } from "./refresh_format.ts";
+import { checkPresented, lockedRotation } from "./refresh_family.ts";
+import { refreshOne } from "./refresh_batch.ts";
 import { legacyRefresh } from "./refresh_legacy.ts";
 import {
   checkedResource,
   type MintInput,
-  REFRESH_TTL_CONFIDENTIAL_SECONDS,
-  REFRESH_TTL_PUBLIC_SECONDS,
   refreshTtl,
   type SignedTokens,
   signFor,
@@ -53,108 +40,12 @@ import {
   tokenResponse,
 } from "./shared.ts";
 
-/**
- * What the refresh statement answers, always one row: the client named by the request (null when there is no
- * such client), the family the token names (`familyId` null when there is no such grant, and then the other
- * family fields too), and whether the statement already issued the successor (`issued`).
- */
-interface RefreshRow extends FamilyRow {
-  client: ClientRow | null;
-  issued: boolean;
-}
-
 function requireRefreshGrant(client: Client): number {
   const ttl = refreshTtl(client);
   if (ttl === undefined) {
     throw new OAuthError("unauthorized_client", "this client did not register the refresh_token grant");
   }
   return ttl;
-}
-
-/**
- * The common refresh in one statement: it authenticates the client, reads the family the token names (by the
- * grant's primary key) with its person, and — only when every check of `refreshGrant` passes — writes the
- * successor into the grant row: a rotation (the successor becomes the only current token, its siblings are
- * superseded) or, for a retry within the grace window, a sibling; and notes the client's use. A refused request
- * changes nothing.
- *
- * One statement sees one snapshot, so it writes only while the grant row is still the version it read (`xmin`):
- * a change committed since the snapshot, or still running, fails that condition (Postgres re-checks it on the
- * row's newest version after waiting for its lock) and the statement does nothing; `refreshGrant` then takes the
- * locked path. The columns it writes are in no index, so the write is a HOT update (migration 00031).
- */
-async function refreshStatement(
-  deps: TokenDeps,
-  input: {
-    clientId: string;
-    secretHash: string | null;
-    viaBody: boolean;
-    presented: PresentedRefreshToken;
-    tokenHash: string;
-    freshHash: string;
-    asked: string[] | null;
-    resource: string | null;
-  },
-): Promise<RefreshRow> {
-  const sql = deps.sql;
-  const grace = deps.refreshGraceSeconds;
-  // The presented token's generation; a successor's (after a rotation or as a sibling) is the next one.
-  const generation = input.presented.generation;
-  const next = generation + 1;
-  const family = familyColumns(sql, {
-    tokenHash: input.tokenHash,
-    graceSeconds: grace,
-    familyMaxDays: deps.familyMaxDays,
-  });
-  const successor = successorState(sql, {
-    rotate: sql`ok.current`,
-    tokenHash: input.tokenHash,
-    freshHash: input.freshHash,
-    generation: next,
-    ttlSeconds: sql`case when ok.public then ${REFRESH_TTL_PUBLIC_SECONDS}::int
-                         else ${REFRESH_TTL_CONFIDENTIAL_SECONDS}::int end`,
-    familyMaxDays: deps.familyMaxDays,
-  });
-  const [row] = await sql<RefreshRow[]>`
-    with c as (
-      select ${clientColumns(sql)} from oauth_clients where client_id = ${input.clientId}
-    ),
-    f as materialized (
-      select ${family}
-        from oauth_grants g join users u on u.id = g.user_id
-       where g.id = ${input.presented.familyId}
-    ),
-    ok as (
-      select f."familyId", f.version, f.current, c.secret_hash is null as public
-        from f join c on c.client_id = f."clientId"
-       where 'refresh_token' = any(c.grant_types)
-         and case when c.secret_hash is null then ${input.secretHash}::text is null
-                  else c.secret_hash = ${input.secretHash}::text
-                       and (c.token_endpoint_auth_method = 'client_secret_post') = ${input.viaBody}::boolean end
-         and f."grantLive" and f.unexpired and f."withinCap" and f.enabled
-         -- standing (./refresh_family.ts): a current token, or a retry of the one rotated last
-         and ((f.current and f.generation = ${generation}::int)
-              or (${grace > 0}::boolean and not f.current and f."lastRotated" and f."inGrace"
-                  and f.generation = ${next}::int and f."currentCount" < ${FAMILY_CURRENT_MAX}::int))
-         -- every scope asked for was granted (f.scopes is a JSON array)
-         and (${input.asked}::text[] is null or f.scopes::jsonb ?& ${input.asked}::text[])
-         and (${input.resource}::text is null or ${input.resource}::text = coalesce(f.resource, ${deps.issuer}))
-    ),
-    issued as (
-      -- Only the version read: else another change came in between (see above).
-      update oauth_grants g set ${successor}
-        from ok
-       where g.id = ok."familyId" and g.xmin::text = ok.version
-      returning g.id
-    ),
-    touched as (
-      update oauth_clients set last_used_at = now()
-       where client_id = ${input.clientId} and exists (select 1 from issued)
-         and (last_used_at is null or last_used_at < now() - interval '1 hour')
-    )
-    select (select to_json(c) from c) as client, f.*, exists (select 1 from issued) as issued
-      from (values (1)) as one (x) left join c on true left join f on true`;
-  return row;
 }
 
 /** Tokens a refresh started signing before its statement returned, and the claims they were signed for. */
@@ -273,18 +164,26 @@ export async function refreshGrant(
   const presented = input.refreshToken === undefined
     ? undefined
     : readRefreshToken(deps.secretKey, input.refreshToken);
-  if (!creds.clientId?.startsWith("pcl_") || !presented || input.resourceProblem) {
+  const asked = input.scope === undefined
+    ? []
+    : splitScope(input.scope).filter((s) => s !== "offline_access");
+  // A scope token outside RFC 6749's syntax is refused before any statement (it could not match a granted one).
+  const scopeProblem = asked.every((s) => SCOPE_TOKEN.test(s))
+    ? undefined
+    : new OAuthError("invalid_scope", "a scope token is printable ASCII other than space, '\"' and '\\'");
+  if (
+    !creds.clientId || !isRegisteredClientId(creds.clientId) || !presented || input.resourceProblem ||
+    scopeProblem
+  ) {
     // Through the client directory (metadata-document clients are fetched and mirrored there), and so that a
-    // refusal that needs no token (a malformed `resource`, no token) comes after the client's own, as before.
+    // refusal that needs no token (a malformed `resource` or scope, no token) comes after the client's own, as before.
     // A token of the old format (or not a token at all) is looked up after the client too.
     client = await authenticateClient(deps.findClient, creds);
     if (input.resourceProblem) throw input.resourceProblem;
     requireRefreshGrant(client);
     if (!input.refreshToken) throw new OAuthError("invalid_request", "refresh_token is required");
+    if (scopeProblem) throw scopeProblem;
   }
-  const asked = input.scope === undefined
-    ? []
-    : splitScope(input.scope).filter((s) => s !== "offline_access");
   const tokenHash = sha256Hex(input.refreshToken!);
   if (!presented) {
     const ttlSeconds = requireRefreshGrant(client!);
@@ -309,11 +208,12 @@ export async function refreshGrant(
   // The successor is the same for a rotation and for a sibling: one generation past the presented token.
   const fresh = mintRefreshToken(deps.secretKey, presented.familyId, presented.generation + 1);
   const freshHash = sha256Hex(fresh);
-  const statement = refreshStatement(deps, {
+  const statement = refreshOne(deps, {
     clientId: client?.clientId ?? creds.clientId!,
     secretHash: creds.clientSecret === undefined ? null : sha256Hex(creds.clientSecret),
     viaBody: creds.via === "body",
-    presented,
+    familyId: presented.familyId,
+    generation: presented.generation,
     tokenHash,
     freshHash,
     asked: asked.length > 0 ? asked : null,

@@ -1,5 +1,6 @@
 // The refresh_token grant (lib/oauth/grants/refresh_token.ts): rotation and reuse, narrowing, lifetimes, the
 // audience a grant keeps, and the successor's scope on every path that issues one.
+import { REFRESH_STATEMENT_MARK } from "../../../lib/oauth/grants/refresh_batch.ts";
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import postgres from "postgres";
@@ -307,7 +308,7 @@ Deno.test("refresh_token grant: the successor keeps the granted scope, on every 
     try {
       await holding;
       const pending = request();
-      await waitingOnLock(ctx.db.sql, "the refresh waits on the grant row", 1, "%refresh_hashes%");
+      await waitingOnLock(ctx.db.sql, "the refresh waits on the grant row", 1, `%${REFRESH_STATEMENT_MARK}%`);
       letGo();
       await tx;
       return await pending;

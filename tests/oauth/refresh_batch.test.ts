@@ -1,0 +1,195 @@
+// Refreshes in one statement (lib/oauth/grants/refresh_batch.ts; docs/oauth.md "Refreshes in one statement"):
+// refreshes that arrive while the instance's statements run go together, each gets exactly what it would have got
+// alone, two of one family in one statement are a rotation and a retry, and a statement Postgres refuses is sent
+// again member by member so that no refresh fails for another's sake.
+import assert from "node:assert/strict";
+import { sha256Hex } from "../../lib/crypto.ts";
+import { createClientDirectory } from "../../lib/oauth/client_directory.ts";
+import {
+  RefreshBatcher,
+  type RefreshMember,
+  refreshOne,
+  refreshStatement,
+} from "../../lib/oauth/grants/refresh_batch.ts";
+import { mintRefreshToken, readRefreshToken } from "../../lib/oauth/grants/refresh_format.ts";
+import { refreshGrant } from "../../lib/oauth/grants/refresh_token.ts";
+import type { TokenDeps } from "../../lib/oauth/grants/shared.ts";
+import { createKeyStore } from "../../lib/oauth/keys.ts";
+import { TEST_SECRET } from "../helpers/app.ts";
+import { familyState } from "../helpers/refresh_family.ts";
+import { type Ctx, ISSUER, type Registered, registerPublic, setup, startGrant } from "./helpers.ts";
+
+function tokenDeps(ctx: Ctx, inFlight: number): TokenDeps & { refreshBatcher: RefreshBatcher } {
+  const deps: TokenDeps = {
+    sql: ctx.db.sql,
+    keys: createKeyStore(ctx.db.sql, TEST_SECRET),
+    issuer: ISSUER,
+    refreshGraceSeconds: 60,
+    familyMaxDays: 90,
+    secretKey: TEST_SECRET,
+    findClient: createClientDirectory(ctx.db.sql).find,
+  };
+  return Object.assign(deps, { refreshBatcher: new RefreshBatcher(deps, inFlight) });
+}
+
+/** The statement's input for a refresh of `token` by a public client, as refreshGrant builds it. */
+function memberFor(client: Registered, token: string): RefreshMember {
+  const presented = readRefreshToken(TEST_SECRET, token)!;
+  return {
+    clientId: client.client_id,
+    secretHash: null,
+    viaBody: true,
+    familyId: presented.familyId,
+    generation: presented.generation,
+    tokenHash: sha256Hex(token),
+    freshHash: sha256Hex(mintRefreshToken(TEST_SECRET, presented.familyId, presented.generation + 1)),
+    asked: null,
+    resource: null,
+  };
+}
+
+async function families(ctx: Ctx, client: Registered, n: number) {
+  const out: { token: string; grantId: string }[] = [];
+  for (let i = 0; i < n; i++) {
+    const { first, grantId } = await startGrant(ctx, client);
+    out.push({ token: first.refresh_token, grantId });
+  }
+  return out;
+}
+
+Deno.test("refresh batch: refreshes that arrive while a statement runs go in the next one, each rotated as alone", async () => {
+  const ctx = await setup();
+  try {
+    const client = await registerPublic(ctx.app);
+    const started = await families(ctx, client, 6);
+    const deps = tokenDeps(ctx, 1);
+    const creds = { clientId: client.client_id, via: "body" as const };
+    const answers = await Promise.all(
+      started.map((f) => refreshGrant(deps, creds, { refreshToken: f.token })),
+    );
+    // The first went alone; the five that arrived meanwhile went together.
+    assert.deepEqual(
+      { statements: deps.refreshBatcher.statements, refreshes: deps.refreshBatcher.refreshes },
+      {
+        statements: 2,
+        refreshes: 6,
+      },
+    );
+    for (const [i, f] of started.entries()) {
+      const successor = answers[i].refresh_token!;
+      assert.equal(readRefreshToken(TEST_SECRET, successor)!.familyId, f.grantId);
+      assert.deepEqual(await familyState(ctx.db.sql, f.grantId), {
+        revoked: false,
+        generation: readRefreshToken(TEST_SECRET, f.token)!.generation + 1,
+        current: [sha256Hex(successor)],
+        rotated: sha256Hex(f.token),
+      });
+    }
+    // A token of the batch, presented again after the window would be reuse; within it, a retry's sibling.
+    const again = await refreshGrant(deps, creds, { refreshToken: started[3].token });
+    assert.equal((await familyState(ctx.db.sql, started[3].grantId)).current.length, 2);
+    assert.ok(again.refresh_token);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("refresh batch: two refreshes of one token in one statement are a rotation and a retry's sibling", async () => {
+  const ctx = await setup();
+  try {
+    const client = await registerPublic(ctx.app);
+    const [a, b] = await families(ctx, client, 2);
+    const deps = tokenDeps(ctx, 1);
+    const creds = { clientId: client.client_id, via: "body" as const };
+    // `a` occupies the one statement in flight; both refreshes of `b`'s token wait and go in one statement.
+    const [, x, y] = await Promise.all([
+      refreshGrant(deps, creds, { refreshToken: a.token }),
+      refreshGrant(deps, creds, { refreshToken: b.token }),
+      refreshGrant(deps, creds, { refreshToken: b.token }),
+    ]);
+    assert.deepEqual(
+      { statements: deps.refreshBatcher.statements, refreshes: deps.refreshBatcher.refreshes },
+      {
+        statements: 2,
+        refreshes: 3,
+      },
+    );
+    // One was rotated by the statement; the other lost the row to it and took the locked path: a sibling.
+    assert.notEqual(x.refresh_token, y.refresh_token);
+    assert.deepEqual(await familyState(ctx.db.sql, b.grantId), {
+      revoked: false,
+      generation: readRefreshToken(TEST_SECRET, b.token)!.generation + 1,
+      current: [sha256Hex(x.refresh_token!), sha256Hex(y.refresh_token!)].sort(),
+      rotated: sha256Hex(b.token),
+    });
+    // At the statement itself: of two members of one family, exactly one is issued.
+    const fresh = (await families(ctx, client, 1))[0];
+    const rows = await refreshStatement(deps, [
+      memberFor(client, fresh.token),
+      memberFor(client, fresh.token),
+    ]);
+    assert.deepEqual(rows.map((r) => r.issued).sort(), [false, true]);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("refresh batch: a statement Postgres refuses is sent again member by member; none fails for another", async () => {
+  const ctx = await setup();
+  try {
+    const client = await registerPublic(ctx.app);
+    const [a, b, c] = await families(ctx, client, 3);
+    const deps = tokenDeps(ctx, 1);
+    // A member whose family id is no uuid (refreshGrant never builds one: the id comes from the token) makes
+    // Postgres refuse the whole statement (22P02); sent again alone, the others are answered as alone.
+    const broken = { ...memberFor(client, c.token), familyId: "not-a-uuid" };
+    const results = await Promise.allSettled([
+      refreshOne(deps, memberFor(client, a.token)),
+      refreshOne(deps, memberFor(client, b.token)),
+      refreshOne(deps, broken),
+    ]);
+    assert.equal(results[0].status, "fulfilled");
+    assert.equal(results[1].status, "fulfilled");
+    assert.equal(results[2].status, "rejected");
+    assert.equal(((results[2] as PromiseRejectedResult).reason as { code: string }).code, "22P02");
+    assert.equal((results[1] as PromiseFulfilledResult<{ issued: boolean }>).value.issued, true);
+    // one alone, the batch of two that failed, and each of those two again
+    assert.equal(deps.refreshBatcher.statements, 4);
+    assert.equal((await familyState(ctx.db.sql, b.grantId)).rotated, sha256Hex(b.token));
+    assert.equal((await familyState(ctx.db.sql, c.grantId)).rotated, null);
+  } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("refresh batch: a value one JSON document cannot carry goes alone, and the others are not held up", async () => {
+  const ctx = await setup();
+  try {
+    const client = await registerPublic(ctx.app);
+    const [a, b, c] = await families(ctx, client, 3);
+    const deps = tokenDeps(ctx, 1);
+    const creds = { clientId: client.client_id, via: "body" as const };
+    const results = await Promise.allSettled([
+      refreshGrant(deps, creds, { refreshToken: a.token }),
+      refreshGrant(deps, creds, { refreshToken: b.token, scope: "openid\u0000" }),
+      refreshGrant(deps, creds, { refreshToken: c.token, scope: "profile \ud800" }),
+      refreshGrant(deps, creds, { refreshToken: b.token, scope: "openid" }),
+    ]);
+    for (const r of [results[1], results[2]]) {
+      assert.equal(r.status, "rejected");
+      assert.equal(((r as PromiseRejectedResult).reason as { error?: string }).error, "invalid_scope");
+    }
+    assert.equal(results[0].status, "fulfilled");
+    assert.equal(results[3].status, "fulfilled");
+    // neither odd request went through the batcher: one alone, then the narrowed refresh of b
+    assert.deepEqual(
+      { statements: deps.refreshBatcher.statements, refreshes: deps.refreshBatcher.refreshes },
+      {
+        statements: 2,
+        refreshes: 2,
+      },
+    );
+  } finally {
+    await ctx.close();
+  }
+});
