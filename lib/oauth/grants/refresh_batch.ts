@@ -12,6 +12,7 @@
 // got alone. Two refreshes of one family in one batch both read the row's version; the update applies one of them
 // (Postgres updates a row once per statement), the other sees `issued` false and takes the locked path, as when
 // two single statements race. Batches in flight at once never share a family, so they never wait for each other.
+import type { Fragment } from "postgres";
 import type { Sql } from "../../db/client.ts";
 import { clientColumns, type ClientRow } from "../clients.ts";
 import { FAMILY_CURRENT_MAX, familyColumns, type FamilyRow, successorState } from "./refresh_family.ts";
@@ -61,6 +62,48 @@ export const REFRESH_BATCH_MAX = 64;
 /** Statements of one instance's batcher in flight at once (the rest of the refreshes wait for the next one). */
 export const REFRESH_BATCHES_IN_FLIGHT = 4;
 
+/** The statement's parts that depend only on the instance's settings (./refresh_family.ts's columns). */
+interface Parts {
+  client: Fragment;
+  family: Fragment;
+  successor: Fragment;
+  mark: Fragment;
+}
+
+/**
+ * The parts, built once per settings object: postgres.js makes an object (and, per call site, a stack trace it
+ * caches) for every fragment, and building the six of them anew was a measurable share of a lone refresh's time.
+ * A fragment holds no state of its own, so one serves every statement of the instance.
+ */
+const partsCache = new WeakMap<RefreshSettings, Parts>();
+
+function partsFor(deps: RefreshSettings): Parts {
+  let parts = partsCache.get(deps);
+  if (parts) return parts;
+  const sql = deps.sql;
+  parts = {
+    client: clientColumns(sql),
+    family: familyColumns(sql, {
+      tokenHash: sql`m.m_token`,
+      graceSeconds: deps.refreshGraceSeconds,
+      familyMaxDays: deps.familyMaxDays,
+    }),
+    successor: successorState(sql, {
+      rotate: sql`ok.current`,
+      tokenHash: sql`ok.m_token`,
+      freshHash: sql`ok.m_fresh`,
+      // the successor's generation, after a rotation or as a sibling: one past the presented token's
+      generation: sql`ok.m_generation + 1`,
+      ttlSeconds: sql`case when ok.public then ${REFRESH_TTL_PUBLIC_SECONDS}::int
+                           else ${REFRESH_TTL_CONFIDENTIAL_SECONDS}::int end`,
+      familyMaxDays: deps.familyMaxDays,
+    }),
+    mark: sql.unsafe(REFRESH_STATEMENT_MARK),
+  };
+  partsCache.set(deps, parts);
+  return parts;
+}
+
 /**
  * The refresh statement for `members` (at least one), one row per member in their order. Per member it
  * authenticates the client, reads the family the token names (by the grant's primary key) with its person, and,
@@ -103,24 +146,9 @@ export async function refreshStatement(
     }::jsonb) as m (
         idx int, m_client text, m_secret text, m_via_body boolean, m_family uuid, m_generation int,
         m_token text, m_fresh text, m_asked text[], m_resource text)`;
-  const client = clientColumns(sql);
-  const family = familyColumns(sql, {
-    tokenHash: sql`m.m_token`,
-    graceSeconds: grace,
-    familyMaxDays: deps.familyMaxDays,
-  });
-  const successor = successorState(sql, {
-    rotate: sql`ok.current`,
-    tokenHash: sql`ok.m_token`,
-    freshHash: sql`ok.m_fresh`,
-    // the successor's generation, after a rotation or as a sibling: one past the presented token's
-    generation: sql`ok.m_generation + 1`,
-    ttlSeconds: sql`case when ok.public then ${REFRESH_TTL_PUBLIC_SECONDS}::int
-                         else ${REFRESH_TTL_CONFIDENTIAL_SECONDS}::int end`,
-    familyMaxDays: deps.familyMaxDays,
-  });
+  const { client, family, successor, mark } = partsFor(deps);
   const rows = await sql<(RefreshRow & { idx: number })[]>`
-    -- ${sql.unsafe(REFRESH_STATEMENT_MARK)}
+    -- ${mark}
     with m as (${rowsOfM}),
     -- Each member's client and family by primary key, looked up per member: "limit 1" keeps the planner from
     -- making the lookups joins, which it would plan for the hundred rows it assumes of jsonb_to_recordset.
