@@ -7,7 +7,11 @@ import type { AppEnv } from "../../lib/http/types.ts";
 import { s256 } from "../../lib/oauth/pkce.ts";
 import { decodeJwt } from "jose";
 import { freshDatabase, type TestDb } from "../helpers/db.ts";
-import { TEST_SCRYPT, testApp } from "../helpers/app.ts";
+import { TEST_SCRYPT, TEST_SECRET, testApp } from "../helpers/app.ts";
+import type { Sql } from "../../lib/db/client.ts";
+import { createClientDirectory } from "../../lib/oauth/client_directory.ts";
+import type { TokenDeps } from "../../lib/oauth/grants/shared.ts";
+import { createKeyStore } from "../../lib/oauth/keys.ts";
 
 export const ISSUER = "http://localhost:8000";
 export const REDIRECT = "http://127.0.0.1:8976/callback";
@@ -283,4 +287,21 @@ export async function startGrant(ctx: Ctx, client: Registered): Promise<{ first:
   assert.equal(res.status, 200);
   const first = await res.json();
   return { first, grantId: decodeJwt(first.access_token).grant_id as string };
+}
+
+/**
+ * The token endpoint's dependencies as routes/oauth_api.ts builds them (grace 60 s, families 90 days), on `sql`,
+ * for tests that call a grant directly; `extra` replaces or adds (hints, a batcher, another key store or secret).
+ */
+export function tokenDepsFor(sql: Sql, extra: Partial<TokenDeps> = {}): TokenDeps {
+  return {
+    sql,
+    keys: createKeyStore(sql, TEST_SECRET),
+    issuer: ISSUER,
+    refreshGraceSeconds: 60,
+    familyMaxDays: 90,
+    secretKey: TEST_SECRET,
+    findClient: createClientDirectory(sql).find,
+    ...extra,
+  };
 }

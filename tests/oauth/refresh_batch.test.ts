@@ -4,7 +4,6 @@
 // again member by member so that no refresh fails for another's sake.
 import assert from "node:assert/strict";
 import { sha256Hex } from "../../lib/crypto.ts";
-import { createClientDirectory } from "../../lib/oauth/client_directory.ts";
 import {
   RefreshBatcher,
   type RefreshMember,
@@ -14,21 +13,21 @@ import {
 import { mintRefreshToken, readRefreshToken } from "../../lib/oauth/grants/refresh_format.ts";
 import { refreshGrant } from "../../lib/oauth/grants/refresh_token.ts";
 import type { TokenDeps } from "../../lib/oauth/grants/shared.ts";
-import { createKeyStore } from "../../lib/oauth/keys.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
 import { familyState } from "../helpers/refresh_family.ts";
-import { type Ctx, ISSUER, type Registered, registerPublic, setup, startGrant } from "./helpers.ts";
+import {
+  type Ctx,
+  expectError,
+  refreshWith,
+  type Registered,
+  registerPublic,
+  setup,
+  startGrant,
+  tokenDepsFor,
+} from "./helpers.ts";
 
 function tokenDeps(ctx: Ctx, inFlight: number): TokenDeps & { refreshBatcher: RefreshBatcher } {
-  const deps: TokenDeps = {
-    sql: ctx.db.sql,
-    keys: createKeyStore(ctx.db.sql, TEST_SECRET),
-    issuer: ISSUER,
-    refreshGraceSeconds: 60,
-    familyMaxDays: 90,
-    secretKey: TEST_SECRET,
-    findClient: createClientDirectory(ctx.db.sql).find,
-  };
+  const deps = tokenDepsFor(ctx.db.sql);
   return Object.assign(deps, { refreshBatcher: new RefreshBatcher(deps, inFlight) });
 }
 
@@ -181,6 +180,20 @@ Deno.test("refresh batch: a value one JSON document cannot carry goes alone, and
     }
     assert.equal(results[0].status, "fulfilled");
     assert.equal(results[3].status, "fulfilled");
+    // At the token endpoint the form already refuses a U+0000 (invalid_request); a quote, outside the scope
+    // syntax, is invalid_scope. Neither reaches a statement.
+    const fresh = (await families(ctx, client, 1))[0];
+    await expectError(
+      await refreshWith(ctx.app, client, fresh.token, { scope: "openid\u0000" }),
+      400,
+      "invalid_request",
+    );
+    await expectError(
+      await refreshWith(ctx.app, client, fresh.token, { scope: 'open"id' }),
+      400,
+      "invalid_scope",
+    );
+    assert.equal((await familyState(ctx.db.sql, fresh.grantId)).rotated, null, "nothing changed");
     // neither odd request went through the batcher: one alone, then the narrowed refresh of b
     assert.deepEqual(
       { statements: deps.refreshBatcher.statements, refreshes: deps.refreshBatcher.refreshes },

@@ -3,9 +3,8 @@
 // a refused refresh or a request that differs from the hint never sees them.
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
-import { createClientDirectory } from "../../lib/oauth/client_directory.ts";
 import { refreshGrant } from "../../lib/oauth/grants/refresh_token.ts";
-import { revokeGrant, type TokenDeps } from "../../lib/oauth/grants/shared.ts";
+import { revokeGrant } from "../../lib/oauth/grants/shared.ts";
 import { createKeyStore, type KeyStore } from "../../lib/oauth/keys.ts";
 import { OAuthError } from "../../lib/oauth/errors.ts";
 import { REFRESH_HINTS_MAX, RefreshHints } from "../../lib/oauth/grants/refresh_hints.ts";
@@ -16,10 +15,10 @@ import {
   type Ctx,
   exchange,
   getCode,
-  ISSUER,
   type Registered,
   registerPublic,
   setup,
+  tokenDepsFor,
 } from "./helpers.ts";
 
 /** A key store whose signer counts its signatures. */
@@ -79,16 +78,7 @@ Deno.test("refresh hints", async (t) => {
     const client = await registerPublic(ctx.app);
     const keys = countingKeys(createKeyStore(ctx.db.sql, TEST_SECRET));
     const hints = new RefreshHints();
-    const deps: TokenDeps = {
-      sql: ctx.db.sql,
-      keys,
-      issuer: ISSUER,
-      refreshGraceSeconds: 60,
-      familyMaxDays: 90,
-      secretKey: TEST_SECRET,
-      findClient: createClientDirectory(ctx.db.sql).find,
-      refreshHints: hints,
-    };
+    const deps = tokenDepsFor(ctx.db.sql, { keys, refreshHints: hints });
     const creds = { clientId: client.client_id, via: "body" as const };
     const refresh = (refreshToken: string, extra: { scope?: string; resource?: string } = {}) =>
       refreshGrant(deps, creds, { refreshToken, ...extra });

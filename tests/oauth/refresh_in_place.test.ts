@@ -8,24 +8,21 @@ import { Buffer } from "node:buffer";
 import { decodeJwt } from "jose";
 import postgres from "postgres";
 import { randomToken, sha256Hex } from "../../lib/crypto.ts";
-import { createClientDirectory } from "../../lib/oauth/client_directory.ts";
 import { OAuthError } from "../../lib/oauth/errors.ts";
 import { FAMILY_CURRENT_MAX } from "../../lib/oauth/grants/refresh_family.ts";
 import { mintRefreshToken, readRefreshToken } from "../../lib/oauth/grants/refresh_format.ts";
 import { refreshGrant } from "../../lib/oauth/grants/refresh_token.ts";
-import type { TokenDeps } from "../../lib/oauth/grants/shared.ts";
-import { createKeyStore } from "../../lib/oauth/keys.ts";
 import { TEST_SECRET, testApp } from "../helpers/app.ts";
 import { familyState, tokenStanding } from "../helpers/refresh_family.ts";
 import {
   type Ctx,
   expectError,
-  ISSUER,
   type Registered,
   registerPublic,
   setup,
   startGrant,
   token,
+  tokenDepsFor,
 } from "./helpers.ts";
 
 const OTHER_SECRET = "another-secret-key-0123456789abcdef012345678";
@@ -263,15 +260,7 @@ Deno.test("refresh in place: what the tag decides", async (t) => {
         const { first, grantId } = await startGrant(ctx, pub);
         const second = await refreshed(app, pub, first.refresh_token);
         const third = await refreshed(app, pub, second.refresh_token);
-        const deps: TokenDeps = {
-          sql,
-          keys: createKeyStore(sql, TEST_SECRET),
-          issuer: ISSUER,
-          refreshGraceSeconds: 60,
-          familyMaxDays: 90,
-          secretKey: OTHER_SECRET,
-          findClient: createClientDirectory(sql).find,
-        };
+        const deps = tokenDepsFor(sql, { secretKey: OTHER_SECRET });
         const creds = { clientId: pub.client_id, via: "body" as const };
         assert.equal(readRefreshToken(OTHER_SECRET, third.refresh_token)?.tagValid, false);
         const fourth = await refreshGrant(deps, creds, { refreshToken: third.refresh_token });

@@ -216,8 +216,9 @@ function retryAlone(err: unknown): boolean {
 
 /**
  * Values a batch cannot carry: the members travel as one JSON document, and jsonb refuses U+0000 and unpaired
- * surrogates, which would fail every member. Such a refresh (a scope or client id no client sends) goes alone,
- * where its text parameters get the answer they always got.
+ * surrogates, which would fail every member. The token endpoint lets neither through (its form refuses U+0000;
+ * decoding leaves no unpaired surrogate; scope syntax and client ids are checked first); a caller inside the
+ * process that passes one anyway has its refresh sent alone, as typed parameters.
  */
 function jsonbSafe(s: string): boolean {
   return s.isWellFormed() && !s.includes("\0");

@@ -6,12 +6,9 @@ import { decodeJwt } from "jose";
 import postgres from "postgres";
 import { sha256Hex } from "../../../lib/crypto.ts";
 import { withTx } from "../../../lib/db/tx.ts";
-import { createClientDirectory } from "../../../lib/oauth/client_directory.ts";
 import { RefreshHints } from "../../../lib/oauth/grants/refresh_hints.ts";
 import { refreshGrant } from "../../../lib/oauth/grants/refresh_token.ts";
-import type { TokenDeps } from "../../../lib/oauth/grants/shared.ts";
-import { createKeyStore } from "../../../lib/oauth/keys.ts";
-import { TEST_SECRET, testApp } from "../../helpers/app.ts";
+import { testApp } from "../../helpers/app.ts";
 import { tokenStanding } from "../../helpers/refresh_family.ts";
 import { waitingOnLock } from "../../helpers/wait.ts";
 import {
@@ -19,13 +16,13 @@ import {
   exchange,
   expectError,
   getCode,
-  ISSUER,
   refreshWith,
   registerConfidential,
   type Registered,
   registerPublic,
   setup,
   token,
+  tokenDepsFor,
 } from "../helpers.ts";
 
 Deno.test("refresh_token grant", async (t) => {
@@ -383,16 +380,7 @@ Deno.test("refresh_token grant: the successor keeps the granted scope, on every 
     await t.step("the hint noted for a narrowed refresh's successor carries the granted scope", async () => {
       const { first } = await start(pub);
       const hints = new RefreshHints();
-      const deps: TokenDeps = {
-        sql: ctx.db.sql,
-        keys: createKeyStore(ctx.db.sql, TEST_SECRET),
-        issuer: ISSUER,
-        refreshGraceSeconds: 60,
-        familyMaxDays: 90,
-        secretKey: TEST_SECRET,
-        findClient: createClientDirectory(ctx.db.sql).find,
-        refreshHints: hints,
-      };
+      const deps = tokenDepsFor(ctx.db.sql, { refreshHints: hints });
       const creds = { clientId: pub.client_id, via: "body" as const };
       const narrowed = await refreshGrant(deps, creds, {
         refreshToken: first.refresh_token,
