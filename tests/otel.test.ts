@@ -492,6 +492,13 @@ Deno.test("a statement's summary: keyword and first table, quotes and case folde
     "INSERT t",
   );
   assert.equal(statementSummary("begin isolation level serializable").name, "BEGIN");
+  // A leading comment (the refresh statement names itself with one) is not the keyword.
+  assert.equal(
+    statementSummary("\n  -- portico: refresh (x.ts)\n  with m as (select 1) update oauth_grants set a = 1")
+      .name,
+    "WITH oauth_grants",
+  );
+  assert.equal(statementSummary("/* a */ select 1").name, "SELECT");
   assert.equal(statementSummary("select 1").name, "SELECT");
   assert.match(statementSummary("select 1").hash, /^[0-9a-f]{8}$/);
   assert.notEqual(statementSummary("select 1").hash, statementSummary("select 2").hash);

@@ -24,7 +24,8 @@ export interface StatementSummary {
   hash: string;
 }
 
-const FIRST_WORD = /^[\s(]*([a-z]+)/i;
+/** The statement's first keyword, past white space, parentheses and comments (the refresh statement opens with one). */
+const FIRST_WORD = /^(?:[\s(]|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*([a-z]+)/i;
 const IDENT = String
   .raw`(?:"[^"]{1,63}"|[a-z_][a-z0-9_$]{0,62})(?:\.(?:"[^"]{1,63}"|[a-z_][a-z0-9_$]{0,62}))?`;
 /** A table read: after FROM or JOIN. */
