@@ -8,7 +8,7 @@ import type { AppEnv } from "../lib/http/types.ts";
 import { authenticateClient, readClientCredentials, usedBasic } from "../lib/oauth/clients.ts";
 import { OAuthError } from "../lib/oauth/errors.ts";
 import { grantTokens } from "../lib/oauth/grants/mod.ts";
-import { RefreshBatcher } from "../lib/oauth/grants/refresh_batch.ts";
+import { batchRefreshes } from "../lib/oauth/grants/refresh_batch.ts";
 import { RefreshHints } from "../lib/oauth/grants/refresh_hints.ts";
 import { grantActive, revokeToken } from "../lib/oauth/grants/revocation.ts";
 import { type TokenDeps, TokenParams } from "../lib/oauth/grants/shared.ts";
@@ -217,7 +217,7 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     findClient: deps.clients.find,
     refreshHints: new RefreshHints(),
   };
-  tokenDeps.refreshBatcher = new RefreshBatcher(tokenDeps);
+  batchRefreshes(tokenDeps);
   const open = publicCors();
   for (const path of OPEN_PATHS) app.use(path, open);
   const refusals = refusalLimit(deps);

@@ -5,7 +5,10 @@
 import assert from "node:assert/strict";
 import { sha256Hex } from "../../lib/crypto.ts";
 import {
-  RefreshBatcher,
+  batchRefreshes,
+  REFRESH_BATCHES_IN_FLIGHT,
+  REFRESH_STATEMENT_MARK,
+  type RefreshBatcher,
   type RefreshMember,
   refreshOne,
   refreshStatement,
@@ -13,7 +16,8 @@ import {
 import { mintRefreshToken, readRefreshToken } from "../../lib/oauth/grants/refresh_format.ts";
 import { refreshGrant } from "../../lib/oauth/grants/refresh_token.ts";
 import type { TokenDeps } from "../../lib/oauth/grants/shared.ts";
-import { TEST_SECRET } from "../helpers/app.ts";
+import postgres from "postgres";
+import { TEST_SECRET, testApp } from "../helpers/app.ts";
 import { familyState } from "../helpers/refresh_family.ts";
 import {
   type Ctx,
@@ -28,7 +32,7 @@ import {
 
 function tokenDeps(ctx: Ctx, inFlight: number): TokenDeps & { refreshBatcher: RefreshBatcher } {
   const deps = tokenDepsFor(ctx.db.sql);
-  return Object.assign(deps, { refreshBatcher: new RefreshBatcher(deps, inFlight) });
+  return Object.assign(deps, { refreshBatcher: batchRefreshes(deps, inFlight) });
 }
 
 /** The statement's input for a refresh of `token` by a public client, as refreshGrant builds it. */
@@ -203,6 +207,33 @@ Deno.test("refresh batch: a value one JSON document cannot carry goes alone, and
       },
     );
   } finally {
+    await ctx.close();
+  }
+});
+
+Deno.test("refresh batch: the token endpoint batches its refreshes (four statements in flight, then together)", async () => {
+  const ctx = await setup();
+  // The app on a pool of its own that notes every statement it sends.
+  const sent: string[] = [];
+  const counted = postgres(ctx.db.url, {
+    onnotice: () => {},
+    debug: (_c: number, q: string) => sent.push(q),
+  });
+  try {
+    // deno-lint-ignore no-explicit-any
+    const app = testApp(counted as any);
+    const client = await registerPublic(ctx.app);
+    const started = await families(ctx, client, REFRESH_BATCHES_IN_FLIGHT + 3);
+    // Warm the app (its signing key, its client directory) so that the refreshes below arrive together.
+    await (await refreshWith(app, client, (await families(ctx, client, 1))[0].token)).body?.cancel();
+    sent.length = 0;
+    const answers = await Promise.all(started.map((f) => refreshWith(app, client, f.token)));
+    for (const res of answers) assert.equal(res.status, 200, await res.clone().text());
+    const statements = sent.filter((q) => q.includes(REFRESH_STATEMENT_MARK)).length;
+    // Four went alone at once; the three that arrived while they ran went in one statement.
+    assert.equal(statements, REFRESH_BATCHES_IN_FLIGHT + 1, `${statements} refresh statements`);
+  } finally {
+    await counted.end({ timeout: 5 });
     await ctx.close();
   }
 });

@@ -305,11 +305,22 @@ export class RefreshBatcher {
   }
 }
 
+/**
+ * Each instance's batcher, by its token endpoint's dependencies (routes/oauth_api.ts turns batching on for its
+ * own). Kept here rather than in TokenDeps, which ./shared.ts declares and this module's imports reach.
+ */
+const batchers = new WeakMap<RefreshSettings, RefreshBatcher>();
+
+/** Sends `deps`' refresh statements through a batcher of their own from now on; returns it. */
+export function batchRefreshes(deps: RefreshSettings, inFlight = REFRESH_BATCHES_IN_FLIGHT): RefreshBatcher {
+  const batcher = new RefreshBatcher(deps, inFlight);
+  batchers.set(deps, batcher);
+  return batcher;
+}
+
 /** The statement for one refresh: through the instance's batcher when it has one, else alone. */
-export async function refreshOne(
-  deps: RefreshSettings & { refreshBatcher?: RefreshBatcher },
-  member: RefreshMember,
-): Promise<RefreshRow> {
-  if (deps.refreshBatcher && batchable(member)) return await deps.refreshBatcher.run(member);
+export async function refreshOne(deps: RefreshSettings, member: RefreshMember): Promise<RefreshRow> {
+  const batcher = batchers.get(deps);
+  if (batcher && batchable(member)) return await batcher.run(member);
   return (await refreshStatement(deps, [member]))[0];
 }

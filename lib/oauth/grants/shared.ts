@@ -6,7 +6,6 @@ import type { Client, ClientCredentials, ClientFinder } from "../clients.ts";
 import type { KeyStore } from "../keys.ts";
 import { parseResource } from "../resource.ts";
 import type { RefreshHints } from "./refresh_hints.ts";
-import type { RefreshBatcher } from "./refresh_batch.ts";
 import { ACCESS_TOKEN_TTL_SECONDS, signTokenPair } from "../tokens.ts";
 
 export const REFRESH_TTL_CONFIDENTIAL_SECONDS = 30 * 24 * 3600;
@@ -35,8 +34,6 @@ export interface TokenDeps {
   findClient: ClientFinder;
   /** this instance's notes on the refresh tokens it issued, to sign a refresh's tokens during its statement */
   refreshHints?: RefreshHints;
-  /** this instance's refresh statements, sent several refreshes at a time under load (./refresh_batch.ts) */
-  refreshBatcher?: RefreshBatcher;
 }
 
 const param = z.string().max(4000).optional();
