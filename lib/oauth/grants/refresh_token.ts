@@ -71,7 +71,9 @@ function claimsKey(input: MintInput): string {
  * Resolves once postgres.js has written a statement issued before this call: it queues its socket writes with
  * `setImmediate`, so the second of two nested immediates runs after that write. The OpenSSL signer signs on the
  * event loop (lib/oauth/signer.ts); started any earlier, the signatures would run before the statement leaves
- * instead of while Postgres executes it. Only the overlap depends on this order, never the outcome.
+ * instead of while Postgres executes it. A refresh waiting in the batcher's queue (./refresh_batch.ts) has no
+ * statement out yet: it signs while the statements ahead of it run. Only the overlap depends on this order, never
+ * the outcome.
  */
 function statementWritten(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
@@ -148,7 +150,7 @@ async function answer(
 
 /**
  * grant_type=refresh_token, client authentication included. The common case is one statement
- * (`refreshStatement`): it changes something only when every check passes, so a refused request
+ * (`refreshStatement` in ./refresh_batch.ts, shared with other refreshes under load): it changes something only when every check passes, so a refused request
  * (`invalid_client`, `invalid_scope`, `invalid_target` …) leaves the family as it was, and the checks are then
  * repeated here (`checkPresented`) to name the refusal. When the statement did nothing although the checks pass,
  * `lockedRotation` judges again under the grant row's lock. Presenting a token of the family that is no longer
