@@ -9,7 +9,7 @@ import { findDemoAccount } from "./lib/demo_account.ts";
 import { createApp } from "./routes/mod.ts";
 import { type AuditLog, createAuditLog } from "./lib/audit.ts";
 import { ensureSigningKey } from "./lib/oauth/keys.ts";
-import { createSigner, SignerError } from "./lib/oauth/signer.ts";
+import { createSigner, signerCalibrationFields, SignerError } from "./lib/oauth/signer.ts";
 import { frontEndWarning, type RunningServer, serve, serveOptions } from "./lib/http/serve.ts";
 import { startSweeper, type Sweeper, sweepOptions } from "./lib/oauth/sweeper.ts";
 import { OTEL_ON } from "./lib/telemetry/otel.ts";
@@ -115,6 +115,7 @@ async function main(args: string[]): Promise<number> {
       choice: config.signer,
       libcryptoPath: config.libcryptoPath,
       onFallback: (reason) => log.warn("signer: a key falls back to webcrypto", { reason }),
+      onCalibrated: (c) => log.info("signer calibrated", signerCalibrationFields(c)),
     });
     log.info("signer", { signer: signer.kind, reason: signer.reason });
     const app = createApp({

@@ -225,7 +225,8 @@ export interface Running {
 }
 
 /** CPU seconds the whole machine spent busy (every core, every process) so far; NaN off Linux. */
-function machineBusySeconds(): number {
+/** CPU seconds the whole machine has been busy (every core, every process, the kernel), from /proc/stat. */
+export function machineBusySeconds(): number {
   try {
     const line = Deno.readTextFileSync("/proc/stat").split("\n", 1)[0];
     const t = line.split(/\s+/).slice(1, 9).map(Number); // user nice system idle iowait irq softirq steal

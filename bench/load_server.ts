@@ -16,7 +16,7 @@ import { toolSuccess } from "../lib/mcp/errors.ts";
 import { registryFor } from "../lib/mcp/registry.ts";
 import { mintRefreshToken, readRefreshToken } from "../lib/oauth/grants/refresh_format.ts";
 import { createKeyStore } from "../lib/oauth/keys.ts";
-import { createSigner } from "../lib/oauth/signer.ts";
+import { createSigner, signerCalibrationFields } from "../lib/oauth/signer.ts";
 import { signAccessToken, signIdToken } from "../lib/oauth/tokens.ts";
 import { createApp } from "../routes/mod.ts";
 import { createAuditLog } from "../lib/audit.ts";
@@ -303,6 +303,7 @@ export async function serveBench(spec: ServerSpec): Promise<void> {
       choice: spec.signer ?? "auto",
       libcryptoPath: config.libcryptoPath,
       onFallback: (reason) => log.warn("signer: a key falls back to webcrypto", { reason }),
+      onCalibrated: (c) => log.info("signer calibrated", signerCalibrationFields(c)),
     });
     log.info("signer", { signer: signer.kind, reason: signer.reason });
     // stdout (the log) is discarded by bench/load.ts; the bench's reader sees this line.

@@ -9,6 +9,7 @@ import { BodyTimeoutError, CLIENT_CLOSED_REQUEST, isClientAbort } from "./body_g
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
 import { countRequest, OTEL_ON } from "../telemetry/otel.ts";
+import { requestStarted } from "./in_flight.ts";
 import { decodeUtf8, unsafeInputProblem } from "../unsafe_input.ts";
 import type { AppEnv } from "./types.ts";
 
@@ -31,7 +32,12 @@ export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
     const id = requestIdOf(c.req.header("x-request-id"));
     c.set("requestId", id);
     const start = performance.now();
-    await next();
+    const answered = requestStarted();
+    try {
+      await next();
+    } finally {
+      answered();
+    }
     // Set on the response directly: c.header() after the handler re-wraps the body as a stream (~0.5 ms for
     // a 100 KB tools/list answer, measured in bench/mcp.ts). An answer built complete already carries it.
     if (complete.get(c.res) !== id) c.res.headers.set("X-Request-Id", id);
@@ -51,7 +57,12 @@ function tracedRequestContext(log: Logger): MiddlewareHandler<AppEnv> {
     const span = trace.getActiveSpan();
     span?.setAttribute("portico.request_id", id);
     const start = performance.now();
-    await next();
+    const answered = requestStarted();
+    try {
+      await next();
+    } finally {
+      answered();
+    }
     const route = routePath(c);
     span?.setAttribute("http.route", route);
     span?.updateName(`${c.req.method} ${route}`);

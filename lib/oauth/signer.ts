@@ -2,6 +2,7 @@
 // signatures per second of Deno's WebCrypto RSA on this machine), WebCrypto everywhere else (Deno Deploy has no
 // FFI, `deno task start` does not grant it by default).
 import type { JWK } from "jose";
+import { requestsInFlight } from "../http/in_flight.ts";
 
 export type SignerKind = "openssl" | "webcrypto";
 export type SignerChoice = SignerKind | "auto";
@@ -16,6 +17,13 @@ export interface RsaSigner {
   /** Why this signer was chosen (for the start-up log line). */
   readonly reason: string;
   importKey(privateJwk: JWK): Promise<SigningKey>;
+  /**
+   * Signatures made so far by this signer's keys (an import's self-test and calibration included): on the
+   * calling thread, and on another thread.
+   */
+  counts(): { inline: number; offloaded: number };
+  /** OpenSSL only: what it measured of this machine when its first key was imported (undefined before) */
+  calibration?(): Calibration | undefined;
 }
 
 export class SignerError extends Error {
@@ -25,6 +33,8 @@ export class SignerError extends Error {
 const RS256 = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
 
 export function webCryptoSigner(reason = "chosen"): RsaSigner {
+  // Deno's WebCrypto signs on its blocking thread pool: every signature leaves the event loop.
+  let offloaded = 0;
   return {
     kind: "webcrypto",
     reason,
@@ -32,10 +42,12 @@ export function webCryptoSigner(reason = "chosen"): RsaSigner {
       const key = await crypto.subtle.importKey("jwk", jwk as JsonWebKey, RS256, false, ["sign"]);
       return {
         async sign(data) {
+          offloaded++;
           return new Uint8Array(await crypto.subtle.sign(RS256, key, data as Uint8Array<ArrayBuffer>));
         },
       };
     },
+    counts: () => ({ inline: 0, offloaded }),
   };
 }
 
@@ -50,16 +62,27 @@ const LIBCRYPTO_SYMBOLS = {
     parameters: ["pointer", "pointer", "pointer", "pointer", "pointer"],
     result: "i32",
   },
-  // The RSA private-key operation, called synchronously on the event loop (about 0.28 ms per 2048-bit signature
-  // here; 0.76 ms on a slower day). Handing it to Deno's blocking thread pool (`nonblocking: true`) was measured
-  // to cost more than it saved: 0.389 against 0.279 ms of CPU per signature (the thread hand-off and wake-up),
-  // on 2 cores that Postgres and the HTTP work already keep busy under load; and a non-blocking call reads its
-  // buffers after the caller has yielded, so their lifetime becomes the caller's problem. A refresh signs once
-  // its SQL statement has been written (`statementWritten`, grants/refresh_token.ts), so the signatures still
-  // overlap the database's work. Figures: BENCHMARKS.md "Every benchmark in one sitting, second".
+  // The RSA private-key operation (0.28–0.97 ms per 2048-bit signature on the machines measured), called one of
+  // two ways, chosen per signature by `offload` (SignerOptions): on the event loop, the cheaper in CPU (no
+  // thread hand-off: 0.279 against 0.389 ms per signature in one measurement), or on Deno's blocking thread
+  // pool, which leaves the event loop to the other requests waiting for it. BENCHMARKS.md "Signatures beside
+  // the event loop".
   EVP_DigestSign: {
     parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],
     result: "i32",
+  },
+  EVP_DigestSign_pooled: {
+    name: "EVP_DigestSign",
+    parameters: ["pointer", "buffer", "buffer", "buffer", "usize"],
+    result: "i32",
+    nonblocking: true,
+  },
+  // Does nothing: what a hand-off to the thread pool costs by itself (the calibration, below).
+  OPENSSL_version_major_pooled: {
+    name: "OPENSSL_version_major",
+    parameters: [],
+    result: "u32",
+    nonblocking: true,
   },
 } as const;
 
@@ -103,15 +126,82 @@ async function pkcs8(jwk: JWK): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.exportKey("pkcs8", key));
 }
 
-export function openSslSigner(lib: Libcrypto, reason = "chosen"): RsaSigner {
+/**
+ * A hand-off is worth it when a signature costs at least this many hand-offs: measured, moving signatures to the
+ * thread pool under load gained 9–16 % of refreshes per second where a signature cost 20 hand-offs (0.9 against
+ * 0.045 ms) and lost 5–8 % where it cost 2.5 (0.28 against 0.11 ms). BENCHMARKS.md "Signatures beside the event
+ * loop".
+ */
+export const OFFLOAD_MIN_RATIO = 6;
+
+/** What the signer measured of this machine when it imported its first key (the start-up log line shows it). */
+export interface Calibration {
+  /** one 2048-bit RS256 signature on the calling thread, median of a few, ms */
+  signatureMs: number;
+  /** one call through Deno's blocking thread pool that does nothing, median of several, ms */
+  handOffMs: number;
+  /** signatureMs ≥ OFFLOAD_MIN_RATIO × handOffMs: signatures leave a busy event loop */
+  offloads: boolean;
+}
+
+/** The calibration as log fields (main.ts's "signer calibrated" line). */
+export function signerCalibrationFields(c: Calibration): Record<string, unknown> {
+  return {
+    signature_ms: Math.round(c.signatureMs * 1000) / 1000,
+    hand_off_ms: Math.round(c.handOffMs * 1000) / 1000,
+    offload_when_busy: c.offloads,
+  };
+}
+
+/** By default: to another thread when the hand-off pays (Calibration) and another HTTP request is in flight. */
+const busy = (): boolean => requestsInFlight() > 1;
+
+function median(xs: number[]): number {
+  const sorted = xs.slice().sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+export function openSslSigner(
+  lib: Libcrypto,
+  reason = "chosen",
+  /** asked before each signature; by default `busy`, once the calibration found that a hand-off pays */
+  offloadWhen?: () => boolean,
+  onCalibrated?: (c: Calibration) => void,
+): RsaSigner {
   const s = lib.symbols;
+  let inline = 0;
+  let offloaded = 0;
+  let calibration: Calibration | undefined;
+  // Until the first key is imported and measured, every signature is made on the calling thread.
+  let offload: () => boolean = () => false;
   const sha256 = s.EVP_sha256();
   if (sha256 === null) throw new SignerError("libcrypto has no SHA-256");
   // Frees a key's EVP_PKEY when its SigningKey is garbage-collected (keys normally live for the process).
   const freeKey = new FinalizationRegistry<Deno.PointerObject>((pkey) => s.EVP_PKEY_free(pkey));
+
+  /** Times `signNow` against an empty hand-off (OPENSSL_version_major on the pool) on this machine. */
+  async function calibrate(signNow: (data: Uint8Array) => Uint8Array): Promise<Calibration> {
+    const data = new Uint8Array(300); // about a JWT's signing input
+    const signs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      signNow(data);
+      signs.push(performance.now() - t);
+    }
+    const hops: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const t = performance.now();
+      await s.OPENSSL_version_major_pooled();
+      hops.push(performance.now() - t);
+    }
+    const signatureMs = median(signs), handOffMs = median(hops);
+    return { signatureMs, handOffMs, offloads: signatureMs >= OFFLOAD_MIN_RATIO * handOffMs };
+  }
+
   return {
     kind: "openssl",
     reason,
+    calibration: () => calibration,
     async importKey(jwk) {
       const der = await pkcs8(jwk);
       let pkey: Deno.PointerValue;
@@ -126,6 +216,7 @@ export function openSslSigner(lib: Libcrypto, reason = "chosen"): RsaSigner {
       const size = s.EVP_PKEY_get_size(pkey);
       const key: SigningKey = {
         sign(data) {
+          if (offload()) return signOffloaded(data.slice());
           try {
             return Promise.resolve(signNow(data));
           } catch (err) {
@@ -133,27 +224,61 @@ export function openSslSigner(lib: Libcrypto, reason = "chosen"): RsaSigner {
           }
         },
       };
-      function signNow(data: Uint8Array): Uint8Array {
+      /** A digest-sign context for this key (EVP_MD_CTX_free it). */
+      function context(): Deno.PointerObject {
         const ctx = s.EVP_MD_CTX_new();
         if (ctx === null) throw new SignerError("EVP_MD_CTX_new failed");
+        if (s.EVP_DigestSignInit(ctx, null, sha256, null, pkey) !== 1) {
+          s.EVP_MD_CTX_free(ctx);
+          throw new SignerError("EVP_DigestSignInit failed");
+        }
+        return ctx;
+      }
+      function signNow(data: Uint8Array): Uint8Array {
+        const ctx = context();
         try {
-          if (s.EVP_DigestSignInit(ctx, null, sha256, null, pkey) !== 1) {
-            throw new SignerError("EVP_DigestSignInit failed");
-          }
           const sig = new Uint8Array(size);
           const len = new BigUint64Array([BigInt(size)]);
           if (s.EVP_DigestSign(ctx, sig, len, data, BigInt(data.length)) !== 1) {
             throw new SignerError("EVP_DigestSign failed");
           }
+          inline++;
           return sig.subarray(0, Number(len[0]));
         } finally {
           s.EVP_MD_CTX_free(ctx);
         }
       }
+      /**
+       * The same on Deno's blocking thread pool. OpenSSL reads `data` (the caller's copy: see `sign`) and writes
+       * `sig` and `len` after this function has yielded; they, the context and the key (whose finalizer frees
+       * `pkey`) are held by this frame until the call has returned.
+       */
+      async function signOffloaded(data: Uint8Array): Promise<Uint8Array> {
+        const ctx = context();
+        const held = [key, data];
+        try {
+          const sig = new Uint8Array(size);
+          const len = new BigUint64Array([BigInt(size)]);
+          if (await s.EVP_DigestSign_pooled(ctx, sig, len, data, BigInt(data.length)) !== 1) {
+            throw new SignerError("EVP_DigestSign failed");
+          }
+          offloaded++;
+          return sig.subarray(0, Number(len[0]));
+        } finally {
+          s.EVP_MD_CTX_free(ctx);
+          held.length = 0;
+        }
+      }
       freeKey.register(key, pkey);
       await selfTest(key, jwk);
+      if (!calibration) {
+        calibration = await calibrate(signNow);
+        offload = offloadWhen ?? (calibration.offloads ? busy : () => false);
+        onCalibrated?.(calibration);
+      }
       return key;
     },
+    counts: () => ({ inline, offloaded }),
   };
 }
 
@@ -163,6 +288,14 @@ export interface SignerOptions {
   libcryptoPath?: string;
   /** told when `auto` falls back to WebCrypto for a key libcrypto could not sign correctly */
   onFallback?: (reason: string) => void;
+  /**
+   * Asked before each OpenSSL signature: true signs on Deno's blocking thread pool, false on the calling thread.
+   * By default: the pool while another HTTP request is in flight in this process, when the start-up calibration
+   * found a signature to cost at least OFFLOAD_MIN_RATIO hand-offs; the calling thread otherwise.
+   */
+  offload?: () => boolean;
+  /** told what the OpenSSL signer measured when its first key was imported; main.ts logs it */
+  onCalibrated?: (c: Calibration) => void;
 }
 
 /**
@@ -188,6 +321,8 @@ export function createSigner(opts: SignerOptions = {}): RsaSigner {
   const openssl = openSslSigner(
     lib,
     choice === "openssl" ? "SIGNER=openssl" : "FFI granted and libcrypto loaded",
+    opts.offload,
+    opts.onCalibrated,
   );
   if (choice === "openssl") return openssl;
   const fallback = webCryptoSigner("fallback");
@@ -201,6 +336,11 @@ export function createSigner(opts: SignerOptions = {}): RsaSigner {
         opts.onFallback?.((err as Error).message);
         return await fallback.importKey(jwk);
       }
+    },
+    calibration: openssl.calibration,
+    counts() {
+      const a = openssl.counts(), b = fallback.counts();
+      return { inline: a.inline + b.inline, offloaded: a.offloaded + b.offloaded };
     },
   };
 }

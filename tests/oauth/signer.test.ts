@@ -2,7 +2,17 @@
 // back (or fails) exactly as documented.
 import assert from "node:assert/strict";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
-import { createSigner, SignerError, webCryptoSigner } from "../../lib/oauth/signer.ts";
+import { Hono } from "hono";
+import { requestsInFlight, requestStarted } from "../../lib/http/in_flight.ts";
+import { requestContext } from "../../lib/http/middleware.ts";
+import { createLogger } from "../../lib/log.ts";
+import {
+  type Calibration,
+  createSigner,
+  OFFLOAD_MIN_RATIO,
+  SignerError,
+  webCryptoSigner,
+} from "../../lib/oauth/signer.ts";
 
 const RS256 = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" } as const;
 
@@ -56,6 +66,114 @@ Deno.test("signer: the caller's buffer may change after sign() is called", async
     await crypto.subtle.verify(RS256, publicKey, sig as Uint8Array<ArrayBuffer>, enc.encode("original")),
     true,
   );
+});
+
+Deno.test("signer: on the thread pool, signatures equal the calling thread's, verify, and ignore later changes to the caller's buffer", async () => {
+  const { privateJwk, publicKey } = await keyPair();
+  const pooled = createSigner({ choice: "openssl", offload: () => true });
+  const here = createSigner({ choice: "openssl", offload: () => false });
+  const a = await pooled.importKey(privateJwk);
+  const b = await here.importKey(privateJwk);
+  const before = { pooled: pooled.counts(), here: here.counts() };
+  const texts = ["", "header.payload", "x".repeat(10_000)];
+  const sigs = await Promise.all(texts.map((t) => a.sign(enc.encode(t))));
+  for (const [i, text] of texts.entries()) {
+    assert.deepEqual(sigs[i], await b.sign(enc.encode(text)));
+    assert.equal(
+      await crypto.subtle.verify(RS256, publicKey, sigs[i] as Uint8Array<ArrayBuffer>, enc.encode(text)),
+      true,
+    );
+  }
+  // 64 at once through the pool, each message overwritten as soon as it was handed over
+  const datas = Array.from({ length: 64 }, (_, i) => enc.encode(`message ${i}`));
+  const pending = datas.map((d) => a.sign(d));
+  for (const d of datas) d.fill(0);
+  const many = await Promise.all(pending);
+  for (const [i, sig] of many.entries()) {
+    const data = enc.encode(`message ${i}`);
+    assert.equal(
+      await crypto.subtle.verify(RS256, publicKey, sig as Uint8Array<ArrayBuffer>, data),
+      true,
+      `${i}`,
+    );
+  }
+  assert.deepEqual(pooled.counts(), {
+    inline: before.pooled.inline,
+    offloaded: before.pooled.offloaded + 67,
+  });
+  assert.deepEqual(here.counts(), { inline: before.here.inline + 3, offloaded: 0 });
+});
+
+Deno.test("signer: the first import measures a signature against a hand-off; by default a busy process signs on the pool only when the hand-off pays", async () => {
+  const seen: Calibration[] = [];
+  const signer = createSigner({ choice: "openssl", onCalibrated: (c) => seen.push(c) });
+  assert.equal(signer.calibration?.(), undefined);
+  const { privateJwk, publicKey } = await keyPair();
+  const key = await signer.importKey(privateJwk);
+  await signer.importKey((await keyPair()).privateJwk); // a second key: measured once per signer
+  assert.equal(seen.length, 1);
+  const [c] = seen;
+  assert.deepEqual(signer.calibration?.(), c);
+  assert.ok(c.signatureMs > 0 && c.handOffMs > 0, JSON.stringify(c));
+  assert.equal(c.offloads, c.signatureMs >= OFFLOAD_MIN_RATIO * c.handOffMs);
+
+  const data = enc.encode("payload");
+  const count = () => signer.counts();
+  // One request in flight (this one): the calling thread.
+  const quiet = requestStarted();
+  try {
+    assert.equal(requestsInFlight(), 1);
+    const before = count();
+    await key.sign(data);
+    assert.deepEqual(count(), { inline: before.inline + 1, offloaded: before.offloaded });
+    // Another request arrives: the pool, if the hand-off pays on this machine.
+    const other = requestStarted();
+    try {
+      const busyBefore = count();
+      const sig = await key.sign(data);
+      assert.equal(await crypto.subtle.verify(RS256, publicKey, sig as Uint8Array<ArrayBuffer>, data), true);
+      assert.deepEqual(
+        count(),
+        c.offloads
+          ? { inline: busyBefore.inline, offloaded: busyBefore.offloaded + 1 }
+          : { inline: busyBefore.inline + 1, offloaded: busyBefore.offloaded },
+      );
+    } finally {
+      other();
+    }
+  } finally {
+    quiet();
+  }
+  assert.equal(requestsInFlight(), 0);
+});
+
+Deno.test("requestsInFlight: the app's first middleware counts requests while they run, and after a thrown error", async () => {
+  const app = new Hono();
+  const seen: number[] = [];
+  const gates: (() => void)[] = [];
+  app.use("*", requestContext(createLogger("error", () => {})));
+  app.get("/wait", async (c) => {
+    seen.push(requestsInFlight());
+    await new Promise<void>((resolve) => gates.push(resolve));
+    return c.text("ok");
+  });
+  app.onError((_err, c) => c.text("failed", 500));
+  app.get("/throw", () => {
+    seen.push(requestsInFlight());
+    throw new Error("boom");
+  });
+  assert.equal(requestsInFlight(), 0);
+  const three = [app.request("/wait"), app.request("/wait"), app.request("/wait")];
+  while (gates.length < 3) await new Promise((r) => setTimeout(r, 1));
+  assert.equal(requestsInFlight(), 3);
+  const thrown = await app.request("/throw");
+  assert.equal(thrown.status, 500);
+  assert.equal(requestsInFlight(), 3);
+  for (const g of gates) g();
+  for (const r of await Promise.all(three)) assert.equal(await r.text(), "ok");
+  assert.deepEqual(seen.slice(0, 3), [1, 2, 3]);
+  assert.equal(seen[3], 4);
+  assert.equal(requestsInFlight(), 0);
 });
 
 Deno.test("signer: choices — webcrypto never loads a library; a missing libcrypto fails openssl, auto falls back", () => {
