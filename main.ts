@@ -8,7 +8,7 @@ import { isEmpty, makeDemoOperator, seedDemo } from "./lib/demo.ts";
 import { findDemoAccount } from "./lib/demo_account.ts";
 import { createApp } from "./routes/mod.ts";
 import { type AuditLog, createAuditLog } from "./lib/audit.ts";
-import { ensureSigningKey } from "./lib/oauth/keys.ts";
+import { createKeyStore, ensureSigningKey } from "./lib/oauth/keys.ts";
 import { createSigner, signerCalibrationFields, SignerError } from "./lib/oauth/signer.ts";
 import { frontEndWarning, type RunningServer, serve, serveOptions } from "./lib/http/serve.ts";
 import { startSweeper, type Sweeper, sweepOptions } from "./lib/oauth/sweeper.ts";
@@ -118,6 +118,10 @@ async function main(args: string[]): Promise<number> {
       onCalibrated: (c) => log.info("signer calibrated", signerCalibrationFields(c)),
     });
     log.info("signer", { signer: signer.kind, reason: signer.reason });
+    const keys = createKeyStore(db.sql, secretKey, { rotateAfterDays: config.keyRotationDays, signer });
+    // The signing key is imported before the first request, so the signer measures this machine while nothing
+    // else runs (docs/operations.md "Signer") and the first token request does not wait for the import.
+    await keys.signing();
     const app = createApp({
       config,
       sql: db.sql,
@@ -125,6 +129,7 @@ async function main(args: string[]): Promise<number> {
       secretKey,
       audit,
       signer,
+      keys,
       databaseProblem: db.problem,
     });
     let server: RunningServer;

@@ -303,12 +303,18 @@ export async function serveBench(spec: ServerSpec): Promise<void> {
       choice: spec.signer ?? "auto",
       libcryptoPath: config.libcryptoPath,
       onFallback: (reason) => log.warn("signer: a key falls back to webcrypto", { reason }),
-      onCalibrated: (c) => log.info("signer calibrated", signerCalibrationFields(c)),
+      onCalibrated: (c) => {
+        log.info("signer calibrated", signerCalibrationFields(c));
+        console.error(`  [portico server] signer calibrated: ${JSON.stringify(signerCalibrationFields(c))}`);
+      },
     });
     log.info("signer", { signer: signer.kind, reason: signer.reason });
     // stdout (the log) is discarded by bench/load.ts; the bench's reader sees this line.
     console.error(`  [portico server] signer: ${signer.kind} (${signer.reason}), LOG_LEVEL ${spec.logLevel}`);
-    handler = createApp({ config, sql, log, secretKey: spec.secretKey, audit, signer }).fetch;
+    // As main.ts: the signing key imported (and the signer calibrated) before the first request.
+    const keys = createKeyStore(sql, spec.secretKey, { rotateAfterDays: config.keyRotationDays, signer });
+    await keys.signing();
+    handler = createApp({ config, sql, log, secretKey: spec.secretKey, audit, signer, keys }).fetch;
   } else if (spec.mode === "mcp_sdk") handler = mcpSdkHandler(sql, log);
   else handler = await bareHandler(spec, sql);
   await listen(spec, handler);

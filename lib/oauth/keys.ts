@@ -245,7 +245,9 @@ export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOption
   let loading: Promise<KeySet> | undefined;
   // Imported CryptoKeys survive reloads: each key is parsed once per process.
   const imported = new Map<string, LoadedKey>();
-  const importedPrivate = new Map<string, { key: CryptoKey; signer: SigningKey }>();
+  // One import per private key, however many requests sign at once before it is done (a failed one is retried
+  // by the next request).
+  const importedPrivate = new Map<string, Promise<{ key: CryptoKey; signer: SigningKey }>>();
   const signer = opts.signer ?? (defaultSigner ??= createSigner());
 
   async function load(): Promise<KeySet> {
@@ -299,13 +301,17 @@ export function createKeyStore(sql: Sql, secretKey: string, opts: KeyStoreOption
     async signing() {
       const t = now();
       const k = signingRow(published(await get(), t), t);
-      let imported = importedPrivate.get(k.kid);
-      if (!imported) {
-        const jwk = JSON.parse(await open(secretKey, KEY_PURPOSE, k.privateSealed)) as JWK;
-        imported = { key: await importJWK(jwk, "RS256") as CryptoKey, signer: await signer.importKey(jwk) };
-        importedPrivate.set(k.kid, imported);
+      let importing = importedPrivate.get(k.kid);
+      if (!importing) {
+        importing = (async () => {
+          const jwk = JSON.parse(await open(secretKey, KEY_PURPOSE, k.privateSealed)) as JWK;
+          return { key: await importJWK(jwk, "RS256") as CryptoKey, signer: await signer.importKey(jwk) };
+        })();
+        importedPrivate.set(k.kid, importing);
+        const mine = importing;
+        mine.catch(() => importedPrivate.get(k.kid) === mine && importedPrivate.delete(k.kid));
       }
-      return { kid: k.kid, ...imported };
+      return { kid: k.kid, ...await importing };
     },
     async verificationKey(kid) {
       const set = await get();

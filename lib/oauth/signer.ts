@@ -136,9 +136,9 @@ export const OFFLOAD_MIN_RATIO = 6;
 
 /** What the signer measured of this machine when it imported its first key (the start-up log line shows it). */
 export interface Calibration {
-  /** one 2048-bit RS256 signature on the calling thread, median of a few, ms */
+  /** one 2048-bit RS256 signature on the calling thread, median of five, ms */
   signatureMs: number;
-  /** one call through Deno's blocking thread pool that does nothing, median of several, ms */
+  /** one call through Deno's blocking thread pool that does nothing, median of 21, ms */
   handOffMs: number;
   /** signatureMs ≥ OFFLOAD_MIN_RATIO × handOffMs: signatures leave a busy event loop */
   offloads: boolean;
@@ -153,13 +153,12 @@ export function signerCalibrationFields(c: Calibration): Record<string, unknown>
   };
 }
 
+function median(xs: number[]): number {
+  return xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+}
+
 /** By default: to another thread when the hand-off pays (Calibration) and another HTTP request is in flight. */
 const busy = (): boolean => requestsInFlight() > 1;
-
-function median(xs: number[]): number {
-  const sorted = xs.slice().sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 export function openSslSigner(
   lib: Libcrypto,
@@ -172,6 +171,7 @@ export function openSslSigner(
   let inline = 0;
   let offloaded = 0;
   let calibration: Calibration | undefined;
+  let calibrating: Promise<Calibration> | undefined;
   // Until the first key is imported and measured, every signature is made on the calling thread.
   let offload: () => boolean = () => false;
   const sha256 = s.EVP_sha256();
@@ -194,6 +194,7 @@ export function openSslSigner(
       await s.OPENSSL_version_major_pooled();
       hops.push(performance.now() - t);
     }
+    // Medians: the fastest hand-off (a pool thread already awake) understates what one costs under load.
     const signatureMs = median(signs), handOffMs = median(hops);
     return { signatureMs, handOffMs, offloads: signatureMs >= OFFLOAD_MIN_RATIO * handOffMs };
   }
@@ -271,11 +272,12 @@ export function openSslSigner(
       }
       freeKey.register(key, pkey);
       await selfTest(key, jwk);
-      if (!calibration) {
-        calibration = await calibrate(signNow);
+      if (!calibrating) {
+        calibrating = calibrate(signNow);
+        calibration = await calibrating;
         offload = offloadWhen ?? (calibration.offloads ? busy : () => false);
         onCalibrated?.(calibration);
-      }
+      } else await calibrating;
       return key;
     },
     counts: () => ({ inline, offloaded }),

@@ -16,6 +16,7 @@ import {
   rotateSigningKey,
   SIGNED_TOKEN_TTL_SECONDS,
 } from "../../lib/oauth/keys.ts";
+import { type RsaSigner, webCryptoSigner } from "../../lib/oauth/signer.ts";
 import { ACCESS_TOKEN_TTL_SECONDS, ID_TOKEN_TTL_SECONDS, signAccessToken } from "../../lib/oauth/tokens.ts";
 import { createApp } from "../../routes/mod.ts";
 import { TEST_SECRET } from "../helpers/app.ts";
@@ -262,6 +263,38 @@ Deno.test("KEY_ROTATION_DAYS: an instance whose newest key is older rotates once
     assert.equal((await a.signing()).kid, first.kid, "the automatic key waits for its activation too");
     clock += KEY_PUBLISH_DELAY_SECONDS * SECOND;
     assert.equal((await a.signing()).kid, next);
+  } finally {
+    await db.close();
+  }
+});
+
+Deno.test("a private key is imported once however many requests sign at once; a failed import is retried", async () => {
+  const db = await freshDatabase();
+  try {
+    const real = webCryptoSigner();
+    let imports = 0;
+    let failNext = true;
+    const signer: RsaSigner = {
+      ...real,
+      async importKey(jwk) {
+        imports++;
+        await new Promise((r) => setTimeout(r, 5)); // an import takes a while: the others arrive meanwhile
+        if (failNext) {
+          failNext = false;
+          throw new Error("libcrypto refused the key");
+        }
+        return await real.importKey(jwk);
+      },
+    };
+    const keys = createKeyStore(db.sql, TEST_SECRET, { signer });
+    const failed = await Promise.allSettled(Array.from({ length: 16 }, () => keys.signing()));
+    assert.equal(imports, 1, "sixteen concurrent requests, one import");
+    assert.ok(failed.every((r) => r.status === "rejected"), "they all share its failure");
+    const again = await Promise.all(Array.from({ length: 16 }, () => keys.signing()));
+    assert.equal(imports, 2, "the next requests import again, once");
+    assert.equal(new Set(again.map((k) => k.signer)).size, 1);
+    await keys.signing();
+    assert.equal(imports, 2);
   } finally {
     await db.close();
   }

@@ -109,8 +109,12 @@ Deno.test("signer: the first import measures a signature against a hand-off; by 
   const signer = createSigner({ choice: "openssl", onCalibrated: (c) => seen.push(c) });
   assert.equal(signer.calibration?.(), undefined);
   const { privateJwk, publicKey } = await keyPair();
-  const key = await signer.importKey(privateJwk);
-  await signer.importKey((await keyPair()).privateJwk); // a second key: measured once per signer
+  // Three keys imported at once, then a fourth: measured once per signer.
+  const others = await Promise.all([keyPair(), keyPair()]);
+  const [key] = await Promise.all(
+    [privateJwk, ...others.map((o) => o.privateJwk)].map((j) => signer.importKey(j)),
+  );
+  await signer.importKey((await keyPair()).privateJwk);
   assert.equal(seen.length, 1);
   const [c] = seen;
   assert.deepEqual(signer.calibration?.(), c);

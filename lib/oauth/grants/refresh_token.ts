@@ -70,8 +70,8 @@ function claimsKey(input: MintInput): string {
 /**
  * Resolves once postgres.js has written a statement issued before this call: it queues its socket writes with
  * `setImmediate`, so the second of two nested immediates runs after that write. The OpenSSL signer signs on the
- * event loop (lib/oauth/signer.ts); started any earlier, the signatures would run before the statement leaves
- * instead of while Postgres executes it. A refresh waiting in the batcher's queue (./refresh_batch.ts) has no
+ * event loop when the process is quiet (lib/oauth/signer.ts); started any earlier, the signatures would run
+ * before the statement leaves instead of while Postgres executes it. A refresh waiting in the batcher's queue (./refresh_batch.ts) has no
  * statement out yet: it signs while the statements ahead of it run. Only the overlap depends on this order, never
  * the outcome.
  */
@@ -81,8 +81,8 @@ function statementWritten(): Promise<void> {
 
 /**
  * Signs the access and ID token a refresh of a hinted token will carry, while its statement runs (the
- * signatures on this thread once the statement has been written, or WebCrypto's on its own; the statement on
- * Postgres: the two overlap). Nothing is signed when the request already differs from the hint; the result is
+ * signatures on this thread once the statement has been written, or on the thread pool when the process is busy;
+ * the statement on Postgres: the two overlap). Nothing is signed when the request already differs from the hint; the result is
  * used only by `earlyTokens` for exactly these claims.
  */
 function signEarly(
