@@ -128,7 +128,7 @@ async function pkcs8(jwk: JWK): Promise<Uint8Array> {
 
 /**
  * A hand-off is worth it when a signature costs at least this many hand-offs: measured, moving signatures to the
- * thread pool under load gained 9–16 % of refreshes per second where a signature cost 20 hand-offs (0.9 against
+ * thread pool under load gained 9–23 % of refreshes per second where a signature cost 20 hand-offs (0.9 against
  * 0.045 ms) and lost 5–8 % where it cost 2.5 (0.28 against 0.11 ms). BENCHMARKS.md "Signatures beside the event
  * loop".
  */
