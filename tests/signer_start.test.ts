@@ -1,7 +1,9 @@
-// The signer as operators run it: `deno task start` (which grants FFI) signs with OpenSSL and says so; the
+// The signer as operators run it: `deno task start` (which grants FFI) signs with OpenSSL, says so, and says
+// what it measured of the machine before it listens; the
 // deploy-like run without FFI (tests/deploy_compile.test.ts) uses WebCrypto; SIGNER=openssl that cannot load
 // libcrypto stops start-up with one line.
 import assert from "node:assert/strict";
+import { OFFLOAD_MIN_RATIO } from "../lib/oauth/signer.ts";
 import { emptyDatabase } from "./helpers/db.ts";
 import { freePort, startTask } from "./helpers/tasks.ts";
 
@@ -53,6 +55,14 @@ Deno.test({
       const lines = task.stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
       const signer = lines.find((l) => l.msg === "signer");
       assert.deepEqual([signer?.signer, signer?.reason], ["openssl", "FFI granted and libcrypto loaded"]);
+      // The signing key is imported, and the signer measured, before the server listens (main.ts).
+      const calibrated = lines.findIndex((l) => l.msg === "signer calibrated");
+      const listening = lines.findIndex((l) => l.msg === "listening");
+      assert.ok(calibrated >= 0 && calibrated < listening, task.stdout);
+      const c = lines[calibrated];
+      assert.ok(c.signature_ms > 0 && c.hand_off_ms > 0, JSON.stringify(c));
+      assert.equal(c.offload_when_busy, c.signature_ms >= OFFLOAD_MIN_RATIO * c.hand_off_ms);
+      assert.equal(lines.filter((l) => l.msg === "signer calibrated").length, 1);
 
       const bad = await new Deno.Command(Deno.execPath(), {
         args: ["task", "start"],

@@ -9,7 +9,7 @@ import { BodyTimeoutError, CLIENT_CLOSED_REQUEST, isClientAbort } from "./body_g
 import type { Logger } from "../log.ts";
 import { errorFields } from "../log.ts";
 import { countRequest, OTEL_ON } from "../telemetry/otel.ts";
-import { requestStarted } from "./in_flight.ts";
+import { requestAnswered, requestStarted } from "./in_flight.ts";
 import { decodeUtf8, unsafeInputProblem } from "../unsafe_input.ts";
 import type { AppEnv } from "./types.ts";
 
@@ -32,11 +32,11 @@ export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
     const id = requestIdOf(c.req.header("x-request-id"));
     c.set("requestId", id);
     const start = performance.now();
-    const answered = requestStarted();
+    requestStarted();
     try {
       await next();
     } finally {
-      answered();
+      requestAnswered();
     }
     // Set on the response directly: c.header() after the handler re-wraps the body as a stream (~0.5 ms for
     // a 100 KB tools/list answer, measured in bench/mcp.ts). An answer built complete already carries it.
@@ -57,11 +57,11 @@ function tracedRequestContext(log: Logger): MiddlewareHandler<AppEnv> {
     const span = trace.getActiveSpan();
     span?.setAttribute("portico.request_id", id);
     const start = performance.now();
-    const answered = requestStarted();
+    requestStarted();
     try {
       await next();
     } finally {
-      answered();
+      requestAnswered();
     }
     const route = routePath(c);
     span?.setAttribute("http.route", route);
