@@ -58,7 +58,9 @@ export function englishLeft(html: string, allow: string[] = []): string[] {
   let text = visibleText(html);
   for (const a of allow) text = text.split(a).join(" ");
   const found: string[] = [];
-  const re = new RegExp(`(?<![\\p{L}@.])(${ENGLISH_WORDS.join("|")})(?![\\p{L}@.])`, "giu");
+  // A word stands between spaces or punctuation: not inside an identifier or a random key prefix such as
+  // "pak_50OF2M…", whose "OF" between digits once failed a German page.
+  const re = new RegExp(`(?<![\\p{L}\\p{N}_@.])(${ENGLISH_WORDS.join("|")})(?![\\p{L}\\p{N}_@.])`, "giu");
   for (const m of text.matchAll(re)) {
     found.push(text.slice(Math.max(0, m.index! - 30), m.index! + m[0].length + 30));
   }
