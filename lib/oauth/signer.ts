@@ -129,10 +129,16 @@ async function pkcs8(jwk: JWK): Promise<Uint8Array> {
 /**
  * A hand-off is worth it when a signature costs at least this many hand-offs: measured, moving signatures to the
  * thread pool under load gained 9–23 % of refreshes per second where a signature cost 20 hand-offs (0.9 against
- * 0.045 ms) and lost 5–8 % where it cost 2.5 (0.28 against 0.11 ms). BENCHMARKS.md "Signatures beside the event
- * loop".
+ * 0.045 ms), gained 18–19 % where it cost about 6 (0.245 against 0.033–0.041 ms, a machine on which the earlier
+ * threshold of 6 left the choice to the noise of the calibration), and lost 5–8 % where it cost 2.5 (0.28 against
+ * 0.11 ms). BENCHMARKS.md "Signatures beside the event loop", "One refresh statement in flight".
  */
-export const OFFLOAD_MIN_RATIO = 6;
+export const OFFLOAD_MIN_RATIO = 4;
+
+/** Whether signatures of `signatureMs` leave a busy event loop, given a hand-off of `handOffMs` (Calibration). */
+export function offloadPays(signatureMs: number, handOffMs: number): boolean {
+  return signatureMs >= OFFLOAD_MIN_RATIO * handOffMs;
+}
 
 /** What the signer measured of this machine when it imported its first key (the start-up log line shows it). */
 export interface Calibration {
@@ -196,7 +202,7 @@ export function openSslSigner(
     }
     // Medians: the fastest hand-off (a pool thread already awake) understates what one costs under load.
     const signatureMs = median(signs), handOffMs = median(hops);
-    return { signatureMs, handOffMs, offloads: signatureMs >= OFFLOAD_MIN_RATIO * handOffMs };
+    return { signatureMs, handOffMs, offloads: offloadPays(signatureMs, handOffMs) };
   }
 
   return {

@@ -13,12 +13,14 @@ import {
   refreshOne,
   refreshStatement,
 } from "../../lib/oauth/grants/refresh_batch.ts";
+import { LOCKED_PATH_MARK } from "../../lib/oauth/grants/refresh_family.ts";
 import { mintRefreshToken, readRefreshToken } from "../../lib/oauth/grants/refresh_format.ts";
 import { refreshGrant } from "../../lib/oauth/grants/refresh_token.ts";
 import type { TokenDeps } from "../../lib/oauth/grants/shared.ts";
 import postgres from "postgres";
 import { TEST_SECRET, testApp } from "../helpers/app.ts";
 import { familyState } from "../helpers/refresh_family.ts";
+import { settles, waitingOnLock } from "../helpers/wait.ts";
 import {
   type Ctx,
   expectError,
@@ -211,7 +213,62 @@ Deno.test("refresh batch: a value one JSON document cannot carry goes alone, and
   }
 });
 
-Deno.test("refresh batch: the token endpoint batches its refreshes (four statements in flight, then together)", async () => {
+Deno.test({
+  name:
+    "refresh batch: a family another transaction holds goes to the locked path and holds up no other refresh",
+  ignore: !Deno.env.get("DATABASE_URL"), // needs two connections at once
+  fn: async () => {
+    const ctx = await setup();
+    const other = postgres(ctx.db.url, { max: 1, onnotice: () => {} });
+    const { promise: holding, resolve: held } = Promise.withResolvers<void>();
+    const { promise: release, resolve: letGo } = Promise.withResolvers<void>();
+    try {
+      const client = await registerPublic(ctx.app);
+      const [a, b] = await families(ctx, client, 2);
+      const deps = tokenDeps(ctx, 1);
+      const creds = { clientId: client.client_id, via: "body" as const };
+      // Another transaction holds a's grant row (as a revocation or another instance's locked path would).
+      const tx = other.begin(async (tx) => {
+        await tx`select 1 from oauth_grants where id = ${a.grantId} for update`;
+        held();
+        await release;
+      });
+      await holding;
+      const first = refreshGrant(deps, creds, { refreshToken: a.token });
+      // The one statement in flight skipped the held row: what waits for it is a's locked path, on a connection
+      // of its own. (Waiting in the statement, it would hold up every refresh of the instance behind it.)
+      await waitingOnLock(ctx.db.sql, "a's refresh waits on the held grant row", 1, "%portico: refresh%");
+      const [waiting] = await ctx.db.sql<{ query: string }[]>`
+        select query from pg_stat_activity
+         where wait_event_type = 'Lock' and datname = current_database() and query like '%portico: refresh%'`;
+      assert.ok(waiting.query.includes(LOCKED_PATH_MARK), waiting.query.slice(0, 200));
+      // b's refresh is answered while a's row is still held.
+      const second = await settles(refreshGrant(deps, creds, { refreshToken: b.token }), "b's refresh");
+      assert.equal((await familyState(ctx.db.sql, b.grantId)).rotated, sha256Hex(b.token));
+      assert.equal((await familyState(ctx.db.sql, a.grantId)).rotated, null, "a is not rotated while held");
+      letGo();
+      await tx;
+      const answer = await first;
+      assert.deepEqual(await familyState(ctx.db.sql, a.grantId), {
+        revoked: false,
+        generation: readRefreshToken(TEST_SECRET, a.token)!.generation + 1,
+        current: [sha256Hex(answer.refresh_token!)],
+        rotated: sha256Hex(a.token),
+      });
+      assert.ok(second.refresh_token);
+      assert.deepEqual(
+        { statements: deps.refreshBatcher.statements, refreshes: deps.refreshBatcher.refreshes },
+        { statements: 2, refreshes: 2 },
+      );
+    } finally {
+      letGo();
+      await other.end({ timeout: 5 });
+      await ctx.close();
+    }
+  },
+});
+
+Deno.test("refresh batch: the token endpoint batches its refreshes (one statement in flight, then together)", async () => {
   const ctx = await setup();
   // The app on a pool of its own that notes every statement it sends.
   const sent: string[] = [];
@@ -230,7 +287,7 @@ Deno.test("refresh batch: the token endpoint batches its refreshes (four stateme
     const answers = await Promise.all(started.map((f) => refreshWith(app, client, f.token)));
     for (const res of answers) assert.equal(res.status, 200, await res.clone().text());
     const statements = sent.filter((q) => q.includes(REFRESH_STATEMENT_MARK)).length;
-    // Four went alone at once; the three that arrived while they ran went in one statement.
+    // The first went alone; the three that arrived while it ran went in one statement.
     assert.equal(statements, REFRESH_BATCHES_IN_FLIGHT + 1, `${statements} refresh statements`);
   } finally {
     await counted.end({ timeout: 5 });

@@ -1,7 +1,7 @@
 // Refresh in one SQL round trip (issue 17.2): client authentication, the token's checks, rotation (or a sibling
 // within the grace window), superseding and the successor are one statement; a refused request changes nothing;
-// a change to the family that commits while the statement waits sends it to the locked path, never past it.
-import { REFRESH_STATEMENT_MARK } from "../../lib/oauth/grants/refresh_batch.ts";
+// a change to the family held by another transaction sends the refresh to the locked path, never past it.
+import { LOCKED_PATH_MARK } from "../../lib/oauth/grants/refresh_family.ts";
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { decodeJwt } from "jose";
@@ -191,7 +191,7 @@ Deno.test("refresh round trips", async (t) => {
 
     await t.step({
       name:
-        "a successor used while the retry's statement waits sends it to the locked path: the family is revoked",
+        "a successor used while the retry waits for the family sends it to the locked path: the family is revoked",
       ignore: !ctx.db.server, // needs two connections at once
       fn: async () => {
         const { first, grantId } = await start(ctx, pub);
@@ -215,14 +215,15 @@ Deno.test("refresh round trips", async (t) => {
         try {
           await holding;
           const retry = refresh(app, pub, first.refresh_token);
-          // Wait until the retry's statement is blocked on the grant row, then commit the other change. (This
+          // Wait until the retry is blocked on the grant row (its statement skipped the held row; the locked path
+          // waits for it), then commit the other change. (This
           // gave up after 500 × 10 ms and let go anyway: on a loaded host the retry then read the committed
           // state, and the interleaving under test never happened.)
           await waitingOnLock(
             ctx.db.sql,
             "the retry waits on the grant row",
             1,
-            `%${REFRESH_STATEMENT_MARK}%`,
+            `%${LOCKED_PATH_MARK}%`,
           );
           letGo();
           await tx;

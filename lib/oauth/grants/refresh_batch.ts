@@ -12,6 +12,14 @@
 // got alone. Two refreshes of one family in one batch both read the row's version; the update applies one of them
 // (Postgres updates a row once per statement), the other sees `issued` false and takes the locked path, as when
 // two single statements race. Batches in flight at once never share a family, so they never wait for each other.
+//
+// One statement in flight per instance (REFRESH_BATCHES_IN_FLIGHT): on a machine where waking another thread or
+// process is dear (a virtual machine: each statement wakes a Postgres backend and the instance back, and each commit
+// kicks the disk), fewer, fuller statements cost the host less per refresh than more, emptier ones, and a refresh
+// waiting for the next statement signs its tokens meanwhile (./refresh_token.ts). The statement never waits behind
+// another transaction: it locks the rows it writes with SKIP LOCKED, and a member whose row another transaction
+// holds (a revocation, another instance's locked path) takes the locked path on a connection of its own, so one
+// busy family never holds up the instance's other refreshes. BENCHMARKS.md "One refresh statement in flight".
 import type { Fragment } from "postgres";
 import type { Sql } from "../../db/client.ts";
 import { clientColumns, type ClientRow } from "../clients.ts";
@@ -59,8 +67,11 @@ export const REFRESH_STATEMENT_MARK = "portico: refresh (lib/oauth/grants/refres
 
 /** Refreshes in one statement at most: a bound on one statement's work (a larger queue goes in several). */
 export const REFRESH_BATCH_MAX = 64;
-/** Statements of one instance's batcher in flight at once (the rest of the refreshes wait for the next one). */
-export const REFRESH_BATCHES_IN_FLIGHT = 4;
+/**
+ * Statements of one instance's batcher in flight at once (the rest of the refreshes wait for the next one): one,
+ * measured against two and four (see the head of this file).
+ */
+export const REFRESH_BATCHES_IN_FLIGHT = 1;
 
 /** The statement's parts that depend only on the instance's settings (./refresh_family.ts's columns). */
 interface Parts {
@@ -112,9 +123,11 @@ function partsFor(deps: RefreshSettings): Parts {
  * a sibling — and notes the client's use. A refused member changes nothing.
  *
  * The statement sees one snapshot, so it writes a member's row only while it is still the version it read
- * (`xmin`): a change committed since, or still running, fails that condition (Postgres re-checks it on the row's
- * newest version after waiting for its lock) and nothing is written for that member; `refreshGrant` then takes the
- * locked path. The columns written are in no index, so each write is a HOT update (migration 00031).
+ * (`xmin`), and only if no other transaction holds it: it locks the row first, skipping one that is held (`locked`).
+ * A change committed since fails the version condition (Postgres re-checks it on the row's newest version), a row
+ * held is skipped, and either way nothing is written for that member; `refreshGrant` then takes the locked path,
+ * which waits for the row. So the statement never waits behind another transaction. The columns written are in no
+ * index, so each write is a HOT update (migration 00031).
  */
 export async function refreshStatement(
   deps: RefreshSettings,
@@ -178,18 +191,27 @@ export async function refreshStatement(
          and (m.m_asked is null or f.scopes::jsonb ?& m.m_asked)
          and (m.m_resource is null or m.m_resource = coalesce(f.resource, ${deps.issuer}))
     ),
+    -- The rows to write, locked without waiting: a row another transaction holds is skipped (see above).
+    locked as (
+      select g.id from oauth_grants g join ok on g.id = ok."familyId" and g.xmin::text = ok.version
+         for update of g skip locked
+    ),
     issued as (
       -- Only the version read: else another change came in between (see above). Two members of one family
       -- join the same row; Postgres applies one, and RETURNING names which.
       update oauth_grants g set ${successor}
         from ok
-       where g.id = ok."familyId" and g.xmin::text = ok.version
+       where g.id = ok."familyId" and g.xmin::text = ok.version and g.id in (select id from locked)
       returning ok.idx
     ),
+    -- The client's last use, at most hourly; a client row another transaction holds is left for the next time.
     touched as (
       update oauth_clients set last_used_at = now()
-       where client_id in (select m.m_client from m join issued i on i.idx = m.idx)
-         and (last_used_at is null or last_used_at < now() - interval '1 hour')
+       where client_id in (
+         select x.client_id from oauth_clients x
+          where x.client_id in (select m.m_client from m join issued i on i.idx = m.idx)
+            and (x.last_used_at is null or x.last_used_at < now() - interval '1 hour')
+            for update skip locked)
     )
     select c.client, f.*, exists (select 1 from issued i where i.idx = m.idx) as issued
       from m left join c on c.idx = m.idx left join f on f.idx = m.idx

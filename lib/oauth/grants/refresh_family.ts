@@ -128,6 +128,9 @@ export function successorState(
                                g.created_at + make_interval(days => ${input.familyMaxDays}))`;
 }
 
+/** The locked path's first line, a comment: what pg_stat_activity shows of it names it (as REFRESH_STATEMENT_MARK). */
+export const LOCKED_PATH_MARK = "portico: refresh, locked path (lib/oauth/grants/refresh_family.ts)";
+
 export function invalidRefresh(): OAuthError {
   return new OAuthError("invalid_grant", "the refresh token is invalid");
 }
@@ -211,6 +214,7 @@ export async function lockedRotation(
       familyMaxDays: deps.familyMaxDays,
     });
     const [family] = await tx<FamilyRow[]>`
+      -- ${tx.unsafe(LOCKED_PATH_MARK)}
       select ${columns} from oauth_grants g join users u on u.id = g.user_id
        where g.id = ${presented.familyId}
          for update of g`;

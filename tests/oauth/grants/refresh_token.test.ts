@@ -1,6 +1,6 @@
 // The refresh_token grant (lib/oauth/grants/refresh_token.ts): rotation and reuse, narrowing, lifetimes, the
 // audience a grant keeps, and the successor's scope on every path that issues one.
-import { REFRESH_STATEMENT_MARK } from "../../../lib/oauth/grants/refresh_batch.ts";
+import { LOCKED_PATH_MARK } from "../../../lib/oauth/grants/refresh_family.ts";
 import assert from "node:assert/strict";
 import { decodeJwt } from "jose";
 import postgres from "postgres";
@@ -296,7 +296,8 @@ Deno.test("refresh_token grant: the successor keeps the granted scope, on every 
     const other = postgres(ctx.db.url, { max: 1, onnotice: () => {} });
     const { promise: holding, resolve: held } = Promise.withResolvers<void>();
     const { promise: release, resolve: letGo } = Promise.withResolvers<void>();
-    // A change to the family that commits while the refresh's statement waits: the statement then does nothing.
+    // A change to the family that commits while the refresh waits for it: the statement skips the held row (it
+    // never waits behind another transaction) and the locked path waits for it, then reads the change.
     const tx = withTx(other, async (tx) => {
       await tx`update oauth_grants set revoked_at = null where id = ${grantId}`;
       held();
@@ -305,7 +306,7 @@ Deno.test("refresh_token grant: the successor keeps the granted scope, on every 
     try {
       await holding;
       const pending = request();
-      await waitingOnLock(ctx.db.sql, "the refresh waits on the grant row", 1, `%${REFRESH_STATEMENT_MARK}%`);
+      await waitingOnLock(ctx.db.sql, "the locked path waits on the grant row", 1, `%${LOCKED_PATH_MARK}%`);
       letGo();
       await tx;
       return await pending;
