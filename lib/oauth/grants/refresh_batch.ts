@@ -226,8 +226,8 @@ interface Waiting {
 }
 
 /**
- * A failed statement changed nothing (one transaction). When Postgres itself refused it (a deadlock with a
- * transaction that locks several grant rows in another order, or anything one member's values could cause), each
+ * A failed statement changed nothing (one transaction). When Postgres itself refused it (anything one member's
+ * values could cause; the statement waits for no row lock, so it is no deadlock's victim), each
  * refresh is sent again alone, so no refresh fails for another's sake; a lost connection (SQLSTATE class 08) or a
  * cancelled statement (57: the statement timeout, a shutdown) is every member's failure, as it would be alone.
  */
