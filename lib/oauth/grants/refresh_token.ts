@@ -1,7 +1,8 @@
 // grant_type=refresh_token (docs/oauth.md "Refresh retries and parallel refreshes", "Refresh tokens: storage and
 // format"): every rule of a refresh in one place — the statement that checks and rotates in the common case (sent
-// with the instance's other refreshes under load, ./refresh_batch.ts), the signing that overlaps it, and where the checks that name a refusal, the locked path taken after a
-// concurrent change (./refresh_family.ts) and the tokens of the old format (./refresh_legacy.ts) live.
+// with the instance's other refreshes under load, ./refresh_batch.ts), the signing that overlaps it, and where
+// the checks that name a refusal, the locked path taken after a concurrent change (./refresh_family.ts) and the
+// tokens of the old format (./refresh_legacy.ts) live.
 //
 // A family's refresh state is its grant row (migration 00031): the current tokens' generation and hashes, the
 // token rotated last and when. A rotation is one HOT update of that row; the token names its family and
@@ -71,9 +72,9 @@ function claimsKey(input: MintInput): string {
  * Resolves once postgres.js has written a statement issued before this call: it queues its socket writes with
  * `setImmediate`, so the second of two nested immediates runs after that write. The OpenSSL signer signs on the
  * event loop when the process is quiet (lib/oauth/signer.ts); started any earlier, the signatures would run
- * before the statement leaves instead of while Postgres executes it. A refresh waiting in the batcher's queue (./refresh_batch.ts) has no
- * statement out yet: it signs while the statements ahead of it run. Only the overlap depends on this order, never
- * the outcome.
+ * before the statement leaves instead of while Postgres executes it. A refresh waiting in the batcher's queue
+ * (./refresh_batch.ts) has no statement out yet: it signs while the statement ahead of it runs. Only the overlap
+ * depends on this order, never the outcome.
  */
 function statementWritten(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
@@ -81,9 +82,9 @@ function statementWritten(): Promise<void> {
 
 /**
  * Signs the access and ID token a refresh of a hinted token will carry, while its statement runs (the
- * signatures on this thread once the statement has been written, or on the thread pool when the process is busy;
- * the statement on Postgres: the two overlap). Nothing is signed when the request already differs from the hint; the result is
- * used only by `earlyTokens` for exactly these claims.
+ * signatures on this thread once the statement has been written, or on the thread pool when the process is
+ * busy; the statement on Postgres: the two overlap). Nothing is signed when the request already differs from the
+ * hint; the result is used only by `earlyTokens` for exactly these claims.
  */
 function signEarly(
   deps: TokenDeps,
@@ -150,9 +151,10 @@ async function answer(
 
 /**
  * grant_type=refresh_token, client authentication included. The common case is one statement
- * (`refreshStatement` in ./refresh_batch.ts, shared with other refreshes under load): it changes something only when every check passes, so a refused request
- * (`invalid_client`, `invalid_scope`, `invalid_target` …) leaves the family as it was, and the checks are then
- * repeated here (`checkPresented`) to name the refusal. When the statement did nothing although the checks pass,
+ * (`refreshStatement` in ./refresh_batch.ts, shared with other refreshes under load): it changes something only
+ * when every check passes, so a refused request (`invalid_client`, `invalid_scope`, `invalid_target` …) leaves
+ * the family as it was, and the checks are then repeated here (`checkPresented`) to name the refusal. When the
+ * statement did nothing although the checks pass (the row changed, or another transaction held it),
  * `lockedRotation` judges again under the grant row's lock. Presenting a token of the family that is no longer
  * current, other than a retry within the window, revokes the whole family. A token of the old format goes to
  * `legacyRefresh`.
