@@ -53,6 +53,34 @@ function memberFor(client: Registered, token: string): RefreshMember {
   };
 }
 
+/**
+ * Holds a row on a connection of its own (`lock` selects it FOR UPDATE in a transaction) until `release()`, as
+ * another instance, an operator or a revocation would; `end()` releases it and closes the connection.
+ */
+async function holdRow(ctx: Ctx, lock: (tx: postgres.TransactionSql) => Promise<unknown>) {
+  const other = postgres(ctx.db.url, { max: 1, onnotice: () => {} });
+  const { promise: holding, resolve: held } = Promise.withResolvers<void>();
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
+  const tx = other.begin(async (tx) => {
+    await lock(tx);
+    held();
+    await released;
+  });
+  await Promise.race([holding, tx]);
+  return {
+    /** lets the row go and waits for the other transaction to end */
+    async release() {
+      release();
+      await tx;
+    },
+    async end() {
+      release();
+      await tx.catch(() => {});
+      await other.end({ timeout: 5 });
+    },
+  };
+}
+
 async function families(ctx: Ctx, client: Registered, n: number) {
   const out: { token: string; grantId: string }[] = [];
   for (let i = 0; i < n; i++) {
@@ -219,21 +247,14 @@ Deno.test({
   ignore: !Deno.env.get("DATABASE_URL"), // needs two connections at once
   fn: async () => {
     const ctx = await setup();
-    const other = postgres(ctx.db.url, { max: 1, onnotice: () => {} });
-    const { promise: holding, resolve: held } = Promise.withResolvers<void>();
-    const { promise: release, resolve: letGo } = Promise.withResolvers<void>();
+    let held: Awaited<ReturnType<typeof holdRow>> | undefined;
     try {
       const client = await registerPublic(ctx.app);
       const [a, b] = await families(ctx, client, 2);
       const deps = tokenDeps(ctx, 1);
       const creds = { clientId: client.client_id, via: "body" as const };
       // Another transaction holds a's grant row (as a revocation or another instance's locked path would).
-      const tx = other.begin(async (tx) => {
-        await tx`select 1 from oauth_grants where id = ${a.grantId} for update`;
-        held();
-        await release;
-      });
-      await holding;
+      held = await holdRow(ctx, (tx) => tx`select 1 from oauth_grants where id = ${a.grantId} for update`);
       const first = refreshGrant(deps, creds, { refreshToken: a.token });
       // The one statement in flight skipped the held row: what waits for it is a's locked path, on a connection
       // of its own. (Waiting in the statement, it would hold up every refresh of the instance behind it.)
@@ -246,8 +267,7 @@ Deno.test({
       const second = await settles(refreshGrant(deps, creds, { refreshToken: b.token }), "b's refresh");
       assert.equal((await familyState(ctx.db.sql, b.grantId)).rotated, sha256Hex(b.token));
       assert.equal((await familyState(ctx.db.sql, a.grantId)).rotated, null, "a is not rotated while held");
-      letGo();
-      await tx;
+      await held.release();
       const answer = await first;
       assert.deepEqual(await familyState(ctx.db.sql, a.grantId), {
         revoked: false,
@@ -261,8 +281,7 @@ Deno.test({
         { statements: 2, refreshes: 2 },
       );
     } finally {
-      letGo();
-      await other.end({ timeout: 5 });
+      await held?.end();
       await ctx.close();
     }
   },
@@ -274,9 +293,7 @@ Deno.test({
   ignore: !Deno.env.get("DATABASE_URL"), // needs two connections at once
   fn: async () => {
     const ctx = await setup();
-    const other = postgres(ctx.db.url, { max: 1, onnotice: () => {} });
-    const { promise: holding, resolve: held } = Promise.withResolvers<void>();
-    const { promise: release, resolve: letGo } = Promise.withResolvers<void>();
+    let held: Awaited<ReturnType<typeof holdRow>> | undefined;
     try {
       const client = await registerPublic(ctx.app);
       const [a] = await families(ctx, client, 1);
@@ -289,23 +306,19 @@ Deno.test({
       await ctx.db.sql`update oauth_clients set last_used_at = now() - interval '2 hours'
                         where client_id = ${client.client_id}`;
       // Another transaction holds the client's row (an operator editing the client, say).
-      const tx = other.begin(async (tx) => {
-        await tx`select 1 from oauth_clients where client_id = ${client.client_id} for update`;
-        held();
-        await release;
-      });
-      await holding;
+      held = await holdRow(
+        ctx,
+        (tx) => tx`select 1 from oauth_clients where client_id = ${client.client_id} for update`,
+      );
       // The refresh is rotated and answered while the row is held; the note waits for a later refresh.
       const first = await settles(refreshGrant(deps, creds, { refreshToken: a.token }), "the refresh");
       assert.equal((await familyState(ctx.db.sql, a.grantId)).rotated, sha256Hex(a.token));
       assert.equal(await lastUsed(), true, "the held client row is not written");
-      letGo();
-      await tx;
+      await held.release();
       await refreshGrant(deps, creds, { refreshToken: first.refresh_token! });
       assert.equal(await lastUsed(), false, "the next refresh notes the use");
     } finally {
-      letGo();
-      await other.end({ timeout: 5 });
+      await held?.end();
       await ctx.close();
     }
   },
