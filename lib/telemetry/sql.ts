@@ -6,7 +6,7 @@
 // wait for a connection counts, as the caller waits for it) and ends when the query settles. Its name is the
 // statement's summary, never a value: the first keyword and the tables it writes (INSERT INTO, UPDATE,
 // DELETE FROM; at most three) or else the first it reads (FROM, JOIN): "SELECT oauth_clients",
-// "WITH oauth_grants,oauth_clients" (the refresh statement), with a hash of the statement's text (values are `$1…` parameters in it)
+// "WITH oauth_grants,oauth_clients" (a refresh statement), with a hash of the statement's text (values are `$1…` parameters in it)
 // to tell statements of one summary apart. Off, nothing is wrapped: `instrumentSql` returns at once.
 //
 // Exports: instrumentSql, statementSummary, countSocket, dbGauges.

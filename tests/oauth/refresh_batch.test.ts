@@ -7,11 +7,12 @@ import { sha256Hex } from "../../lib/crypto.ts";
 import {
   batchRefreshes,
   REFRESH_BATCHES_IN_FLIGHT,
-  REFRESH_STATEMENT_MARK,
   type RefreshBatcher,
   type RefreshMember,
   refreshOne,
   refreshStatement,
+  ROTATION_STATEMENT_MARK,
+  rotationStatement,
 } from "../../lib/oauth/grants/refresh_batch.ts";
 import { LOCKED_PATH_MARK } from "../../lib/oauth/grants/refresh_family.ts";
 import { mintRefreshToken, readRefreshToken } from "../../lib/oauth/grants/refresh_format.ts";
@@ -140,14 +141,16 @@ Deno.test("refresh batch: two refreshes of one token in one statement are a rota
       refreshGrant(deps, creds, { refreshToken: b.token }),
       refreshGrant(deps, creds, { refreshToken: b.token }),
     ]);
+    // a's rotation statement, then b's: it rotated one of the two; the other went to the checking statement.
     assert.deepEqual(
       { statements: deps.refreshBatcher.statements, refreshes: deps.refreshBatcher.refreshes },
       {
-        statements: 2,
+        statements: 3,
         refreshes: 3,
       },
     );
-    // One was rotated by the statement; the other lost the row to it and took the locked path: a sibling.
+    // One was rotated by the rotation statement; the other, written by none of its updates, found the token
+    // rotated a moment ago in the checking statement: a retry within the window, so a sibling.
     assert.notEqual(x.refresh_token, y.refresh_token);
     assert.deepEqual(await familyState(ctx.db.sql, b.grantId), {
       revoked: false,
@@ -162,6 +165,14 @@ Deno.test("refresh batch: two refreshes of one token in one statement are a rota
       memberFor(client, fresh.token),
     ]);
     assert.deepEqual(rows.map((r) => r.issued).sort(), [false, true]);
+    // The same at the rotation statement: it rotates exactly one of the two.
+    const again = (await families(ctx, client, 1))[0];
+    const rotated = await rotationStatement(deps, [
+      memberFor(client, again.token),
+      memberFor(client, again.token),
+    ]);
+    assert.equal(rotated.size, 1);
+    assert.equal((await familyState(ctx.db.sql, again.grantId)).current.length, 1);
   } finally {
     await ctx.close();
   }
@@ -276,9 +287,10 @@ Deno.test({
         rotated: sha256Hex(a.token),
       });
       assert.ok(second.refresh_token);
+      // a: the rotation and the checking statement (both skipped its row), then the locked path; b: the rotation.
       assert.deepEqual(
         { statements: deps.refreshBatcher.statements, refreshes: deps.refreshBatcher.refreshes },
-        { statements: 2, refreshes: 2 },
+        { statements: 3, refreshes: 2 },
       );
     } finally {
       await held?.end();
@@ -324,6 +336,43 @@ Deno.test({
   },
 });
 
+Deno.test("refresh batch: the client's hourly last-use note rides a rotation statement only when it is due", async () => {
+  const ctx = await setup();
+  const sent: string[] = [];
+  const counted = postgres(ctx.db.url, {
+    max: 1,
+    onnotice: () => {},
+    debug: (_c: number, q: string) => sent.push(q),
+  });
+  try {
+    const client = await registerPublic(ctx.app);
+    const [a, b] = await families(ctx, client, 2);
+    // deno-lint-ignore no-explicit-any
+    const deps = tokenDepsFor(counted as any);
+    const creds = { clientId: client.client_id, via: "body" as const };
+    const rotations = () => sent.filter((q) => q.includes(ROTATION_STATEMENT_MARK));
+    const lastUsed = async () =>
+      (await ctx.db.sql<{ at: Date | null }[]>`
+        select last_used_at as at from oauth_clients where client_id = ${client.client_id}`)[0].at;
+    await ctx.db.sql`update oauth_clients set last_used_at = null where client_id = ${client.client_id}`;
+    // Unknown to this instance: the note goes with the rotation.
+    const first = await refreshGrant(deps, creds, { refreshToken: a.token });
+    assert.equal(rotations().length, 1);
+    assert.ok(rotations()[0].includes("touched as"), "the first rotation carries the note");
+    const noted = await lastUsed();
+    assert.ok(noted, "last_used_at written");
+    // Noted within the hour: the next rotations go without it, and leave the column as it was.
+    await refreshGrant(deps, creds, { refreshToken: first.refresh_token! });
+    await refreshGrant(deps, creds, { refreshToken: b.token });
+    assert.equal(rotations().length, 3);
+    assert.deepEqual(rotations().slice(1).map((q) => q.includes("touched as")), [false, false]);
+    assert.equal((await lastUsed())?.getTime(), noted.getTime());
+  } finally {
+    await counted.end({ timeout: 5 });
+    await ctx.close();
+  }
+});
+
 Deno.test("refresh batch: the token endpoint batches its refreshes (one statement in flight, then together)", async () => {
   const ctx = await setup();
   // The app on a pool of its own that notes every statement it sends.
@@ -342,7 +391,7 @@ Deno.test("refresh batch: the token endpoint batches its refreshes (one statemen
     sent.length = 0;
     const answers = await Promise.all(started.map((f) => refreshWith(app, client, f.token)));
     for (const res of answers) assert.equal(res.status, 200, await res.clone().text());
-    const statements = sent.filter((q) => q.includes(REFRESH_STATEMENT_MARK)).length;
+    const statements = sent.filter((q) => q.includes(ROTATION_STATEMENT_MARK)).length;
     // The first went alone; the three that arrived while it ran went in one statement (with four in flight, as
     // before 7ed866e, the four went alone: four statements).
     assert.equal(REFRESH_BATCHES_IN_FLIGHT, 1);

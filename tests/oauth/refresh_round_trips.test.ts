@@ -1,7 +1,9 @@
 // Refresh in one SQL round trip (issue 17.2): client authentication, the token's checks, rotation (or a sibling
-// within the grace window), superseding and the successor are one statement; a refused request changes nothing;
+// within the grace window), superseding and the successor are one statement (the rotation statement); a refused
+// request changes nothing and costs a second statement, which names the refusal;
 // a change to the family held by another transaction sends the refresh to the locked path, never past it.
 import { LOCKED_PATH_MARK } from "../../lib/oauth/grants/refresh_family.ts";
+import { REFRESH_STATEMENT_MARK, ROTATION_STATEMENT_MARK } from "../../lib/oauth/grants/refresh_batch.ts";
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { decodeJwt } from "jose";
@@ -159,7 +161,7 @@ Deno.test("refresh round trips", async (t) => {
     );
 
     await t.step(
-      "invalid_scope and invalid_target change nothing either, with the same one statement",
+      "invalid_scope and invalid_target change nothing either: the rotation finds nothing, the checks name it",
       async () => {
         const { first } = await start(ctx, pub);
         for (
@@ -172,11 +174,21 @@ Deno.test("refresh round trips", async (t) => {
           const res = await refresh(app, pub, first.refresh_token, { extra });
           assert.equal(res.status, 400);
           assert.equal((await res.json()).error, error);
-          // One statement for the refresh; a refusal is also counted in the shared TOKEN_FAILURE_RATE_LIMIT
+          // Two statements for a refused refresh: the rotation statement, which rotates nothing, then the checking
+          // statement, which names the refusal. A refusal is also counted in the shared TOKEN_FAILURE_RATE_LIMIT
           // bucket (issue 31: one statement more, only when refused).
           const limit = queries.filter((q) => q.includes("insert into rate_buckets"));
           assert.equal(limit.length, 1, queries.join("\n---\n"));
-          assert.equal(queries.length - limit.length, 1, queries.join("\n---\n"));
+          assert.deepEqual(
+            queries.filter((q) => !q.includes("insert into rate_buckets")).map((q) =>
+              q.includes(ROTATION_STATEMENT_MARK)
+                ? "rotation"
+                : q.includes(REFRESH_STATEMENT_MARK)
+                ? "checks"
+                : q
+            ),
+            ["rotation", "checks"],
+          );
           assert.deepEqual(await tokenStanding(ctx.db.sql, first.refresh_token), {
             standing: "current",
             familyRevoked: false,

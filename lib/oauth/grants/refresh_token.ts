@@ -1,7 +1,7 @@
 // grant_type=refresh_token (docs/oauth.md "Refresh retries and parallel refreshes", "Refresh tokens: storage and
-// format"): every rule of a refresh in one place — the statement that checks and rotates in the common case (sent
-// with the instance's other refreshes under load, ./refresh_batch.ts), the signing that overlaps it, and where
-// the checks that name a refusal, the locked path taken after a concurrent change (./refresh_family.ts) and the
+// format"): every rule of a refresh in one place — the statements that check and rotate (sent with the
+// instance's other refreshes under load, ./refresh_batch.ts), the signing that overlaps them, and where the
+// checks that name a refusal, the locked path taken after a concurrent change (./refresh_family.ts) and the
 // tokens of the old format (./refresh_legacy.ts) live.
 //
 // A family's refresh state is its grant row (migration 00031): the current tokens' generation and hashes, the
@@ -9,11 +9,11 @@
 // generation (./refresh_format.ts), so no token has a row of its own.
 //
 // The rules, and where each is stated (a change to one is a change to every place named):
-// - who may refresh: the token's own client, authenticated, holding the refresh_token grant (statement `ok`, in
-//   ./refresh_batch.ts;
-//   `authenticateClient` and `requireRefreshGrant` name the refusal);
+// - who may refresh: the token's own client, authenticated, holding the refresh_token grant (both statements'
+//   `ok`, in ./refresh_batch.ts; `authenticateClient` and `requireRefreshGrant` name the refusal);
 // - which tokens: a current one of a live, unexpired family within its cap, of an enabled person; the token
-//   rotated last only as a retry within the grace window (statement `f`/`ok`; `standing` and `checkPresented`;
+//   rotated last only as a retry within the grace window (both statements' `ok`, the checking statement's `f`;
+//   `standing` and `checkPresented`;
 //   `lockedRotation` re-judges under the row's lock; `legacyRefresh` for the old format);
 // - what is issued: access and ID token for the asked scope (a subset of the granted one) and the bound
 //   resource; a successor refresh token with the grant's FULL scope (it has no scope of its own: the grant's
@@ -150,11 +150,12 @@ async function answer(
 }
 
 /**
- * grant_type=refresh_token, client authentication included. The common case is one statement
- * (`refreshStatement` in ./refresh_batch.ts, shared with other refreshes under load): it changes something only
- * when every check passes, so a refused request (`invalid_client`, `invalid_scope`, `invalid_target` …) leaves
- * the family as it was, and the checks are then repeated here (`checkPresented`) to name the refusal. When the
- * statement did nothing although the checks pass (the row changed, or another transaction held it),
+ * grant_type=refresh_token, client authentication included. The common case is one statement (the rotation
+ * statement in ./refresh_batch.ts, shared with other refreshes under load); a refresh it does not rotate goes on to
+ * the checking statement (`refreshStatement`), which reads the family whatever the outcome. Both change something
+ * only when every check passes, so a refused request (`invalid_client`, `invalid_scope`, `invalid_target` …)
+ * leaves the family as it was, and the checks are then repeated here (`checkPresented`) to name the refusal. When
+ * the statements did nothing although the checks pass (the row changed, or another transaction held it),
  * `lockedRotation` judges again under the grant row's lock. Presenting a token of the family that is no longer
  * current, other than a retry within the window, revokes the whole family. A token of the old format goes to
  * `legacyRefresh`.
