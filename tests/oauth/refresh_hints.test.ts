@@ -158,6 +158,28 @@ Deno.test("refresh hints", async (t) => {
       assert.equal(decodeJwt(ok.access_token).scope, "openid profile");
     });
 
+    await t.step(
+      "tokens signed early for claims the family no longer has are dropped and signed again",
+      async () => {
+        const first = await firstRefreshToken(ctx, client);
+        const second = await refresh(first);
+        const grantId = decodeJwt(second.access_token).grant_id as string;
+        // After the hint was noted, the family's sign-in changes (as a person signing in again would have it).
+        const signedIn = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+        await ctx.db.sql`update oauth_grants set auth_time = ${signedIn}, amr = ${[
+          "pwd",
+          "otp",
+        ]} where id = ${grantId}`;
+        keys.signatures = 0;
+        const third = await refresh(second.refresh_token!);
+        // Two signed early for the hinted claims, dropped; two for the claims the statement returned.
+        assert.equal(keys.signatures, 4);
+        const id = decodeJwt(third.id_token!);
+        assert.equal(id.auth_time, signedIn.getTime() / 1000);
+        assert.deepEqual(id.amr, ["pwd", "otp"]);
+      },
+    );
+
     await t.step("a replay of a rotated hinted token revokes the family and signs nothing", async () => {
       const grace = { ...deps, refreshGraceSeconds: 0 };
       const first = await firstRefreshToken(ctx, client);

@@ -51,21 +51,18 @@ function requireRefreshGrant(client: Client): number {
 
 /** Tokens a refresh started signing before its statement returned, and the claims they were signed for. */
 interface EarlyTokens {
-  claims: string;
+  claims: MintInput;
   tokens: Promise<SignedTokens>;
 }
 
-function claimsKey(input: MintInput): string {
-  return JSON.stringify([
-    input.clientId,
-    input.userId,
-    input.scopes,
-    input.resource,
-    input.grantId,
-    input.authTime.getTime(),
-    input.amr,
-    input.nonce ?? null,
-  ]);
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Whether two token responses would carry the same claims (compared field by field, in order). */
+function sameClaims(a: MintInput, b: MintInput): boolean {
+  return a.clientId === b.clientId && a.userId === b.userId && sameList(a.scopes, b.scopes) &&
+    a.resource === b.resource && a.grantId === b.grantId && a.authTime.getTime() === b.authTime.getTime() &&
+    sameList(a.amr, b.amr) && (a.nonce ?? null) === (b.nonce ?? null);
 }
 
 /**
@@ -108,7 +105,7 @@ function signEarly(
   const tokens = statementWritten().then(() => signFor(deps, input));
   // Unused when the refresh is refused; a signer failure is met again by signing after the statement.
   tokens.catch(() => {});
-  return { claims: claimsKey(input), tokens };
+  return { claims: input, tokens };
 }
 
 /** The early tokens when they were signed for exactly `input`'s claims; undefined: sign now. */
@@ -117,7 +114,7 @@ async function earlyTokens(
   input: MintInput,
   early: EarlyTokens | undefined,
 ): Promise<SignedTokens | undefined> {
-  if (!early || early.claims !== claimsKey(input)) return undefined;
+  if (!early || !sameClaims(early.claims, input)) return undefined;
   return await early.tokens.catch(() => signFor(deps, input));
 }
 
