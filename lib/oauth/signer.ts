@@ -146,10 +146,10 @@ const HAND_OFF_BURSTS = 3;
 /**
  * What one hand-off costs, from bursts of timed empty hand-offs: the lowest of the bursts' medians. A median, not
  * the fastest call (a pool thread already awake understates it); the lowest burst, because the calibration runs
- * while the process starts, and one burst can share the event loop with that work or meet pool threads asleep on
- * an idle machine. Measured on the third machine at server start: one burst 0.008–0.062 ms (4 of 74 starts
- * decided against the pool), three bursts 0.006–0.038 (15 of 15 for it); in a process already busy, 0.006–0.011
- * (BENCHMARKS.md "The rotation statement").
+ * while the process starts, and a burst that shares the event loop with that work measures the work too —
+ * measured on the third machine, one burst of 21 at start-up gave 0.008–0.062 ms where the same calls in a
+ * settled process took 0.006–0.011, and 4 of 74 starts decided against offloading (BENCHMARKS.md "The rotation
+ * statement").
  */
 export function handOffEstimate(bursts: number[][]): number {
   return Math.min(...bursts.map(median));

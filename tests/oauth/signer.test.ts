@@ -121,8 +121,8 @@ Deno.test("signer: a hand-off is the lowest of three bursts' medians, so start-u
     ms: number,
     outliers: number[] = [],
   ) => [...Array(21 - outliers.length).fill(ms), ...outliers];
-  // One burst met the starting process (the third machine: up to 0.062 ms at server start, 0.006 in a busy
-  // process): the others decide, and a signature of 0.206 ms is worth the hand-off.
+  // One burst shared the event loop with the starting process (the third machine: 0.062 ms at start-up where a
+  // settled process took 0.006): the others decide, and a signature of 0.206 ms is worth the hand-off.
   const started = [burst(0.062), burst(0.007, [0.4, 0.3]), burst(0.006, [0.02])];
   assert.equal(handOffEstimate(started), 0.006);
   assert.equal(offloadPays(0.206, handOffEstimate(started)), true);
