@@ -140,26 +140,11 @@ export function offloadPays(signatureMs: number, handOffMs: number): boolean {
   return signatureMs >= OFFLOAD_MIN_RATIO * handOffMs;
 }
 
-/** Bursts of empty hand-offs the calibration times (see handOffEstimate). */
-const HAND_OFF_BURSTS = 3;
-
-/**
- * What one hand-off costs, from bursts of timed empty hand-offs: the lowest of the bursts' medians. A median, not
- * the fastest call (a pool thread already awake understates it); the lowest burst, because the calibration runs
- * while the process starts, and a burst that shares the event loop with that work measures the work too —
- * measured on the third machine, one burst of 21 at start-up gave 0.008–0.062 ms where the same calls in a
- * settled process took 0.006–0.011, and 4 of 74 starts decided against offloading (BENCHMARKS.md "The rotation
- * statement").
- */
-export function handOffEstimate(bursts: number[][]): number {
-  return Math.min(...bursts.map(median));
-}
-
 /** What the signer measured of this machine when it imported its first key (the start-up log line shows it). */
 export interface Calibration {
   /** one 2048-bit RS256 signature on the calling thread, median of five, ms */
   signatureMs: number;
-  /** one call through Deno's blocking thread pool that does nothing: the lowest median of three bursts of 21, ms */
+  /** one call through Deno's blocking thread pool that does nothing, median of 21, ms */
   handOffMs: number;
   /** signatureMs ≥ OFFLOAD_MIN_RATIO × handOffMs: signatures leave a busy event loop */
   offloads: boolean;
@@ -209,19 +194,14 @@ export function openSslSigner(
       signNow(data);
       signs.push(performance.now() - t);
     }
-    const bursts: number[][] = [];
-    for (let b = 0; b < HAND_OFF_BURSTS; b++) {
-      // A macrotask apart: what else the starting process has queued runs between the bursts, not in all three.
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      const hops: number[] = [];
-      for (let i = 0; i < 21; i++) {
-        const t = performance.now();
-        await s.OPENSSL_version_major_pooled();
-        hops.push(performance.now() - t);
-      }
-      bursts.push(hops);
+    const hops: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const t = performance.now();
+      await s.OPENSSL_version_major_pooled();
+      hops.push(performance.now() - t);
     }
-    const signatureMs = median(signs), handOffMs = handOffEstimate(bursts);
+    // Medians: the fastest hand-off (a pool thread already awake) understates what one costs under load.
+    const signatureMs = median(signs), handOffMs = median(hops);
     return { signatureMs, handOffMs, offloads: offloadPays(signatureMs, handOffMs) };
   }
 

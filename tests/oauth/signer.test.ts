@@ -9,7 +9,6 @@ import { createLogger } from "../../lib/log.ts";
 import {
   type Calibration,
   createSigner,
-  handOffEstimate,
   offloadPays,
   SignerError,
   webCryptoSigner,
@@ -114,24 +113,6 @@ Deno.test("signer: a hand-off pays where a signature costs four of them or more 
   assert.equal(offloadPays(0.28, 0.11), false);
   assert.equal(offloadPays(0.2, 0.05), true);
   assert.equal(offloadPays(0.2, 0.051), false);
-});
-
-Deno.test("signer: a hand-off is the lowest of three bursts' medians, so start-up work in one burst does not decide", () => {
-  const burst = (
-    ms: number,
-    outliers: number[] = [],
-  ) => [...Array(21 - outliers.length).fill(ms), ...outliers];
-  // One burst shared the event loop with the starting process (the third machine: 0.062 ms at start-up where a
-  // settled process took 0.006): the others decide, and a signature of 0.206 ms is worth the hand-off.
-  const started = [burst(0.062), burst(0.007, [0.4, 0.3]), burst(0.006, [0.02])];
-  assert.equal(handOffEstimate(started), 0.006);
-  assert.equal(offloadPays(0.206, handOffEstimate(started)), true);
-  // One burst's median alone (the calibration before) decided against it.
-  assert.equal(offloadPays(0.206, handOffEstimate([started[0]])), false);
-  // A burst's few slow calls (a pool thread spawned, a preemption) do not move its median.
-  assert.equal(handOffEstimate([burst(0.11, [5, 5, 5, 5])]), 0.11);
-  // A machine whose hand-offs are slow in every burst still signs on the event loop (0.28 against 0.11).
-  assert.equal(offloadPays(0.28, handOffEstimate([burst(0.11), burst(0.12), burst(0.1)])), false);
 });
 
 Deno.test("signer: the first import measures a signature against a hand-off; by default a busy process signs on the pool only when the hand-off pays", async () => {
