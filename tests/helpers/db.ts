@@ -285,3 +285,18 @@ export async function freshDatabase(): Promise<TestDb> {
   }
   return db;
 }
+
+/**
+ * A second client on `url` that notes the text of every statement it sends, in order, in `sent` (empty it with
+ * `sent.length = 0`): for tests that count a request's round trips. One connection by default (PGlite serves one
+ * at a time: the test's two clients take turns).
+ */
+export function countingSql(url: string, opts: { max?: number } = {}): { sql: Sql; sent: string[] } {
+  const sent: string[] = [];
+  const sql = postgres(url, {
+    max: opts.max ?? 1,
+    onnotice: () => {},
+    debug: (_conn: number, query: string) => sent.push(query),
+  });
+  return { sql: sql as unknown as Sql, sent };
+}

@@ -20,6 +20,7 @@ import { refreshGrant } from "../../lib/oauth/grants/refresh_token.ts";
 import type { TokenDeps } from "../../lib/oauth/grants/shared.ts";
 import postgres from "postgres";
 import { TEST_SECRET, testApp } from "../helpers/app.ts";
+import { countingSql } from "../helpers/db.ts";
 import { familyState } from "../helpers/refresh_family.ts";
 import { settles, waitingOnLock } from "../helpers/wait.ts";
 import {
@@ -338,17 +339,11 @@ Deno.test({
 
 Deno.test("refresh batch: the client's hourly last-use note rides a rotation statement only when it is due", async () => {
   const ctx = await setup();
-  const sent: string[] = [];
-  const counted = postgres(ctx.db.url, {
-    max: 1,
-    onnotice: () => {},
-    debug: (_c: number, q: string) => sent.push(q),
-  });
+  const { sql: counted, sent } = countingSql(ctx.db.url);
   try {
     const client = await registerPublic(ctx.app);
     const [a, b] = await families(ctx, client, 2);
-    // deno-lint-ignore no-explicit-any
-    const deps = tokenDepsFor(counted as any);
+    const deps = tokenDepsFor(counted);
     const creds = { clientId: client.client_id, via: "body" as const };
     const rotations = () => sent.filter((q) => q.includes(ROTATION_STATEMENT_MARK));
     const lastUsed = async () =>
@@ -376,14 +371,9 @@ Deno.test("refresh batch: the client's hourly last-use note rides a rotation sta
 Deno.test("refresh batch: the token endpoint batches its refreshes (one statement in flight, then together)", async () => {
   const ctx = await setup();
   // The app on a pool of its own that notes every statement it sends.
-  const sent: string[] = [];
-  const counted = postgres(ctx.db.url, {
-    onnotice: () => {},
-    debug: (_c: number, q: string) => sent.push(q),
-  });
+  const { sql: counted, sent } = countingSql(ctx.db.url, { max: 10 });
   try {
-    // deno-lint-ignore no-explicit-any
-    const app = testApp(counted as any);
+    const app = testApp(counted);
     const client = await registerPublic(ctx.app);
     const started = await families(ctx, client, REFRESH_BATCHES_IN_FLIGHT + 3);
     // Warm the app (its signing key, its client directory) so that the refreshes below arrive together.

@@ -9,6 +9,7 @@ import postgres from "postgres";
 import { decodeJwt } from "jose";
 import { sha256Hex } from "../../lib/crypto.ts";
 import { testApp } from "../helpers/app.ts";
+import { countingSql } from "../helpers/db.ts";
 import { familyState, tokenStanding } from "../helpers/refresh_family.ts";
 import { waitingOnLock } from "../helpers/wait.ts";
 import {
@@ -67,16 +68,9 @@ function refresh(
 
 Deno.test("refresh round trips", async (t) => {
   const ctx = await setup();
-  let queries: string[] = [];
-  // One more client on the same database, counting every statement it sends (PGlite serves one connection at a
-  // time: the two clients take turns).
-  const counted = postgres(ctx.db.url, {
-    max: 1,
-    onnotice: () => {},
-    debug: (_conn: number, query: string) => queries.push(query),
-  });
-  // deno-lint-ignore no-explicit-any
-  const app = testApp(counted as any);
+  // One more client on the same database, noting every statement it sends.
+  const { sql: counted, sent: queries } = countingSql(ctx.db.url);
+  const app = testApp(counted);
   try {
     const pub = await registerPublic(ctx.app);
     const conf = await registerConfidential(ctx.app); // client_secret_post
@@ -91,7 +85,7 @@ Deno.test("refresh round trips", async (t) => {
           const warm = await refresh(app, client, first.refresh_token, { basic: useBasic });
           assert.equal(warm.status, 200);
           const second = await warm.json();
-          queries = [];
+          queries.length = 0;
           const res = await refresh(app, client, second.refresh_token, { basic: useBasic });
           assert.equal(res.status, 200, await res.clone().text());
           const body = await res.json();
@@ -102,14 +96,14 @@ Deno.test("refresh round trips", async (t) => {
             familyRevoked: false,
           });
           // A retry of the token just rotated (a lost response): a sibling successor, also one statement.
-          queries = [];
+          queries.length = 0;
           const retry = await refresh(app, client, second.refresh_token, { basic: useBasic });
           assert.equal(retry.status, 200);
           const sibling = await retry.json();
           assert.notEqual(sibling.refresh_token, body.refresh_token);
           assert.equal(queries.length, 1, queries.join("\n---\n"));
           // Using the sibling supersedes the first successor, in the same one statement.
-          queries = [];
+          queries.length = 0;
           assert.equal((await refresh(app, client, sibling.refresh_token, { basic: useBasic })).status, 200);
           assert.equal(queries.length, 1, queries.join("\n---\n"));
           assert.deepEqual(await tokenStanding(ctx.db.sql, body.refresh_token), {
@@ -170,7 +164,7 @@ Deno.test("refresh round trips", async (t) => {
             [{ resource: "https://elsewhere.example/api" }, "invalid_target"],
           ] as const
         ) {
-          queries = [];
+          queries.length = 0;
           const res = await refresh(app, pub, first.refresh_token, { extra });
           assert.equal(res.status, 400);
           assert.equal((await res.json()).error, error);
