@@ -1,19 +1,21 @@
-// Refreshes in one statement (lib/oauth/grants/refresh_batch.ts; docs/oauth.md "Refreshes in one statement"):
-// refreshes that arrive while the instance's statements run go together, each gets exactly what it would have got
-// alone, two of one family in one statement are a rotation and a retry, and a statement Postgres refuses is sent
-// again member by member so that no refresh fails for another's sake.
+// Refreshes in one statement (lib/oauth/grants/refresh_batch.ts and refresh_statements.ts; docs/oauth.md
+// "Refreshes in one statement"): refreshes that arrive while the instance's statements run go together, each gets
+// exactly what it would have got alone, two of one family in one statement are a rotation and a retry, and a
+// statement Postgres refuses is sent again member by member so that no refresh fails for another's sake.
 import assert from "node:assert/strict";
 import { sha256Hex } from "../../lib/crypto.ts";
 import {
   batchRefreshes,
   REFRESH_BATCHES_IN_FLIGHT,
   type RefreshBatcher,
-  type RefreshMember,
   refreshOne,
+} from "../../lib/oauth/grants/refresh_batch.ts";
+import {
+  type RefreshMember,
   refreshStatement,
   ROTATION_STATEMENT_MARK,
   rotationStatement,
-} from "../../lib/oauth/grants/refresh_batch.ts";
+} from "../../lib/oauth/grants/refresh_statements.ts";
 import { LOCKED_PATH_MARK } from "../../lib/oauth/grants/refresh_family.ts";
 import { mintRefreshToken, readRefreshToken } from "../../lib/oauth/grants/refresh_format.ts";
 import { refreshGrant } from "../../lib/oauth/grants/refresh_token.ts";

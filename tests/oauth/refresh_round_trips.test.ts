@@ -3,7 +3,10 @@
 // request changes nothing and costs a second statement, which names the refusal;
 // a change to the family held by another transaction sends the refresh to the locked path, never past it.
 import { LOCKED_PATH_MARK } from "../../lib/oauth/grants/refresh_family.ts";
-import { REFRESH_STATEMENT_MARK, ROTATION_STATEMENT_MARK } from "../../lib/oauth/grants/refresh_batch.ts";
+import {
+  REFRESH_STATEMENT_MARK,
+  ROTATION_STATEMENT_MARK,
+} from "../../lib/oauth/grants/refresh_statements.ts";
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { decodeJwt } from "jose";

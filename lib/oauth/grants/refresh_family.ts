@@ -50,7 +50,7 @@ export interface FamilyRow {
 
 /**
  * The columns of `FamilyRow`, from `oauth_grants g join users u on u.id = g.user_id`; `tokenHash` is the presented
- * token's hash, a value or a column of the statement (./refresh_batch.ts).
+ * token's hash, a value or a column of the statement (./refresh_statements.ts).
  */
 export function familyColumns(
   db: Db,
@@ -104,7 +104,7 @@ export function standing(
  * when `rotate` holds, the presented token (`tokenHash`) is rotated and the successor is the family's only
  * current token (its siblings are superseded); otherwise the successor joins the current tokens (a sibling). The
  * successor gets a lifetime of its own, `ttlSeconds`, never past the family's cap. For `update oauth_grants g`;
- * each input is a value or a column of the statement (./refresh_batch.ts).
+ * each input is a value or a column of the statement (./refresh_statements.ts).
  */
 export function successorState(
   db: Db,

@@ -10,7 +10,7 @@
 //
 // The rules, and where each is stated (a change to one is a change to every place named):
 // - who may refresh: the token's own client, authenticated, holding the refresh_token grant (both statements'
-//   `ok`, in ./refresh_batch.ts; `authenticateClient` and `requireRefreshGrant` name the refusal);
+//   `ok`, in ./refresh_statements.ts; `authenticateClient` and `requireRefreshGrant` name the refusal);
 // - which tokens: a current one of a live, unexpired family within its cap, of an enabled person; the token
 //   rotated last only as a retry within the grace window (both statements' `ok`, the checking statement's `f`;
 //   `standing` and `checkPresented`;
@@ -148,7 +148,7 @@ async function answer(
 
 /**
  * grant_type=refresh_token, client authentication included. The common case is one statement (the rotation
- * statement in ./refresh_batch.ts, shared with other refreshes under load); a refresh it does not rotate goes on to
+ * statement in ./refresh_statements.ts, sent with other refreshes under load by ./refresh_batch.ts); a refresh it does not rotate goes on to
  * the checking statement (`refreshStatement`), which reads the family whatever the outcome. Both change something
  * only when every check passes, so a refused request (`invalid_client`, `invalid_scope`, `invalid_target` …)
  * leaves the family as it was, and the checks are then repeated here (`checkPresented`) to name the refusal. When
