@@ -132,8 +132,8 @@ async function pkcs8(jwk: JWK): Promise<Uint8Array> {
  * 0.045 ms), gained 18–19 % where it cost about 6 (0.245 against 0.033–0.041 ms, a machine on which the earlier
  * threshold of 6 left the choice to the noise of the calibration), and lost 5–8 % where it cost 2.5 (0.28 against
  * 0.11 ms). Three, not four: on a fourth machine, where the pool gained up to a third at 16 connections, the ratio
- * measured at start-up ranged 3.15–26 over 151 starts and 8 of them fell under four. BENCHMARKS.md "Signatures beside the event
- * loop", "One refresh statement in flight", "The rotation statement".
+ * measured at start-up ranged 3.15–26 over 151 starts and 8 of them fell under four. BENCHMARKS.md "Signatures
+ * beside the event loop", "One refresh statement in flight", "The rotation statement".
  */
 export const OFFLOAD_MIN_RATIO = 3;
 

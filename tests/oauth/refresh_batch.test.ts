@@ -85,6 +85,39 @@ async function holdRow(ctx: Ctx, lock: (tx: postgres.TransactionSql) => Promise<
   };
 }
 
+type Held = Awaited<ReturnType<typeof holdRow>>;
+
+/**
+ * A test that holds rows on other connections (`hold`, as holdRow): it needs a server, which serves two
+ * connections at once. Every row held is let go and every connection closed, however the test ends.
+ */
+function heldRowTest(
+  name: string,
+  fn: (
+    ctx: Ctx,
+    hold: (lock: (tx: postgres.TransactionSql) => Promise<unknown>) => Promise<Held>,
+  ) => Promise<void>,
+) {
+  Deno.test({
+    name,
+    ignore: !Deno.env.get("DATABASE_URL"),
+    fn: async () => {
+      const ctx = await setup();
+      const held: Held[] = [];
+      try {
+        await fn(ctx, async (lock) => {
+          const h = await holdRow(ctx, lock);
+          held.push(h);
+          return h;
+        });
+      } finally {
+        for (const h of held) await h.end();
+        await ctx.close();
+      }
+    },
+  });
+}
+
 async function families(ctx: Ctx, client: Registered, n: number) {
   const out: { token: string; grantId: string }[] = [];
   for (let i = 0; i < n; i++) {
@@ -255,89 +288,70 @@ Deno.test("refresh batch: a value one JSON document cannot carry goes alone, and
   }
 });
 
-Deno.test({
-  name:
-    "refresh batch: a family another transaction holds goes to the locked path and holds up no other refresh",
-  ignore: !Deno.env.get("DATABASE_URL"), // needs two connections at once
-  fn: async () => {
-    const ctx = await setup();
-    let held: Awaited<ReturnType<typeof holdRow>> | undefined;
-    try {
-      const client = await registerPublic(ctx.app);
-      const [a, b] = await families(ctx, client, 2);
-      const deps = tokenDeps(ctx, 1);
-      const creds = { clientId: client.client_id, via: "body" as const };
-      // Another transaction holds a's grant row (as a revocation or another instance's locked path would).
-      held = await holdRow(ctx, (tx) => tx`select 1 from oauth_grants where id = ${a.grantId} for update`);
-      const first = refreshGrant(deps, creds, { refreshToken: a.token });
-      // The one statement in flight skipped the held row: what waits for it is a's locked path, on a connection
-      // of its own. (Waiting in the statement, it would hold up every refresh of the instance behind it.)
-      await waitingOnLock(ctx.db.sql, "a's refresh waits on the held grant row", 1, "%portico: refresh%");
-      const [waiting] = await ctx.db.sql<{ query: string }[]>`
-        select query from pg_stat_activity
-         where wait_event_type = 'Lock' and datname = current_database() and query like '%portico: refresh%'`;
-      assert.ok(waiting.query.includes(LOCKED_PATH_MARK), waiting.query.slice(0, 200));
-      // b's refresh is answered while a's row is still held.
-      const second = await settles(refreshGrant(deps, creds, { refreshToken: b.token }), "b's refresh");
-      assert.equal((await familyState(ctx.db.sql, b.grantId)).rotated, sha256Hex(b.token));
-      assert.equal((await familyState(ctx.db.sql, a.grantId)).rotated, null, "a is not rotated while held");
-      await held.release();
-      const answer = await first;
-      assert.deepEqual(await familyState(ctx.db.sql, a.grantId), {
-        revoked: false,
-        generation: readRefreshToken(TEST_SECRET, a.token)!.generation + 1,
-        current: [sha256Hex(answer.refresh_token!)],
-        rotated: sha256Hex(a.token),
-      });
-      assert.ok(second.refresh_token);
-      // a: the rotation and the checking statement (both skipped its row), then the locked path; b: the rotation.
-      assert.deepEqual(
-        { statements: deps.refreshBatcher.statements, refreshes: deps.refreshBatcher.refreshes },
-        { statements: 3, refreshes: 2 },
-      );
-    } finally {
-      await held?.end();
-      await ctx.close();
-    }
+heldRowTest(
+  "refresh batch: a family another transaction holds goes to the locked path and holds up no other refresh",
+  async (ctx, hold) => {
+    const client = await registerPublic(ctx.app);
+    const [a, b] = await families(ctx, client, 2);
+    const deps = tokenDeps(ctx, 1);
+    const creds = { clientId: client.client_id, via: "body" as const };
+    // Another transaction holds a's grant row (as a revocation or another instance's locked path would).
+    const held = await hold((tx) => tx`select 1 from oauth_grants where id = ${a.grantId} for update`);
+    const first = refreshGrant(deps, creds, { refreshToken: a.token });
+    // The one statement in flight skipped the held row: what waits for it is a's locked path, on a connection
+    // of its own. (Waiting in the statement, it would hold up every refresh of the instance behind it.)
+    await waitingOnLock(ctx.db.sql, "a's refresh waits on the held grant row", 1, "%portico: refresh%");
+    const [waiting] = await ctx.db.sql<{ query: string }[]>`
+    select query from pg_stat_activity
+     where wait_event_type = 'Lock' and datname = current_database() and query like '%portico: refresh%'`;
+    assert.ok(waiting.query.includes(LOCKED_PATH_MARK), waiting.query.slice(0, 200));
+    // b's refresh is answered while a's row is still held.
+    const second = await settles(refreshGrant(deps, creds, { refreshToken: b.token }), "b's refresh");
+    assert.equal((await familyState(ctx.db.sql, b.grantId)).rotated, sha256Hex(b.token));
+    assert.equal((await familyState(ctx.db.sql, a.grantId)).rotated, null, "a is not rotated while held");
+    await held.release();
+    const answer = await first;
+    assert.deepEqual(await familyState(ctx.db.sql, a.grantId), {
+      revoked: false,
+      generation: readRefreshToken(TEST_SECRET, a.token)!.generation + 1,
+      current: [sha256Hex(answer.refresh_token!)],
+      rotated: sha256Hex(a.token),
+    });
+    assert.ok(second.refresh_token);
+    // a: the rotation and the checking statement (both skipped its row), then the locked path; b: the rotation.
+    assert.deepEqual(
+      { statements: deps.refreshBatcher.statements, refreshes: deps.refreshBatcher.refreshes },
+      { statements: 3, refreshes: 2 },
+    );
   },
-});
+);
 
-Deno.test({
-  name:
-    "refresh batch: a client row another transaction holds leaves its hourly last-use note for the next refresh",
-  ignore: !Deno.env.get("DATABASE_URL"), // needs two connections at once
-  fn: async () => {
-    const ctx = await setup();
-    let held: Awaited<ReturnType<typeof holdRow>> | undefined;
-    try {
-      const client = await registerPublic(ctx.app);
-      const [a] = await families(ctx, client, 1);
-      const deps = tokenDeps(ctx, 1);
-      const creds = { clientId: client.client_id, via: "body" as const };
-      const lastUsed = async () =>
-        (await ctx.db.sql<{ stale: boolean }[]>`
-          select last_used_at < now() - interval '1 hour' as stale from oauth_clients
-           where client_id = ${client.client_id}`)[0].stale;
-      await ctx.db.sql`update oauth_clients set last_used_at = now() - interval '2 hours'
-                        where client_id = ${client.client_id}`;
-      // Another transaction holds the client's row (an operator editing the client, say).
-      held = await holdRow(
-        ctx,
-        (tx) => tx`select 1 from oauth_clients where client_id = ${client.client_id} for update`,
-      );
-      // The refresh is rotated and answered while the row is held; the note waits for a later refresh.
-      const first = await settles(refreshGrant(deps, creds, { refreshToken: a.token }), "the refresh");
-      assert.equal((await familyState(ctx.db.sql, a.grantId)).rotated, sha256Hex(a.token));
-      assert.equal(await lastUsed(), true, "the held client row is not written");
-      await held.release();
-      await refreshGrant(deps, creds, { refreshToken: first.refresh_token! });
-      assert.equal(await lastUsed(), false, "the next refresh notes the use");
-    } finally {
-      await held?.end();
-      await ctx.close();
-    }
+heldRowTest(
+  "refresh batch: a client row another transaction holds leaves its hourly last-use note for the next refresh",
+  async (ctx, hold) => {
+    const client = await registerPublic(ctx.app);
+    const [a] = await families(ctx, client, 1);
+    const deps = tokenDeps(ctx, 1);
+    const creds = { clientId: client.client_id, via: "body" as const };
+    const lastUsed = async () =>
+      (await ctx.db.sql<{ stale: boolean }[]>`
+      select last_used_at < now() - interval '1 hour' as stale from oauth_clients
+       where client_id = ${client.client_id}`)[0].stale;
+    await ctx.db.sql`update oauth_clients set last_used_at = now() - interval '2 hours'
+                    where client_id = ${client.client_id}`;
+    // Another transaction holds the client's row (an operator editing the client, say).
+    const held = await hold((tx) =>
+      tx`select 1 from oauth_clients where client_id = ${client.client_id} for update`
+    );
+    // The refresh is rotated and answered while the row is held; the note waits for a later refresh.
+    const first = await settles(refreshGrant(deps, creds, { refreshToken: a.token }), "the refresh");
+    assert.equal((await familyState(ctx.db.sql, a.grantId)).rotated, sha256Hex(a.token));
+    assert.equal(await lastUsed(), true, "the held client row is not written");
+    await held.release();
+    await refreshGrant(deps, creds, { refreshToken: first.refresh_token! });
+    assert.equal(await lastUsed(), false, "the next refresh notes the use");
   },
-});
+);
 
 Deno.test("refresh batch: the client's hourly last-use note rides a rotation statement only when it is due", async () => {
   const ctx = await setup();

@@ -68,11 +68,14 @@ interface Parts {
   successor: Fragment;
   mark: Fragment;
   rotationMark: Fragment;
+  /** the rotation statement's client note (`touched`, and when the next is due), with it and without */
+  noting: { touched: Fragment; noteIn: Fragment };
+  notNoting: { touched: Fragment; noteIn: Fragment };
 }
 
 /**
  * The parts, built once per settings object: postgres.js makes an object (and, per call site, a stack trace it
- * caches) for every fragment, and building the six of them anew was a measurable share of a lone refresh's time.
+ * caches) for every fragment, and building the fixed ones anew was a measurable share of a lone refresh's time.
  * A fragment holds no state of its own, so one serves every statement of the instance.
  */
 const partsCache = new WeakMap<RefreshSettings, Parts>();
@@ -100,6 +103,25 @@ function partsFor(deps: RefreshSettings): Parts {
     }),
     mark: sql.unsafe(REFRESH_STATEMENT_MARK),
     rotationMark: sql.unsafe(ROTATION_STATEMENT_MARK),
+    noting: {
+      touched: sql`,
+    -- The client's last use, at most hourly; a client row another transaction holds is left for the next time.
+    touched as (
+      update oauth_clients set last_used_at = now()
+       where client_id in (
+         select x.client_id from oauth_clients x
+          where x.client_id in (select ok."clientId" from ok join issued i on i.idx = ok.idx)
+            and (x.last_used_at is null or x.last_used_at < now() - interval '1 hour')
+            for update skip locked)
+      returning client_id)`,
+      // seconds until the client's next note: an hour when noted now, else what is left of its last note's hour
+      noteIn: sql`case when ok."clientId" in (select client_id from touched) then 3600
+                 else greatest(0, extract(epoch from (select c.last_used_at from oauth_clients c
+                                                        where c.client_id = ok."clientId")
+                                                     + interval '1 hour' - now()))
+            end::float8`,
+    },
+    notNoting: { touched: sql``, noteIn: sql`null::float8` },
   };
   partsCache.set(deps, parts);
   return parts;
@@ -222,7 +244,7 @@ export async function refreshStatement(
  */
 export const ROTATION_STATEMENT_MARK = "portico: refresh rotation (lib/oauth/grants/refresh_statements.ts)";
 
-/** Clients whose next note this instance remembers at most; past it, the memory starts again (each is noted once more). */
+/** Clients whose next note this instance remembers at most; past it, the memory starts again (each noted once more). */
 const CLIENT_USE_NOTES_MAX = 10_000;
 
 /**
@@ -279,11 +301,11 @@ export async function rotationStatement(
   members: RefreshMember[],
 ): Promise<Map<number, RefreshRow>> {
   const sql = deps.sql;
-  const { client, successor, rotationMark } = partsFor(deps);
+  const { client, successor, rotationMark, noting, notNoting } = partsFor(deps);
   const grace = deps.refreshGraceSeconds;
   const notes = useNotesFor(deps);
   const now = Date.now();
-  const note = members.some((m) => notes.due(m.clientId, now));
+  const note = members.some((m) => notes.due(m.clientId, now)) ? noting : notNoting;
   const rows = await sql<(RefreshRow & { idx: number; noteIn: number | null })[]>`
     -- ${rotationMark}
     with m as (${membersAsRows(sql, members)}),
@@ -315,31 +337,9 @@ export async function rotationStatement(
     ),
     issued as (
       update oauth_grants g set ${successor} from ok where g.id = ok."familyId" returning ok.idx
-    )${
-    note
-      ? sql`,
-    -- The client's last use, at most hourly; a client row another transaction holds is left for the next time.
-    touched as (
-      update oauth_clients set last_used_at = now()
-       where client_id in (
-         select x.client_id from oauth_clients x
-          where x.client_id in (select ok."clientId" from ok join issued i on i.idx = ok.idx)
-            and (x.last_used_at is null or x.last_used_at < now() - interval '1 hour')
-            for update skip locked)
-      returning client_id)`
-      : sql``
-  }
+    )${note.touched}
     select ok.idx, ok.client, ok."familyId", ok."clientId", ok."userId", ok.scopes, ok.resource, ok."authTime",
-           ok.amr, ok.generation, ok.current, ok."currentCount", ${
-    note
-      // seconds until the client's next note: an hour when noted now, else what is left of its last note's hour
-      ? sql`case when ok."clientId" in (select client_id from touched) then 3600
-                 else greatest(0, extract(epoch from (select c.last_used_at from oauth_clients c
-                                                        where c.client_id = ok."clientId")
-                                                     + interval '1 hour' - now()))
-            end::float8`
-      : sql`null::float8`
-  } as "noteIn"
+           ok.amr, ok.generation, ok.current, ok."currentCount", ${note.noteIn} as "noteIn"
       from ok join issued i on i.idx = ok.idx`;
   const out = new Map<number, RefreshRow>();
   for (const { idx, noteIn, ...r } of rows) {

@@ -148,8 +148,9 @@ async function answer(
 
 /**
  * grant_type=refresh_token, client authentication included. The common case is one statement (the rotation
- * statement in ./refresh_statements.ts, sent with other refreshes under load by ./refresh_batch.ts); a refresh it does not rotate goes on to
- * the checking statement (`refreshStatement`), which reads the family whatever the outcome. Both change something
+ * statement in ./refresh_statements.ts, sent with other refreshes under load by ./refresh_batch.ts); a refresh it
+ * does not write goes on to the checking statement (`refreshStatement`), which reads the family whatever the
+ * outcome. Both change something
  * only when every check passes, so a refused request (`invalid_client`, `invalid_scope`, `invalid_target` …)
  * leaves the family as it was, and the checks are then repeated here (`checkPresented`) to name the refusal. When
  * the statements did nothing although the checks pass (the row changed, or another transaction held it),
