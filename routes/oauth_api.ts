@@ -4,6 +4,7 @@ import { cors } from "hono/cors";
 import { z } from "zod";
 import { isDatabaseUnavailable } from "../lib/db/errors.ts";
 import { addressKey, clientIp } from "../lib/http/client_ip.ts";
+import { builtComplete, completeResponse } from "../lib/http/middleware.ts";
 import type { AppEnv } from "../lib/http/types.ts";
 import { authenticateClient, readClientCredentials, usedBasic } from "../lib/oauth/clients.ts";
 import { OAuthError } from "../lib/oauth/errors.ts";
@@ -72,15 +73,35 @@ const OPEN_PATHS = [
   "/oauth/userinfo",
 ];
 
+/**
+ * `Access-Control-Allow-Origin: *` on every answer of the open paths, and their preflights (Hono's cors). The
+ * header goes on after the handler, and not at all on an answer built complete (the token endpoint's: it carries
+ * the header already): Hono's cors sets it on the context's answer before the handler runs, and Hono then copies
+ * that answer's headers into a new Response around the handler's — a second Response, and Deno's prepared answer
+ * dropped, on every refresh (BENCHMARKS.md "The token answer built complete").
+ */
 function publicCors(): MiddlewareHandler<AppEnv> {
-  return cors({
+  const preflight = cors({
     origin: "*",
     allowMethods: ["GET", "POST"],
     // MCP clients send MCP-Protocol-Version on every discovery request, so browsers preflight it.
     allowHeaders: ["Authorization", "Content-Type", "MCP-Protocol-Version"],
     maxAge: 600,
   });
+  return async (c, next) => {
+    if (c.req.method === "OPTIONS") return await preflight(c, next);
+    await next();
+    if (!builtComplete(c.res)) c.res.headers.set("Access-Control-Allow-Origin", "*");
+  };
 }
+
+/** The token endpoint's success answer's own headers (RFC 6749 §5.1: no-store; and the open paths' CORS). */
+const TOKEN_HEADERS = [
+  ["Content-Type", "application/json"],
+  ["Cache-Control", "no-store"],
+  ["Pragma", "no-cache"],
+  ["Access-Control-Allow-Origin", "*"],
+] as const;
 
 /**
  * Refused token and revocation requests (a wrong client secret, a guessed code or token, malformed input) are
@@ -207,6 +228,7 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
     throw err;
   });
   const issuer = deps.config.issuer;
+  const https = issuer.startsWith("https:");
   const tokenDeps: TokenDeps = {
     sql: deps.sql,
     keys: deps.keys,
@@ -266,11 +288,13 @@ export function createOAuthApiRoutes(deps: OAuthRouteDeps): Hono<AppEnv> {
   });
 
   app.post("/oauth/token", async (c) => {
+    // For a refusal's answer (built by onError); the success answer is built complete, headers and all.
     c.header("Cache-Control", "no-store");
     c.header("Pragma", "no-cache");
     const form = parseWith(TokenParams, await readForm(c));
     const creds = readClientCredentials(c.req.header("authorization"), form);
-    return c.json(await grantTokens(tokenDeps, creds, form));
+    const tokens = await grantTokens(tokenDeps, creds, form);
+    return completeResponse(c, https, 200, JSON.stringify(tokens), TOKEN_HEADERS);
   });
 
   app.post("/oauth/revoke", async (c) => {

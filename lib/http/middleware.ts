@@ -100,6 +100,11 @@ const complete = new WeakMap<Response, string>();
 /** Which security header list an answer built complete carries (https or not). */
 const completeHttps = new WeakMap<Response, boolean>();
 
+/** Whether `res` was built by `completeResponse` (every header already on it: leave its headers unread). */
+export function builtComplete(res: Response): boolean {
+  return complete.has(res);
+}
+
 /**
  * An answer built with all its headers at once — its own, the security headers and X-Request-Id — which
  * requestContext() and securityHeaders() then leave untouched. Why: reading `response.headers` after the
