@@ -27,7 +27,7 @@ function standIn() {
 
 const until = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-Deno.test("silence watch: a busy connection sets one timer per quiet spell, not one per statement", async () => {
+Deno.test("silence watch: a busy connection sets one timer per quiet spell, not one per statement", () => {
   const { asNet, socket } = standIn();
   const realSet = globalThis.setTimeout;
   let set = 0;
