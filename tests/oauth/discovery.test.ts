@@ -57,7 +57,12 @@ Deno.test("discovery documents", async () => {
     });
     assert.equal(preflight.status, 204);
     assert.equal(preflight.headers.get("access-control-allow-origin"), "*");
-    assert.match(preflight.headers.get("access-control-allow-methods")!, /POST/);
+    assert.equal(preflight.headers.get("access-control-allow-methods"), "GET,POST");
+    assert.equal(
+      preflight.headers.get("access-control-allow-headers"),
+      "Authorization,Content-Type,MCP-Protocol-Version",
+    );
+    assert.equal(preflight.headers.get("access-control-max-age"), "600");
   } finally {
     await ctx.close();
   }

@@ -1,13 +1,13 @@
 // The token endpoint's answer (routes/oauth_api.ts): a success is built complete — its own headers, CORS, the
 // security headers and X-Request-Id in one Response that no middleware reopens — and every other answer of the
-// open paths still gets `Access-Control-Allow-Origin: *` (a refusal, a preflight, a GET).
+// open paths still gets `Access-Control-Allow-Origin: *` (a refusal, a GET; the preflight: discovery.test.ts).
 import assert from "node:assert/strict";
 import { builtComplete } from "../../lib/http/middleware.ts";
 import { expectError, refreshWith, registerPublic, setup, startGrant } from "./helpers.ts";
 
 const headerNames = (res: Response) => [...res.headers.keys()].sort();
 
-Deno.test("token answer: a success is the handler's own Response, every header on it; refusals and preflights keep CORS", async () => {
+Deno.test("token answer: a success is the handler's own Response, every header on it; refusals and GETs keep CORS", async () => {
   const ctx = await setup();
   try {
     const client = await registerPublic(ctx.app);
@@ -68,23 +68,6 @@ Deno.test("token answer: a success is the handler's own Response, every header o
     assert.equal(refused.headers.get("content-type"), "application/json");
     assert.match(refused.headers.get("x-request-id")!, /^[0-9a-f-]{36}$/);
     await expectError(refused, 400, "invalid_grant");
-
-    const preflight = await ctx.app.request("/oauth/token", {
-      method: "OPTIONS",
-      headers: {
-        origin: "https://inspector.example",
-        "access-control-request-method": "POST",
-        "access-control-request-headers": "content-type",
-      },
-    });
-    assert.equal(preflight.status, 204);
-    assert.equal(preflight.headers.get("access-control-allow-origin"), "*");
-    assert.equal(preflight.headers.get("access-control-allow-methods"), "GET,POST");
-    assert.equal(
-      preflight.headers.get("access-control-allow-headers"),
-      "Authorization,Content-Type,MCP-Protocol-Version",
-    );
-    assert.equal(preflight.headers.get("access-control-max-age"), "600");
 
     const jwks = await ctx.app.request("/oauth/jwks");
     assert.equal(jwks.status, 200);
