@@ -75,10 +75,11 @@ const OPEN_PATHS = [
 
 /**
  * `Access-Control-Allow-Origin: *` on every answer of the open paths, and their preflights (Hono's cors). The
- * header goes on after the handler, and not at all on an answer built complete (the token endpoint's: it carries
- * the header already): Hono's cors sets it on the context's answer before the handler runs, and Hono then copies
- * that answer's headers into a new Response around the handler's — a second Response, and Deno's prepared answer
- * dropped, on every refresh (BENCHMARKS.md "The token answer built complete").
+ * header is set after the handler, and not at all on an answer built complete (the token endpoint's: it
+ * carries the header already). Hono's cors sets it on the context's answer before the handler
+ * runs, and Hono then copies that answer's headers into a new Response around the handler's: a second
+ * Response, and Deno's prepared answer dropped, on every refresh (BENCHMARKS.md "The token answer built
+ * complete").
  */
 function publicCors(): MiddlewareHandler<AppEnv> {
   const preflight = cors({
@@ -90,6 +91,7 @@ function publicCors(): MiddlewareHandler<AppEnv> {
   });
   return async (c, next) => {
     if (c.req.method === "OPTIONS") return await preflight(c, next);
+    // Errors are answered within next() (Hono's compose calls the error handler there): a refusal, a 503.
     await next();
     if (!builtComplete(c.res)) c.res.headers.set("Access-Control-Allow-Origin", "*");
   };

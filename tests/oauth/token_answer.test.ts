@@ -2,7 +2,9 @@
 // security headers and X-Request-Id in one Response that no middleware reopens — and every other answer of the
 // open paths still gets `Access-Control-Allow-Origin: *` (a refusal, a GET; the preflight: discovery.test.ts).
 import assert from "node:assert/strict";
+import { createDb } from "../../lib/db/client.ts";
 import { builtComplete } from "../../lib/http/middleware.ts";
+import { testApp } from "../helpers/app.ts";
 import { expectError, refreshWith, registerPublic, setup, startGrant } from "./helpers.ts";
 
 const headerNames = (res: Response) => [...res.headers.keys()].sort();
@@ -75,5 +77,27 @@ Deno.test("token answer: a success is the handler's own Response, every header o
     await jwks.body?.cancel();
   } finally {
     await ctx.close();
+  }
+});
+
+Deno.test("token answer: in a database outage the 503 still carries CORS and no-store", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close(); // nothing listens there now
+  const sql = createDb(`postgres://nobody@127.0.0.1:${port}/none`, { max: 1, connectTimeout: 1 });
+  try {
+    const res = await testApp(sql).request("/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "grant_type=refresh_token&client_id=pcl_unknown&refresh_token=prt_unknown",
+    });
+    const body = await res.json();
+    assert.equal(res.status, 503, JSON.stringify(body));
+    assert.equal(body.error, "temporarily_unavailable");
+    // Answered by the app's error handler (past the route's), within the CORS middleware's next().
+    assert.equal(res.headers.get("access-control-allow-origin"), "*");
+    assert.equal(res.headers.get("cache-control"), "no-store");
+  } finally {
+    await sql.end({ timeout: 1 });
   }
 });
