@@ -300,3 +300,14 @@ export function countingSql(url: string, opts: { max?: number } = {}): { sql: Sq
   });
   return { sql: sql as unknown as Sql, sent };
 }
+
+/**
+ * A pool whose server is gone: a port that was free a moment ago and where nothing listens now, so every statement
+ * fails as an unreachable database does (ECONNREFUSED, then a 503 at the app). End it with `sql.end()`.
+ */
+export function unreachableDb(): Sql {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close(); // nothing listens there now
+  return createDb(`postgres://nobody@127.0.0.1:${port}/none`, { max: 1, connectTimeout: 1 });
+}

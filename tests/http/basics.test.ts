@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { createDb } from "../../lib/db/client.ts";
-import { freshDatabase } from "../helpers/db.ts";
+import { freshDatabase, unreachableDb } from "../helpers/db.ts";
 import { testApp } from "../helpers/app.ts";
 
 Deno.test("http basics", async (t) => {
@@ -54,10 +53,7 @@ Deno.test("http basics", async (t) => {
 });
 
 Deno.test("GET /healthz answers 503 when the database is unreachable", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = listener.addr.port;
-  listener.close(); // nothing listens there now
-  const sql = createDb(`postgres://nobody@127.0.0.1:${port}/none`, { max: 1, connectTimeout: 1 });
+  const sql = unreachableDb();
   try {
     const res = await testApp(sql).request("/healthz");
     assert.equal(res.status, 503);

@@ -2,7 +2,7 @@
 // security headers and X-Request-Id in one Response that no middleware reopens — and every other answer of the
 // open paths still gets `Access-Control-Allow-Origin: *` (a refusal, a GET; the preflight: discovery.test.ts).
 import assert from "node:assert/strict";
-import { createDb } from "../../lib/db/client.ts";
+import { unreachableDb } from "../helpers/db.ts";
 import { builtComplete } from "../../lib/http/middleware.ts";
 import { testApp } from "../helpers/app.ts";
 import { expectError, refreshWith, registerPublic, setup, startGrant } from "./helpers.ts";
@@ -81,10 +81,7 @@ Deno.test("token answer: a success is the handler's own Response, every header o
 });
 
 Deno.test("token answer: in a database outage the 503 still carries CORS and no-store", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = listener.addr.port;
-  listener.close(); // nothing listens there now
-  const sql = createDb(`postgres://nobody@127.0.0.1:${port}/none`, { max: 1, connectTimeout: 1 });
+  const sql = unreachableDb();
   try {
     const res = await testApp(sql).request("/oauth/token", {
       method: "POST",
