@@ -219,6 +219,8 @@ export function httpRequest(
 
 export interface Running {
   port: number;
+  /** the server's process id */
+  pid: number;
   /** CPU seconds (user + system, every thread) the server process has used so far; NaN off Linux */
   cpuSeconds(): number;
   stop(): Promise<void>;
@@ -297,6 +299,7 @@ export async function startServer(
   }
   return {
     port,
+    pid: child.pid,
     cpuSeconds: () => processCpuSeconds(child.pid),
     async stop() {
       // Closing stdin asks the server to exit (which also writes a --cpu-prof profile); a kill if it hangs.

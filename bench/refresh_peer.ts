@@ -31,6 +31,7 @@ import {
   type Step,
 } from "./load.ts";
 import { seedRefreshFamily } from "./refresh_seed.ts";
+import { eventLoopSeconds, postgresSeconds } from "./cpu_split.ts";
 
 const SECRET = "bench-secret-key-0123456789abcdef0123456789";
 const PEERS = new URL("./peers/", import.meta.url).pathname;
@@ -108,6 +109,7 @@ async function startPeer(connections: number): Promise<Running & { chains: strin
   const status = child.status;
   return {
     port,
+    pid: child.pid,
     chains: refreshTokens,
     cpuSeconds: () => processCpuSeconds(child.pid),
     async stop() {
@@ -178,6 +180,10 @@ interface Result {
   p50: number;
   p99: number;
   cpuMs: number;
+  /** the server's main thread (its event loop) per refresh */
+  loopMs: number;
+  /** every PostgreSQL process's CPU per refresh (0 for the in-memory peer) */
+  pgMs: number;
   /** the whole machine's busy CPU per refresh: server, PostgreSQL, the load generator, the kernel */
   hostCpuMs: number;
 }
@@ -261,8 +267,8 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
     );
     const perRound: string[] = [];
     const lines: string[] = [
-      "| connections | implementation | refresh/s | p50 ms | p99 ms | server CPU ms/refresh | host CPU ms/refresh | Portico ÷ peer |",
-      "|---|---|---|---|---|---|---|---|",
+      "| connections | implementation | refresh/s | p50 ms | p99 ms | server CPU ms/refresh | of it, event loop | PostgreSQL CPU ms/refresh | host CPU ms/refresh | Portico ÷ peer |",
+      "|---|---|---|---|---|---|---|---|---|---|",
     ];
     for (const c of connections) {
       const impls = baseline ? [portico, peer, baseline] : [portico, peer];
@@ -276,9 +282,13 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
             const warm = await drive(server.port, warmup, c, 30, step);
             if (warm.errors) throw new Error(`${impl.name}: ${warm.firstError}`);
             const cpu0 = server.cpuSeconds();
+            const loop0 = eventLoopSeconds(server.pid);
+            const pg0 = postgresSeconds();
             const host0 = machineBusySeconds();
             const m = await drive(server.port, requests, c, 30, step);
             const host = machineBusySeconds() - host0;
+            const pg = postgresSeconds() - pg0;
+            const loop = eventLoopSeconds(server.pid) - loop0;
             if (m.errors) throw new Error(`${impl.name}: ${m.firstError}`);
             const sorted = m.latencies.slice().sort();
             const res = {
@@ -286,6 +296,8 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
               p50: percentile(sorted, 0.5),
               p99: percentile(sorted, 0.99),
               cpuMs: (server.cpuSeconds() - cpu0) * 1000 / m.requests,
+              loopMs: loop * 1000 / m.requests,
+              pgMs: Math.max(0, pg) * 1000 / m.requests,
               hostCpuMs: host * 1000 / m.requests,
             };
             got.get(impl.name)!.push(res);
@@ -305,7 +317,7 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
         lines.push(
           `| ${c} | ${impl.name} | ${x.rps.toFixed(0)} | ${x.p50.toFixed(2)} | ${x.p99.toFixed(2)} | ${
             x.cpuMs.toFixed(2)
-          } | ${x.hostCpuMs.toFixed(2)} | ${ratio} |`,
+          } | ${x.loopMs.toFixed(2)} | ${x.pgMs.toFixed(2)} | ${x.hostCpuMs.toFixed(2)} | ${ratio} |`,
         );
       }
       // Per round, so the spread is on record: refresh/s of each implementation in round order.
