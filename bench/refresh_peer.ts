@@ -6,7 +6,7 @@
 // machine: run it alone) and the whole host's (bench/cpu_split.ts, from /proc).
 //
 // deno run -A bench/refresh_peer.ts [--requests=1500] [--warmup=3000] [--rounds=3] [--connections=1,4,16]
-//   [--log-level=info] [--signer=openssl] [--cpu-prof=DIR] [--baseline=DIR]
+//   [--log-level=info] [--signer=openssl] [--cpu-prof=DIR] [--baseline=DIR] [--durable-peer]
 // deno run -A bench/refresh_peer.ts --phases [--requests=600] [--rounds=5]: where one refresh's time goes at one
 //   connection, in this process without HTTP (the refresh statement, the signatures, a commit, a round trip).
 import { cpuUsage } from "node:process";
@@ -23,21 +23,18 @@ import { buildFixture } from "../tests/helpers/mcp.ts";
 import { freshDatabase } from "../tests/helpers/db.ts";
 import {
   drive,
-  freePort,
   httpRequest,
   machineBusySeconds,
   percentile,
-  processCpuSeconds,
   type Running,
   startServer,
   type Step,
 } from "./load.ts";
+import { nodeVersion, PEER_VERSION, peerReady, startPeer } from "./peer_start.ts";
 import { seedRefreshFamily } from "./refresh_seed.ts";
 import { eventLoopSeconds, postgresSeconds } from "./cpu_split.ts";
 
 const SECRET = "bench-secret-key-0123456789abcdef0123456789";
-const PEERS = new URL("./peers/", import.meta.url).pathname;
-const PEER_VERSION = JSON.parse(Deno.readTextFileSync(`${PEERS}package.json`)).dependencies["oidc-provider"];
 const decoder = new TextDecoder();
 
 export interface RefreshPeerOptions {
@@ -60,6 +57,11 @@ export interface RefreshPeerOptions {
    * same alternating rounds: a before/after comparison that the host's noise cannot fake
    */
   baseline?: string;
+  /**
+   * also the peer keeping its tokens in PostgreSQL (bench/peers/pg_adapter.mjs), committing each write as
+   * Portico does: the same durable work beside the in-memory peer the issue names
+   */
+  durablePeer?: boolean;
 }
 
 interface Impl {
@@ -68,59 +70,6 @@ interface Impl {
   clientId: string;
   /** starts the server; returns it with one starting refresh token per connection */
   start(connections: number): Promise<Running & { chains: string[] }>;
-}
-
-async function run(cmd: string, args: string[], cwd: string): Promise<boolean> {
-  try {
-    const out = await new Deno.Command(cmd, { args, cwd, stdout: "null", stderr: "inherit" }).output();
-    return out.success;
-  } catch {
-    return false;
-  }
-}
-
-/** Installs the pinned peer from the npm registry on first use (bench/peers/package-lock.json). */
-async function ensurePeer(): Promise<boolean> {
-  try {
-    Deno.statSync(`${PEERS}node_modules/oidc-provider/package.json`);
-    return true;
-  } catch {
-    console.log("  installing the peer (npm ci in bench/peers) …");
-    return await run("npm", ["ci", "--no-audit", "--no-fund"], PEERS);
-  }
-}
-
-async function startPeer(connections: number): Promise<Running & { chains: string[] }> {
-  const port = freePort();
-  const child = new Deno.Command("node", {
-    args: [`${PEERS}oidc_provider.mjs`, JSON.stringify({ port, chains: connections })],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null", // its start-up warnings (Node 20 runtime, the in-memory adapter)
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the peer exited before listening");
-    text += value;
-  }
-  reader.releaseLock();
-  child.stdout.cancel().catch(() => {});
-  const { refreshTokens } = JSON.parse(text.slice(0, text.indexOf("\n")));
-  const status = child.status;
-  return {
-    port,
-    pid: child.pid,
-    chains: refreshTokens,
-    cpuSeconds: () => processCpuSeconds(child.pid),
-    async stop() {
-      await child.stdin.close().catch(() => {});
-      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-      await status;
-      clearTimeout(timer);
-    },
-  };
 }
 
 async function seedPortico(sql: Sql, chains: number): Promise<{ clientId: string; tokens: string[] }> {
@@ -197,7 +146,7 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
   const connections = opts.connections ?? [1, 4, 16];
   const logLevel = opts.logLevel ?? "info";
   const signer = opts.signer ?? "openssl";
-  if (!await run("node", ["--version"], PEERS) || !await ensurePeer()) {
+  if (!await peerReady()) {
     console.log("refresh peer: Node or the npm registry is unavailable; skipped");
     return;
   }
@@ -260,8 +209,18 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
       name: `node-oidc-provider ${PEER_VERSION} (Node ${await nodeVersion()}, in-memory)`,
       path: "/token",
       clientId: "bench-public",
-      start: startPeer,
+      start: (c) => startPeer(c),
     };
+    // The same peer keeping its tokens in PostgreSQL, on a database of its own (ratio: Portico ÷ it).
+    const peerDb = opts.durablePeer ? await freshDatabase() : undefined;
+    if (peerDb) cleanups.push(() => peerDb.close());
+    const durablePeer: Impl | undefined = peerDb
+      ? {
+        ...peer,
+        name: `node-oidc-provider ${PEER_VERSION} on PostgreSQL (node-postgres)`,
+        start: (c) => startPeer(c, peerDb.url),
+      }
+      : undefined;
     console.log(`\nRefresh against node-oidc-provider (bench/refresh_peer.ts) — ${new Date().toISOString()}`);
     console.log(
       `  ${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}, Portico LOG_LEVEL ${logLevel}, SIGNER ${signer}; ` +
@@ -273,7 +232,7 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
       "|---|---|---|---|---|---|---|---|---|---|",
     ];
     for (const c of connections) {
-      const impls = baseline ? [portico, peer, baseline] : [portico, peer];
+      const impls = [portico, peer, baseline, durablePeer].filter((i): i is Impl => i !== undefined);
       const got = new Map<string, Result[]>(impls.map((i) => [i.name, []]));
       for (let r = 0; r < rounds; r++) {
         // Each round a different order: every implementation goes first, last, and in between.
@@ -315,7 +274,12 @@ export async function benchRefreshPeer(opts: RefreshPeerOptions = {}): Promise<v
       for (const impl of impls) {
         const all = got.get(impl.name)!;
         const x = median(all);
-        const ratio = impl === peer ? "" : `**${(x.rps / b.rps).toFixed(2)}×**`;
+        const p = median(got.get(portico.name)!);
+        const ratio = impl === peer
+          ? ""
+          : impl === durablePeer
+          ? `Portico ÷ it: **${(p.rps / x.rps).toFixed(2)}×**`
+          : `**${(x.rps / b.rps).toFixed(2)}×**`;
         lines.push(
           `| ${c} | ${impl.name} | ${x.rps.toFixed(0)} | ${x.p50.toFixed(2)} | ${x.p99.toFixed(2)} | ${
             x.cpuMs.toFixed(2)
@@ -455,11 +419,6 @@ export async function benchRefreshPhases(opts: { requests?: number; rounds?: num
   }
 }
 
-async function nodeVersion(): Promise<string> {
-  const out = await new Deno.Command("node", { args: ["--version"], stdout: "piped" }).output();
-  return decoder.decode(out.stdout).trim();
-}
-
 function flag(name: string): string | undefined {
   return Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 }
@@ -478,5 +437,6 @@ if (import.meta.main && Deno.args.includes("--phases")) {
     signer: flag("signer") as RefreshPeerOptions["signer"],
     cpuProf: flag("cpu-prof"),
     baseline: flag("baseline"),
+    durablePeer: Deno.args.includes("--durable-peer"),
   });
 }

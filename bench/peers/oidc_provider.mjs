@@ -1,18 +1,22 @@
 // Peer for bench/refresh_peer.ts: node-oidc-provider (pinned in package.json) on Node, configured like Portico:
 // RS256 `at+jwt` access tokens and RS256 ID tokens, refresh token rotation, PKCE required, a public client;
-// its data in the library's default in-memory adapter. Prints one JSON line (its starting refresh tokens) when
-// it listens; exits when its stdin closes.
+// its data in the library's default in-memory adapter, or, given `databaseUrl`, in PostgreSQL (./pg_adapter.mjs).
+// Prints one JSON line (its starting refresh tokens) when it listens; exits when its stdin closes.
 //
 // node bench/peers/oidc_provider.mjs '{"port":8123,"chains":64}'
+// node bench/peers/oidc_provider.mjs '{"port":8123,"chains":64,"databaseUrl":"postgres://…"}'
 import { generateKeyPairSync } from "node:crypto";
 import Provider from "oidc-provider";
+import { pgAdapter } from "./pg_adapter.mjs";
 
-const { port, chains } = JSON.parse(process.argv[2]);
+const { port, chains, databaseUrl } = JSON.parse(process.argv[2]);
+const store = databaseUrl ? await pgAdapter(databaseUrl) : undefined;
 const issuer = `http://127.0.0.1:${port}`;
 const resource = `${issuer}/mcp`;
 const key = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
 
 const provider = new Provider(issuer, {
+  ...(store ? { adapter: store.PgAdapter } : {}),
   clients: [{
     client_id: "bench-public",
     token_endpoint_auth_method: "none",
@@ -69,5 +73,8 @@ const server = provider.listen(port, "127.0.0.1", () => {
   console.log(JSON.stringify({ clientId: client.clientId, refreshTokens: tokens }));
 });
 process.stdin.resume();
-process.stdin.on("end", () => server.close(() => process.exit(0)));
+process.stdin.on("end", () => server.close(async () => {
+  await store?.end();
+  process.exit(0);
+}));
 process.stdin.on("close", () => process.exit(0));
