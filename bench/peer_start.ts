@@ -48,13 +48,21 @@ export async function startPeer(
     args: [`${PEERS}oidc_provider.mjs`, JSON.stringify({ port, chains: connections, databaseUrl })],
     stdin: "piped",
     stdout: "piped",
-    stderr: "null", // its start-up warnings (Node 20 runtime, the in-memory adapter)
+    // its start-up warnings (Node 20 runtime, the in-memory adapter); kept to name why a start failed
+    stderr: "piped",
   }).spawn();
+  let errText = "";
+  const errRead = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (chunk) => void (errText = (errText + chunk).slice(-2000)) }),
+  ).catch(() => {});
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
   while (!text.includes("\n")) {
     const { value, done } = await reader.read();
-    if (done) throw new Error("the peer exited before listening");
+    if (done) {
+      await errRead;
+      throw new Error(`the peer exited before listening:\n${errText}`);
+    }
     text += value;
   }
   reader.releaseLock();
@@ -70,6 +78,7 @@ export async function startPeer(
       await child.stdin.close().catch(() => {});
       const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
       await status;
+      await errRead;
       clearTimeout(timer);
     },
   };
