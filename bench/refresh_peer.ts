@@ -3,7 +3,8 @@
 // driven by the same load generator (bench/load.ts) at 1, 4 and 16 connections, rounds alternating which goes
 // first. Prints a markdown table for BENCHMARKS.md; asserts nothing. Beside each rate, CPU per refresh: the
 // server's (all threads), of it its event loop's (main thread), PostgreSQL's (every `postgres` process on the
-// machine: run it alone) and the whole host's (bench/cpu_split.ts, from /proc).
+// machine: run it alone) and the whole host's (bench/cpu_split.ts, from /proc). `--durable-peer` adds the same
+// peer keeping its tokens in PostgreSQL, each write committed before it answers (bench/peers/pg_adapter.mjs).
 //
 // deno run -A bench/refresh_peer.ts [--requests=1500] [--warmup=3000] [--rounds=3] [--connections=1,4,16]
 //   [--log-level=info] [--signer=openssl] [--cpu-prof=DIR] [--baseline=DIR] [--durable-peer]
