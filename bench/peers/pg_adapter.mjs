@@ -1,8 +1,10 @@
 // A PostgreSQL adapter for node-oidc-provider, for bench/refresh_peer.ts --durable-peer: the peer doing what
 // Portico does on a refresh — keeping its tokens in PostgreSQL, every write committed before the answer
-// (node-postgres, autocommit, the server's synchronous commit). One table for every model, keyed by (type, id),
-// as the adapters listed by node-oidc-provider do; the in-memory adapter's behaviour (lib/adapters/memory_adapter.js)
-// otherwise: `find` of an expired entry finds nothing, `consume` marks, `revokeByGrantId` removes the grant's tokens.
+// (node-postgres, autocommit, the server's synchronous commit). One table for every model, keyed by type and id,
+// with the grant, uid and user code as columns: the design of the Knex adapter among node-oidc-provider's
+// contributed ones (its `oidc_payloads` table), with Logto's indexes on those three. The in-memory adapter's
+// behaviour (lib/adapters/memory_adapter.js) otherwise: `find` of an expired entry finds nothing, `consume`
+// marks, `revokeByGrantId` removes the grant's tokens.
 import pg from "pg";
 
 const TABLE = `create table if not exists oidc_payloads (
