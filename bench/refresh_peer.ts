@@ -424,6 +424,26 @@ function flag(name: string): string | undefined {
   return Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 }
 
+const VALUE_FLAGS = [
+  "requests",
+  "warmup",
+  "rounds",
+  "connections",
+  "log-level",
+  "signer",
+  "cpu-prof",
+  "baseline",
+];
+const SWITCHES = ["--phases", "--durable-peer"];
+// A mistyped option would otherwise run the wrong benchmark for minutes without a word.
+const unknown = Deno.args.filter((a) =>
+  !SWITCHES.includes(a) && !VALUE_FLAGS.some((f) => a.startsWith(`--${f}=`))
+);
+if (import.meta.main && unknown.length) {
+  console.error(`refresh_peer: unknown option ${unknown[0]} (the head of bench/refresh_peer.ts lists them)`);
+  Deno.exit(2);
+}
+
 if (import.meta.main && Deno.args.includes("--phases")) {
   const num = (n: string) => flag(n) === undefined ? undefined : Number(flag(n));
   await benchRefreshPhases({ requests: num("requests"), rounds: num("rounds"), signer: flag("signer") });
