@@ -10,6 +10,8 @@
 //   [--log-level=info] [--signer=openssl] [--cpu-prof=DIR] [--baseline=DIR] [--durable-peer]
 // deno run -A bench/refresh_peer.ts --phases [--requests=600] [--rounds=5]: where one refresh's time goes at one
 //   connection, in this process without HTTP (the refresh statement, the signatures, a commit, a round trip).
+// An unknown option, or a value it cannot use (`--rounds=abc`, `--connections=4,`), ends it with exit 2 before
+// anything starts, naming the option (`optionError`).
 import { cpuUsage } from "node:process";
 import type { Sql } from "../lib/db/client.ts";
 import { createClient } from "../lib/oauth/clients.ts";
@@ -435,12 +437,46 @@ const VALUE_FLAGS = [
   "baseline",
 ];
 const SWITCHES = ["--phases", "--durable-peer"];
-// A mistyped option would otherwise run the wrong benchmark for minutes without a word.
-const unknown = Deno.args.filter((a) =>
-  !SWITCHES.includes(a) && !VALUE_FLAGS.some((f) => a.startsWith(`--${f}=`))
-);
-if (import.meta.main && unknown.length) {
-  console.error(`refresh_peer: unknown option ${unknown[0]} (the head of bench/refresh_peer.ts lists them)`);
+const WHOLE = /^[0-9]+$/;
+/**
+ * What is wrong with `args`, naming the option, or undefined: an unknown option (a mistyped one would otherwise
+ * run the wrong benchmark for minutes without a word) or a value the benchmark cannot use (`--rounds=abc`
+ * would run no round and fail at the end).
+ */
+export function optionError(args: string[]): string | undefined {
+  for (const a of args) {
+    if (SWITCHES.includes(a)) continue;
+    const name = VALUE_FLAGS.find((f) => a.startsWith(`--${f}=`));
+    if (!name) return `unknown option ${a} (the head of bench/refresh_peer.ts lists them)`;
+    const v = a.slice(name.length + 3);
+    const ok = name === "requests" || name === "rounds"
+      ? WHOLE.test(v) && Number(v) >= 1 && Number(v) <= 1_000_000
+      : name === "warmup"
+      ? WHOLE.test(v) && Number(v) <= 1_000_000
+      : name === "connections"
+      ? v.split(",").every((c) => WHOLE.test(c) && Number(c) >= 1 && Number(c) <= 1024)
+      : name === "log-level"
+      ? ["debug", "info", "warn", "error"].includes(v)
+      : name === "signer"
+      ? ["auto", "openssl", "webcrypto"].includes(v)
+      : v !== "";
+    if (!ok) {
+      const want = {
+        requests: "a whole number from 1 to 1,000,000",
+        rounds: "a whole number from 1 to 1,000,000",
+        warmup: "a whole number from 0 to 1,000,000",
+        connections: "whole numbers from 1 to 1,024, separated by commas",
+        "log-level": "debug, info, warn or error",
+        signer: "auto, openssl or webcrypto",
+      }[name] ?? "a path";
+      return `--${name}=${v}: expected ${want}`;
+    }
+  }
+  return undefined;
+}
+const problem = import.meta.main ? optionError(Deno.args) : undefined;
+if (problem) {
+  console.error(`refresh_peer: ${problem}`);
   Deno.exit(2);
 }
 
